@@ -1,0 +1,71 @@
+"""The one place Strata makes HTTP clients: timeouts, headers, and the loopback-only guard for tests.
+
+Instruction URLs, the webfetch tool and every model wire get their client from here, so a test (or an
+embedder) can swap the transport in one place.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+
+import httpx
+
+USER_AGENT = "strata/0.1"
+DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_READ_TIMEOUT = 300.0
+"""Between two chunks of a stream: a model can think quietly for a while, but not forever."""
+
+_loopback_only = False
+
+
+class NonLoopbackRequestError(httpx.TransportError):
+    """A request to a host that is not on this machine, refused by the test guard."""
+
+
+def is_loopback_host(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class LoopbackOnlyTransport(httpx.AsyncBaseTransport):
+    """Passes loopback requests to a real transport and refuses everything else (the test suite's guard)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self._inner = inner or httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if not is_loopback_host(request.url.host):
+            raise NonLoopbackRequestError(f"refused non-loopback request to {request.url.host}", request=request)
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def set_loopback_only(enabled: bool) -> None:
+    """Make every client from `make_client` refuse non-loopback hosts (the test suite turns this on)."""
+    global _loopback_only
+    _loopback_only = enabled
+
+
+def make_client(
+    *,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
+    headers: Mapping[str, str] | None = None,
+    follow_redirects: bool = True,
+) -> httpx.AsyncClient:
+    """A new async client with Strata's timeouts; the caller owns (and closes) it."""
+    timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout, pool=connect_timeout)
+    transport = LoopbackOnlyTransport() if _loopback_only else None
+    return httpx.AsyncClient(
+        timeout=timeout,
+        headers={"User-Agent": USER_AGENT, **(headers or {})},
+        follow_redirects=follow_redirects,
+        transport=transport,
+    )

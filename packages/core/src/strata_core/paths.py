@@ -1,0 +1,71 @@
+"""Where Strata keeps things on disk: XDG config, data, cache and state directories.
+
+Every location is computed from an environment mapping so tests (and embedders) can pass their own
+instead of mutating `os.environ`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from attrs import frozen
+
+APP_NAME = "strata"
+COMPAT_NAME = "opencode"
+
+
+@frozen
+class StrataPaths:
+    """The directories Strata reads and writes, resolved once from an environment."""
+
+    home: Path
+    config: Path
+    """`$XDG_CONFIG_HOME/strata`: global strata.json(c), AGENTS.md, agents and skills."""
+    compat_config: Path
+    """`$XDG_CONFIG_HOME/opencode`: read for compatibility with an existing OpenCode setup."""
+    data: Path
+    """`$XDG_DATA_HOME/strata`: the session database, tool-output/, plans/."""
+    cache: Path
+    state: Path
+    tmp: Path
+
+    @property
+    def database(self) -> Path:
+        return self.data / "strata.db"
+
+    @property
+    def tool_output(self) -> Path:
+        return self.data / "tool-output"
+
+    @property
+    def plans(self) -> Path:
+        return self.data / "plans"
+
+    @property
+    def global_config_dirs(self) -> tuple[Path, ...]:
+        """Global config directories in merge order: OpenCode's first, so Strata's own wins."""
+        return (self.compat_config, self.config)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> StrataPaths:
+        env = os.environ if env is None else env
+        home = Path(env.get("STRATA_TEST_HOME") or env.get("HOME") or Path.home())
+
+        def xdg(var: str, default: str) -> Path:
+            value = env.get(var)
+            return Path(value) if value else home / default
+
+        config_home = xdg("XDG_CONFIG_HOME", ".config")
+        data_home = xdg("XDG_DATA_HOME", ".local/share")
+        return cls(
+            home=home,
+            config=Path(env["STRATA_CONFIG_DIR"]) if env.get("STRATA_CONFIG_DIR") else config_home / APP_NAME,
+            compat_config=config_home / COMPAT_NAME,
+            data=Path(env["STRATA_DATA_DIR"]) if env.get("STRATA_DATA_DIR") else data_home / APP_NAME,
+            cache=xdg("XDG_CACHE_HOME", ".cache") / APP_NAME,
+            state=xdg("XDG_STATE_HOME", ".local/state") / APP_NAME,
+            tmp=Path(tempfile.gettempdir()) / APP_NAME,
+        )

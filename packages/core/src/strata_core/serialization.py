@@ -1,0 +1,134 @@
+"""The one cattrs converter: storage, export/import and config data all go through it.
+
+It renames fields to their OpenCode JSON names (`json` field metadata), drops `None` values the way
+OpenCode's JSON omits absent optionals, and resolves the tagged unions (parts by `type`, tool states by
+`status`, messages by `role`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar, get_args
+
+import attrs
+import cattrs
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from strata_core import message as m
+
+T = TypeVar("T")
+
+converter = cattrs.Converter(omit_if_default=False)
+
+
+def _renamed(cls: type[Any]) -> dict[str, Any]:
+    return {a.name: override(rename=a.metadata["json"]) for a in attrs.fields(cls) if "json" in a.metadata}
+
+
+def _register_attrs_class(cls: type[Any]) -> None:
+    renames = _renamed(cls)
+    unstructure = make_dict_unstructure_fn(cls, converter, **renames)
+
+    def unstructure_without_none(value: Any) -> dict[str, Any]:
+        return {k: v for k, v in unstructure(value).items() if v is not None}
+
+    converter.register_unstructure_hook(cls, unstructure_without_none)
+    converter.register_structure_hook(cls, make_dict_structure_fn(cls, converter, **renames))
+
+
+def _register_tagged_union(union: Any, tag: str) -> None:
+    by_tag: dict[str, Any] = {str(attrs.fields_dict(cls)[tag].default): cls for cls in get_args(union)}
+
+    def structure(value: Any, _: Any) -> Any:
+        if not isinstance(value, dict) or value.get(tag) not in by_tag:
+            raise ValueError(f"expected an object with {tag!r} one of {sorted(by_tag)}, got {value!r:.200}")
+        return converter.structure(value, by_tag[value[tag]])
+
+    converter.register_structure_hook(union, structure)
+
+
+# Tokens use OpenCode's nested `cache: {read, write}` shape on the wire.
+_tokens_fields = ("input", "output", "reasoning")
+
+
+def _unstructure_tokens(tokens: m.Tokens) -> dict[str, Any]:
+    out: dict[str, Any] = {k: getattr(tokens, k) for k in _tokens_fields}
+    out["cache"] = {"read": tokens.cache_read, "write": tokens.cache_write}
+    if tokens.total is not None:
+        out["total"] = tokens.total
+    return out
+
+
+def _structure_tokens(value: Any, _: Any) -> m.Tokens:
+    cache = value.get("cache") or {}
+    return m.Tokens(
+        input=int(value.get("input") or 0),
+        output=int(value.get("output") or 0),
+        reasoning=int(value.get("reasoning") or 0),
+        cache_read=int(cache.get("read") or 0),
+        cache_write=int(cache.get("write") or 0),
+        total=value.get("total"),
+    )
+
+
+converter.register_unstructure_hook(m.Tokens, _unstructure_tokens)
+converter.register_structure_hook(m.Tokens, _structure_tokens)
+
+# MessageError is stored as OpenCode does: {name, data: {message, ...}}.
+
+
+def _unstructure_error(error: m.MessageError) -> dict[str, Any]:
+    return {"name": error.name, "data": {"message": error.message, **error.data}}
+
+
+def _structure_error(value: Any, _: Any) -> m.MessageError:
+    data = dict(value.get("data") or {})
+    message = str(data.pop("message", "") or value.get("message") or "")
+    return m.MessageError(name=str(value.get("name", "UnknownError")), message=message, data=data)
+
+
+converter.register_unstructure_hook(m.MessageError, _unstructure_error)
+converter.register_structure_hook(m.MessageError, _structure_error)
+
+for _cls in (
+    m.ModelRef,
+    m.PathInfo,
+    m.MessageTime,
+    m.PartTime,
+    m.OutputFormat,
+    m.ToolCompletedTime,
+    *get_args(m.ToolState),
+    *get_args(m.Part),
+    *get_args(m.Message),
+):
+    _register_attrs_class(_cls)
+
+_register_tagged_union(m.ToolState, "status")
+_register_tagged_union(m.Part, "type")
+_register_tagged_union(m.Message, "role")
+
+
+def unstructure(value: Any) -> Any:
+    return converter.unstructure(value)
+
+
+def structure(value: Any, cls: Any) -> Any:
+    return converter.structure(value, cls)
+
+
+def part_to_json(part: m.Part) -> str:
+    return json.dumps(converter.unstructure(part), ensure_ascii=False, separators=(",", ":"))
+
+
+def part_from_json(text: str) -> m.Part:
+    part: m.Part = converter.structure(json.loads(text), m.Part)  # type: ignore[arg-type]
+    return part
+
+
+def message_to_json(message: m.Message) -> str:
+    return json.dumps(converter.unstructure(message), ensure_ascii=False, separators=(",", ":"))
+
+
+def message_from_json(text: str) -> m.Message:
+    message: m.Message = converter.structure(json.loads(text), m.Message)  # type: ignore[arg-type]
+    return message
