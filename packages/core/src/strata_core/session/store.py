@@ -1,0 +1,55 @@
+"""The `SessionStore` protocol: where sessions, messages and parts live.
+
+Implementations: `sqlite_store.SqliteSessionStore` (the embedded default) and `memory_store.MemorySessionStore`
+(tests, embedding). Every write is durable when the awaited call returns, so a process killed at any moment
+leaves a consistent, resumable session.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from strata_core.message import Message, MessageWithParts, Part
+from strata_core.session.info import SessionInfo
+
+
+class SessionNotFoundError(LookupError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Session not found: {session_id}")
+        self.session_id = session_id
+
+
+class SessionStore(Protocol):
+    async def put_session(self, info: SessionInfo) -> None:
+        """Create or replace a session record."""
+        ...
+
+    async def get_session(self, session_id: str) -> SessionInfo | None: ...
+
+    async def list_sessions(self, project_id: str | None = None) -> list[SessionInfo]:
+        """Sessions (of one project, or all), most recently updated first."""
+        ...
+
+    async def children(self, parent_id: str) -> list[SessionInfo]: ...
+
+    async def delete_session(self, session_id: str) -> None:
+        """Remove a session with its messages and parts (not its children)."""
+        ...
+
+    async def put_message(self, message: Message) -> None:
+        """Create or replace a message record (not its parts)."""
+        ...
+
+    async def put_part(self, part: Part) -> None:
+        """Create or replace one part; parts keep the order they were first put in."""
+        ...
+
+    async def delete_part(self, session_id: str, part_id: str) -> None: ...
+
+    async def get_message(self, session_id: str, message_id: str) -> MessageWithParts | None: ...
+
+    async def messages(self, session_id: str) -> list[MessageWithParts]:
+        """All messages of a session in id (creation) order, each with its parts."""
+        ...
+
+    async def close(self) -> None: ...
