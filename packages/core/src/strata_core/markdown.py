@@ -1,0 +1,138 @@
+"""Markdown files with YAML frontmatter: agents, commands and skills are written this way.
+
+Parsing follows OpenCode's `ConfigMarkdown.parse`: try strict YAML first; if that fails, retry once with
+`key: value: with colons` lines turned into block scalars (other tools accept such frontmatter, so users have
+files like it); if the frontmatter is still broken, raise `MarkdownFrontmatterError` with the file and the line
+in that file, never a bare YAML traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+# PyYAML is python-frontmatter's YAML library (no type stubs in the lock); only its error class is used here.
+import yaml  # type: ignore[import-untyped]
+from attrs import frozen
+from frontmatter.default_handlers import YAMLHandler
+
+_HANDLER = YAMLHandler()
+# A frontmatter block must open on the file's first line, as gray-matter requires, and close on a `---` line.
+_OPENING = re.compile(r"\A---[ \t]*\r?\n")
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.DOTALL | re.MULTILINE)
+_KEY_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$")
+
+
+@frozen
+class MarkdownDocument:
+    """A parsed markdown file: its frontmatter data and its body (stripped of surrounding whitespace)."""
+
+    data: Mapping[str, Any]
+    body: str
+
+
+class MarkdownFrontmatterError(ValueError):
+    """Frontmatter that is not valid YAML even after the lenient retry."""
+
+    def __init__(self, path: Path, line: int | None, message: str) -> None:
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{where}: invalid YAML frontmatter: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+def parse_markdown(path: Path) -> MarkdownDocument:
+    """Read and parse a markdown file with optional YAML frontmatter."""
+    return parse_markdown_text(path.read_text(encoding="utf-8-sig"), path)
+
+
+def parse_markdown_text(text: str, path: Path) -> MarkdownDocument:
+    """Parse markdown text; `path` is only used in error messages."""
+    if not _OPENING.match(text):
+        return MarkdownDocument(data={}, body=text.strip())
+    if not _FRONTMATTER.match(text):
+        raise MarkdownFrontmatterError(path, 1, "the frontmatter opened here is never closed by a `---` line")
+    try:
+        return _parse_strict(text)
+    except yaml.YAMLError:
+        pass
+    sanitized, line_of = sanitize_frontmatter(text)
+    try:
+        return _parse_strict(sanitized)
+    except yaml.YAMLError as error:
+        raise _frontmatter_error(path, error, line_of) from error
+
+
+def _parse_strict(text: str) -> MarkdownDocument:
+    match = _FRONTMATTER.match(text)
+    assert match is not None  # checked by the caller; sanitizing keeps both delimiters
+    frontmatter, body = match.group(1), text[match.end() :]
+    data = _HANDLER.load(frontmatter)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        # Raised as a YAML error so it gets the same lenient retry and the same error message.
+        raise yaml.YAMLError(f"expected `key: value` lines, got a {type(data).__name__}")
+    return MarkdownDocument(data={str(k): v for k, v in data.items()}, body=body.strip())
+
+
+def sanitize_frontmatter(text: str) -> tuple[str, list[int]]:
+    """OpenCode's fallback: unquoted top-level values that contain `:` become `|-` block scalars.
+
+    Returns the new text and, for each of its lines, the 1-based line of the original text it came from,
+    so an error in the retried text still points at the user's line.
+    """
+    match = _FRONTMATTER.match(text)
+    lines = text.split("\n")
+    line_of = list(range(1, len(lines) + 1))
+    if match is None:
+        return text, line_of
+    # 0-based indexes of the frontmatter lines, between the two `---` lines.
+    first, last = 1, match.group(1).count("\n")
+    out_lines, out_map = lines[:first], line_of[:first]
+    for index in range(first, last + 1):
+        for new_line in _sanitize_line(lines[index]):
+            out_lines.append(new_line)
+            out_map.append(index + 1)
+    out_lines += lines[last + 1 :]
+    out_map += line_of[last + 1 :]
+    return "\n".join(out_lines), out_map
+
+
+def _sanitize_line(line: str) -> list[str]:
+    stripped = line.strip()
+    # Comments, blank lines and indented continuations are left alone.
+    if not stripped or stripped.startswith("#") or line[:1].isspace():
+        return [line]
+    match = _KEY_VALUE.match(line.rstrip("\r"))
+    if match is None:
+        return [line]
+    key, value = match.group(1), match.group(2).strip()
+    if value in ("", ">", "|") or value.startswith(("'", '"')) or ":" not in value:
+        return [line]
+    return [f"{key}: |-", f"  {value}"]
+
+
+def _frontmatter_error(path: Path, error: Exception, line_of: list[int]) -> MarkdownFrontmatterError:
+    problem = _file_position(getattr(error, "problem_mark", None), line_of)
+    if problem is None:
+        return MarkdownFrontmatterError(path, None, str(error))
+    line, column = problem
+    message = f"{getattr(error, 'problem', None) or error} at column {column}"
+    context, started = getattr(error, "context", None), _file_position(getattr(error, "context_mark", None), line_of)
+    if context and started:
+        # The context usually points at the real mistake, e.g. the line where an unclosed `[` opened.
+        message += f" ({context} on line {started[0]})"
+    return MarkdownFrontmatterError(path, line, message)
+
+
+def _file_position(mark: object, line_of: list[int]) -> tuple[int, int] | None:
+    """A YAML mark as a 1-based (line, column) of the file; duck-typed because libyaml has its own Mark class."""
+    line, column = getattr(mark, "line", None), getattr(mark, "column", None)
+    if not isinstance(line, int) or not isinstance(column, int):
+        return None
+    # The YAML text starts on the text's second line, right after the opening `---`.
+    return line_of[min(line + 1, len(line_of) - 1)], column + 1
