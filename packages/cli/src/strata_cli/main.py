@@ -1,0 +1,104 @@
+"""The `strata` command: a click group whose subcommands are imported only when they are invoked.
+
+Start-up time is part of the product: `strata --help` and `strata --version` must not pay for httpx, rich,
+prompt_toolkit, anyio or dependency_injector. This module imports click and the standard library only; each
+command module keeps its heavy imports inside its functions (tests/cli/test_lazy_imports.py pins this).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from strata_cli import options
+
+# name -> (module, attribute). The order is the order `strata --help` lists them in.
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "debug": ("strata_cli.commands.debug", "debug"),
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module the first time the subcommand is looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module = importlib.import_module(target[0])
+        command = getattr(module, target[1])
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(
+    cls=LazyGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.version_option(package_name="strata-cli", prog_name="strata", message="%(prog)s %(version)s")
+@options.directory
+@options.model
+@options.agent
+@options.continue_last
+@options.session_id
+@click.pass_context
+def cli(
+    ctx: click.Context,
+    directory: Path | None,
+    model: str | None,
+    agent: str | None,
+    continue_last: bool,
+    session_id: str | None,
+) -> None:
+    """Strata: an agent session in your terminal.
+
+    With no command, starts an interactive session in the current directory.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise click.UsageError(
+            "the interactive mode needs a terminal; to run one message without it, use `strata run MESSAGE` "
+            "(text piped to `strata run` is appended to the message)."
+        )
+    from strata_cli.interactive import run_interactive
+
+    run_interactive(
+        directory=options.resolve_directory(directory),
+        model=model,
+        agent=agent,
+        continue_last=continue_last,
+        session_id=session_id,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point: run the group and turn every failure into a short message and an exit code."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="strata", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except Exception as exc:  # every other failure: one paragraph, never a traceback (errors.py)
+        from strata_cli.errors import report
+
+        sys.exit(report(exc, debug=bool(os.environ.get("STRATA_DEBUG"))))
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""Plain output helpers for commands that print data (JSON or aligned text) without needing rich."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+
+
+def echo_json(value: Any) -> None:
+    """Pretty JSON on stdout, keys in the order given, non-ASCII kept readable."""
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def echo_fields(fields: Mapping[str, object]) -> None:
+    """`name  value` lines with the values aligned."""
+    width = max((len(name) for name in fields), default=0)
+    for name, value in fields.items():
+        click.echo(f"{name.ljust(width)}  {value}")
+
+
+def echo_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    """A plain aligned table (no colours: it is often piped)."""
+    cells = [[str(c) for c in headers], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    for row in cells:
+        click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())

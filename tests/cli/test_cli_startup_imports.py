@@ -1,0 +1,38 @@
+"""`strata --help` and `--version` stay fast: importing the entry point pulls in nothing heavy."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+HEAVY = ("httpx", "rich", "prompt_toolkit", "dependency_injector", "anyio")
+
+
+def _loaded_heavy_modules(statement: str) -> list[str]:
+    code = (
+        f"{statement}\n"
+        "import json, sys\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {set(HEAVY)!r})))"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ["HOME"]}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=30, check=True)
+    loaded: list[str] = json.loads(done.stdout)
+    return loaded
+
+
+def test_importing_the_entry_point_loads_no_heavy_module() -> None:
+    assert _loaded_heavy_modules("import strata_cli.main") == []
+
+
+def test_building_the_help_loads_no_heavy_module() -> None:
+    # Listing the commands imports every command module, so they must keep their heavy imports inside functions.
+    statement = (
+        "import click, strata_cli.main as m\n"
+        "ctx = click.Context(m.cli, info_name='strata')\n"
+        "m.cli.get_help(ctx)\n"
+        "[m.cli.get_command(ctx, name).get_help(click.Context(m.cli.get_command(ctx, name))) "
+        "for name in m.cli.list_commands(ctx)]"
+    )
+    assert _loaded_heavy_modules(statement) == []
