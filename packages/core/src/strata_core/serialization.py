@@ -15,6 +15,7 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from strata_core import message as m
+from strata_core.session import info as session_info
 
 T = TypeVar("T")
 
@@ -100,6 +101,8 @@ for _cls in (
     *get_args(m.ToolState),
     *get_args(m.Part),
     *get_args(m.Message),
+    session_info.SessionTime,
+    session_info.SessionInfo,
 ):
     _register_attrs_class(_cls)
 
@@ -132,3 +135,11 @@ def message_to_json(message: m.Message) -> str:
 def message_from_json(text: str) -> m.Message:
     message: m.Message = converter.structure(json.loads(text), m.Message)  # type: ignore[arg-type]
     return message
+
+
+def session_to_json(info: session_info.SessionInfo) -> str:
+    return json.dumps(converter.unstructure(info), ensure_ascii=False, separators=(",", ":"))
+
+
+def session_from_json(text: str) -> session_info.SessionInfo:
+    return converter.structure(json.loads(text), session_info.SessionInfo)
