@@ -1,0 +1,168 @@
+"""The ask/reply flow (reference 12.7-12.8), with configured denies ranking above remembered approvals."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import anyio
+import pytest
+from anyio.abc import TaskGroup
+
+from strata_core.bus import Bus, BusEvent, PermissionAsked, PermissionReplied, PermissionRequest
+from strata_core.permission import (
+    CorrectedError,
+    DeniedError,
+    NoResponderError,
+    PermissionError_,
+    RejectedError,
+    Rule,
+    Ruleset,
+)
+from strata_core.permission_flow import PermissionFlow
+
+ASK_BASH: Ruleset = (Rule("*", "*", "allow"), Rule("bash", "*", "ask"), Rule("bash", "rm *", "deny"))
+
+Outcome = list[BaseException | None]
+
+
+def _spawn_ask(
+    tg: TaskGroup, flow: PermissionFlow, session_id: str, pattern: str, always: str | None = None
+) -> Outcome:
+    """Start an ask in the background; the returned list gets None (allowed) or the raised error."""
+    outcome: Outcome = []
+
+    async def run() -> None:
+        try:
+            await flow.ask(session_id, "bash", [pattern], [always or pattern], {}, ASK_BASH)
+            outcome.append(None)
+        except PermissionError_ as error:
+            outcome.append(error)
+
+    tg.start_soon(run)
+    return outcome
+
+
+async def _asked(events: Callable[[], Awaitable[BusEvent]]) -> PermissionRequest:
+    event = await events()
+    assert isinstance(event, PermissionAsked)
+    return event.request
+
+
+@pytest.mark.anyio
+async def test_a_denied_pattern_fails_at_once_naming_the_relevant_rules() -> None:
+    flow = PermissionFlow(Bus(), "interactive")
+    with pytest.raises(DeniedError) as caught:
+        await flow.ask("ses_1", "bash", ["ls", "rm -rf /"], ["*"], {}, ASK_BASH)
+    assert '"pattern": "rm *", "action": "deny"' in str(caught.value)
+    assert flow.pending() == []
+
+
+@pytest.mark.anyio
+async def test_allowed_calls_pass_without_asking() -> None:
+    bus = Bus()
+    flow = PermissionFlow(bus, "interactive")
+    async with bus.subscribe() as events:
+        await flow.ask("ses_1", "read", ["src/a.py"], ["*"], {}, ASK_BASH)
+        assert events.statistics().current_buffer_used == 0
+
+
+@pytest.mark.anyio
+async def test_once_lets_one_call_through_and_remembers_nothing() -> None:
+    bus = Bus()
+    flow = PermissionFlow(bus, "interactive")
+    async with bus.subscribe() as events, anyio.create_task_group() as tg:
+        outcome = _spawn_ask(tg, flow, "ses_1", "ls -la", "ls *")
+        request = await _asked(events.receive)
+        assert (request.permission, request.patterns, request.always) == ("bash", ("ls -la",), ("ls *",))
+        flow.reply(request.id, "once")
+        assert await events.receive() == PermissionReplied("ses_1", request.id, "once")
+    assert outcome == [None]
+    assert flow.approvals("ses_1") == ()
+
+
+@pytest.mark.anyio
+async def test_reject_with_feedback_corrects_and_cascades_to_the_sessions_other_questions() -> None:
+    bus = Bus()
+    flow = PermissionFlow(bus, "interactive")
+    async with bus.subscribe() as events, anyio.create_task_group() as tg:
+        first = _spawn_ask(tg, flow, "ses_1", "make")
+        first_request = await _asked(events.receive)
+        second = _spawn_ask(tg, flow, "ses_1", "make test")
+        await _asked(events.receive)
+        elsewhere = _spawn_ask(tg, flow, "ses_2", "make")
+        elsewhere_request = await _asked(events.receive)
+        flow.reply(first_request.id, "reject", "use the Makefile target instead")
+        flow.reply(elsewhere_request.id, "once")
+    assert isinstance(first[0], CorrectedError)
+    assert "following feedback: use the Makefile target instead" in str(first[0])
+    assert isinstance(second[0], RejectedError)
+    assert str(second[0]) == "The user rejected permission to use this specific tool call."
+    assert elsewhere == [None]
+
+
+@pytest.mark.anyio
+async def test_always_is_remembered_for_the_session_and_resolves_matching_pending_questions() -> None:
+    bus = Bus()
+    flow = PermissionFlow(bus, "interactive")
+    async with bus.subscribe() as events, anyio.create_task_group() as tg:
+        first = _spawn_ask(tg, flow, "ses_1", "git status", "git status *")
+        first_request = await _asked(events.receive)
+        matching = _spawn_ask(tg, flow, "ses_1", "git status --short")
+        await _asked(events.receive)
+        other = _spawn_ask(tg, flow, "ses_1", "git push")
+        other_request = await _asked(events.receive)
+        flow.reply(first_request.id, "always")
+        await anyio.wait_all_tasks_blocked()
+        assert matching == [None]
+        assert other == []
+        assert [r.id for r in flow.pending("ses_1")] == [other_request.id]
+        flow.reply(other_request.id, "once")
+    assert first == [None]
+    assert flow.approvals("ses_1") == (Rule("bash", "git status *", "allow"),)
+    # Later calls in the session pass silently; another session is still asked.
+    await flow.ask("ses_1", "bash", ["git status -v"], ["*"], {}, ASK_BASH)
+    with pytest.raises(NoResponderError):
+        await PermissionFlow(bus, "non_interactive").ask("ses_1", "bash", ["git status"], ["*"], {}, ASK_BASH)
+
+
+@pytest.mark.anyio
+async def test_a_remembered_always_never_overrides_a_configured_deny() -> None:
+    bus = Bus()
+    flow = PermissionFlow(bus, "interactive")
+    async with bus.subscribe() as events, anyio.create_task_group() as tg:
+        _spawn_ask(tg, flow, "ses_1", "echo hi", "*")
+        flow.reply((await _asked(events.receive)).id, "always")
+    assert flow.approvals("ses_1") == (Rule("bash", "*", "allow"),)
+    await flow.ask("ses_1", "bash", ["anything"], ["*"], {}, ASK_BASH)
+    with pytest.raises(DeniedError):
+        await flow.ask("ses_1", "bash", ["rm -rf build"], ["*"], {}, ASK_BASH)
+
+
+@pytest.mark.anyio
+async def test_non_interactive_asks_fail_fast_with_a_clear_message() -> None:
+    flow = PermissionFlow(Bus(), "non_interactive")
+    with anyio.fail_after(1), pytest.raises(NoResponderError) as caught:
+        await flow.ask("ses_1", "bash", ["make"], ["make *"], {}, ASK_BASH)
+    assert "needs approval, but this run is non-interactive" in str(caught.value)
+    assert "--auto" in str(caught.value)
+
+
+@pytest.mark.anyio
+async def test_auto_mode_approves_asks_but_not_denies() -> None:
+    flow = PermissionFlow(Bus(), "auto")
+    await flow.ask("ses_1", "bash", ["make"], ["*"], {}, ASK_BASH)
+    with pytest.raises(DeniedError):
+        await flow.ask("ses_1", "bash", ["rm x"], ["*"], {}, ASK_BASH)
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_ask_withdraws_its_question() -> None:
+    bus = Bus()
+    flow = PermissionFlow(bus, "interactive")
+    async with bus.subscribe() as events:
+        with anyio.move_on_after(0.05):
+            await flow.ask("ses_1", "bash", ["make"], ["*"], {}, ASK_BASH)
+        request = await _asked(events.receive)
+        assert await events.receive() == PermissionReplied("ses_1", request.id, "reject")
+    assert flow.pending() == []
+    flow.reply(request.id, "once")  # too late: ignored
