@@ -7,6 +7,7 @@ leaves a consistent, resumable session.
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from strata_core.message import Message, MessageWithParts, Part
@@ -17,6 +18,10 @@ class SessionNotFoundError(LookupError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"Session not found: {session_id}")
         self.session_id = session_id
+
+
+class StoreClosedError(RuntimeError):
+    """The store was used before it was opened or after it was closed (a defect in the caller)."""
 
 
 class SessionStore(Protocol):
@@ -50,6 +55,15 @@ class SessionStore(Protocol):
 
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         """All messages of a session in id (creation) order, each with its parts."""
+        ...
+
+    def batch(self) -> AbstractAsyncContextManager[None]:
+        """Group the writes made inside `async with store.batch():` into one transaction.
+
+        They become durable together when the block exits normally, and are all undone if it raises. Other
+        tasks' calls wait until the batch ends; writes inside it must come from the task that opened it.
+        Without a batch, every write is its own transaction.
+        """
         ...
 
     async def close(self) -> None: ...
