@@ -1,0 +1,114 @@
+"""`--format json`: one object per line, each part printed once when complete, stable field names."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from strata_cli.json_events import JsonEventWriter
+from strata_core import bus as b
+from strata_core import message as m
+
+SESSION = "ses_1"
+
+
+def _assistant(message_id: str = "msg_2") -> m.AssistantMessage:
+    return m.AssistantMessage(
+        id=message_id,
+        session_id=SESSION,
+        parent_id="msg_1",
+        time=m.MessageTime(created=1),
+        model_id="gpt-4o-mock",
+        provider_id="mock",
+        mode="build",
+        agent="build",
+        path=m.PathInfo(cwd="/w", root="/w"),
+    )
+
+
+def _user() -> m.UserMessage:
+    return m.UserMessage(
+        id="msg_1", session_id=SESSION, time=m.MessageTime(created=1), agent="build", model=m.ModelRef("mock", "x")
+    )
+
+
+def _writer() -> tuple[JsonEventWriter, list[str]]:
+    lines: list[str] = []
+    return JsonEventWriter(SESSION, lines.append, clock=lambda: 42), lines
+
+
+def _parsed(lines: list[str]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in lines]
+
+
+def test_every_line_carries_type_timestamp_and_session() -> None:
+    writer, lines = _writer()
+    writer.start(agent="build", model="mock/gpt-4o-mock", title="New session")
+    writer.finish(ok=True)
+    first, last = _parsed(lines)
+    assert first == {
+        "type": "session", "timestamp": 42, "sessionID": SESSION,
+        "agent": "build", "model": "mock/gpt-4o-mock", "title": "New session",
+    }
+    assert last == {"type": "done", "timestamp": 42, "sessionID": SESSION, "ok": True, "finish": None}
+
+
+def test_text_is_printed_once_when_complete_and_user_parts_are_not_printed() -> None:
+    writer, lines = _writer()
+    writer.handle(b.MessageUpdated(_user()))
+    writer.handle(b.PartUpdated(m.TextPart(id="prt_u", session_id=SESSION, message_id="msg_1", text="hi")))
+    writer.handle(b.MessageUpdated(_assistant()))
+    part = m.TextPart(id="prt_1", session_id=SESSION, message_id="msg_2", text="Hel", time=m.PartTime(start=1))
+    writer.handle(b.PartUpdated(part, "Hel"))
+    done = m.TextPart(id="prt_1", session_id=SESSION, message_id="msg_2", text="Hello.", time=m.PartTime(1, 2))
+    writer.handle(b.PartUpdated(done, "lo."))
+    writer.handle(b.PartUpdated(done))
+    events = _parsed(lines)
+    assert [e["type"] for e in events] == ["text"]
+    assert events[0]["part"]["text"] == "Hello."
+    assert events[0]["part"]["messageID"] == "msg_2"
+
+
+def test_tool_use_is_printed_when_the_call_finishes_and_step_finish_sets_done() -> None:
+    writer, lines = _writer()
+    writer.handle(b.MessageUpdated(_assistant()))
+    running = m.ToolPart(
+        id="prt_t", session_id=SESSION, message_id="msg_2", call_id="c1", tool="read",
+        state=m.ToolStateRunning(input={"filePath": "/w/a"}, time=m.PartTime(start=1)),
+    )
+    writer.handle(b.PartUpdated(running))
+    failed = m.ToolPart(
+        id="prt_t", session_id=SESSION, message_id="msg_2", call_id="c1", tool="read",
+        state=m.ToolStateError(input={"filePath": "/w/a"}, error="File not found", time=m.PartTime(1, 2)),
+    )
+    writer.handle(b.PartUpdated(failed))
+    finish = m.StepFinishPart(id="prt_f", session_id=SESSION, message_id="msg_2", reason="tool-calls")
+    writer.handle(b.PartUpdated(finish))
+    writer.finish(ok=True)
+    events = _parsed(lines)
+    assert [e["type"] for e in events] == ["tool_use", "step_finish", "done"]
+    assert events[0]["part"]["state"]["status"] == "error"
+    assert events[0]["part"]["callID"] == "c1"
+    assert events[2]["finish"] == "tool-calls"
+
+
+def test_an_unfinished_text_part_is_flushed_before_done() -> None:
+    writer, lines = _writer()
+    writer.handle(b.MessageUpdated(_assistant()))
+    part = m.TextPart(id="prt_1", session_id=SESSION, message_id="msg_2", text="partial", time=m.PartTime(start=1))
+    writer.handle(b.PartUpdated(part, "partial"))
+    writer.finish(ok=False)
+    assert [(e["type"], e.get("ok")) for e in _parsed(lines)] == [("text", None), ("done", False)]
+
+
+def test_errors_retries_and_other_sessions() -> None:
+    writer, lines = _writer()
+    writer.handle(b.SessionError(SESSION, m.MessageError("APIError", "boom", {"status": 500})))
+    writer.handle(b.SessionError("ses_other", m.MessageError("APIError", "not ours")))
+    writer.handle(b.RetryScheduled(SESSION, attempt=1, delay=2.0, message="rate limited"))
+    events = _parsed(lines)
+    assert events[0]["error"] == {"name": "APIError", "message": "boom", "data": {"status": 500}}
+    assert events[1] == {
+        "type": "retry", "timestamp": 42, "sessionID": SESSION, "attempt": 1, "delay": 2.0, "message": "rate limited"
+    }
+    assert len(events) == 2

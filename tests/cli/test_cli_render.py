@@ -1,0 +1,78 @@
+"""`strata run` output: the answer alone on stdout, streamed; tool lines and errors on stderr."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from strata_cli.render import RunRenderer
+from strata_core import bus as b
+from strata_core import message as m
+
+SESSION = "ses_1"
+
+
+def _renderer() -> tuple[RunRenderer, io.StringIO, io.StringIO]:
+    out, err = io.StringIO(), io.StringIO()
+    console = Console(file=err, highlight=False, soft_wrap=True, color_system=None)
+    return RunRenderer(SESSION, Path("/w"), out=out, console=console), out, err
+
+
+def _assistant() -> m.AssistantMessage:
+    return m.AssistantMessage(
+        id="msg_2", session_id=SESSION, parent_id="msg_1", time=m.MessageTime(created=1), model_id="x",
+        provider_id="p", mode="build", agent="build", path=m.PathInfo(cwd="/w", root="/w"),
+    )
+
+
+def _text(text: str, part_id: str = "prt_1") -> b.PartUpdated:
+    return b.PartUpdated(m.TextPart(id=part_id, session_id=SESSION, message_id="msg_2", text=text))
+
+
+def _tool(state: m.ToolState) -> b.PartUpdated:
+    return b.PartUpdated(
+        m.ToolPart(id="prt_t", session_id=SESSION, message_id="msg_2", call_id="c", tool="read", state=state)
+    )
+
+
+def test_text_streams_to_stdout_as_it_grows() -> None:
+    renderer, out, err = _renderer()
+    renderer.handle(b.MessageUpdated(_assistant()))
+    renderer.handle(_text("Hel"))
+    assert out.getvalue() == "Hel"
+    renderer.handle(_text("Hello."))
+    renderer.finish()
+    assert out.getvalue() == "Hello.\n"
+    assert err.getvalue() == ""
+
+
+def test_a_tool_line_goes_to_stderr_once_and_ends_a_half_written_line() -> None:
+    renderer, out, err = _renderer()
+    renderer.handle(b.MessageUpdated(_assistant()))
+    renderer.handle(_text("Reading"))
+    renderer.handle(_tool(m.ToolStateRunning(input={"filePath": "/w/sub/notes.txt"}, time=m.PartTime(1))))
+    done = m.ToolStateCompleted(
+        input={"filePath": "/w/sub/notes.txt"}, output="...", title="sub/notes.txt", metadata={},
+        time=m.ToolCompletedTime(start=1, end=2),
+    )
+    renderer.handle(_tool(done))
+    renderer.handle(_tool(done))
+    assert out.getvalue() == "Reading\n"
+    assert err.getvalue() == "→ Read sub/notes.txt\n"
+
+
+def test_a_failed_tool_and_a_session_error_are_shown_plainly() -> None:
+    renderer, _, err = _renderer()
+    renderer.handle(b.MessageUpdated(_assistant()))
+    failed = m.ToolStateError(input={"filePath": "/w/x"}, error="File not found: /w/x", time=m.PartTime(1))
+    renderer.handle(_tool(failed))
+    renderer.handle(b.SessionError(SESSION, m.MessageError("APIError", "The server said no")))
+    assert err.getvalue() == "✗ Read x — File not found: /w/x\nError: The server said no\n"
+
+
+def test_parts_of_the_user_message_are_not_echoed() -> None:
+    renderer, out, _ = _renderer()
+    renderer.handle(_text("what the user typed"))
+    assert out.getvalue() == ""
