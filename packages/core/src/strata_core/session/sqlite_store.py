@@ -1,0 +1,266 @@
+"""The embedded session store: one SQLite file (WAL), sessions, messages and parts as JSON documents.
+
+Durability: the database runs in WAL mode with `synchronous=NORMAL`. A transaction is complete once its
+commit record is in the WAL file; with NORMAL, SQLite skips the fsync at each commit and syncs at
+checkpoints. What the process wrote is then in the operating system's page cache, which survives the death
+of the process (SIGKILL, a crash, an OOM kill): a process killed at any moment leaves the last committed
+write on disk and never a torn one. Only a power loss or kernel crash can lose the most recent commits,
+and even then the file stays consistent (never corrupt). That is the guarantee Strata needs, at a fraction
+of FULL's cost per streamed part.
+
+Concurrency: one connection, used by one thread at a time. Each call takes the access gate, then runs its
+SQL in a worker thread (`anyio.to_thread.run_sync`) so the event loop never blocks on disk. A call that
+is cancelled while its SQL runs still waits for the thread to finish, so a write either happened whole
+or not at all.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TypeVar
+
+import anyio
+from attrs import define, field
+
+from strata_core.message import Message, MessageWithParts, Part
+from strata_core.serialization import (
+    message_from_json,
+    message_to_json,
+    part_from_json,
+    part_to_json,
+    session_from_json,
+    session_to_json,
+)
+from strata_core.session import migrations
+from strata_core.session._gate import AccessGate
+from strata_core.session.info import SessionInfo
+from strata_core.session.store import StoreClosedError
+
+T = TypeVar("T")
+Work = Callable[[sqlite3.Connection], T]
+
+BUSY_TIMEOUT_MS = 5000
+"""How long a write waits for another process holding the database (two `strata` runs on one data dir)."""
+
+
+@define(eq=False)
+class SqliteSessionStore:
+    """A `SessionStore` in one SQLite file. The constructor does no I/O: `connect()` (or `open()`) does."""
+
+    path: Path
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS
+    _conn: sqlite3.Connection | None = field(default=None, init=False)
+    _gate: AccessGate = field(factory=AccessGate, init=False)
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, path: Path) -> AsyncIterator[SqliteSessionStore]:
+        """`async with SqliteSessionStore.open(path) as store:` connects, migrates, and closes on exit."""
+        store = cls(path)
+        await store.connect()
+        try:
+            yield store
+        finally:
+            await store.close()
+
+    async def __aenter__(self) -> SqliteSessionStore:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Open the database file (creating it and its directory), set it up and migrate it to the newest schema."""
+        async with self._gate.access():
+            if self._conn is None:
+                self._conn = await anyio.to_thread.run_sync(self._connect_blocking)
+
+    def _connect_blocking(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: autocommit, so every transaction below is an explicit BEGIN ... COMMIT.
+        # check_same_thread=False: worker threads take turns on this connection, serialised by the gate.
+        conn = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
+        )
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # see the module docstring for why this is durable enough
+            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+            migrations.migrate(conn, str(self.path))
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    async def close(self) -> None:
+        with anyio.CancelScope(shield=True):
+            async with self._gate.access():
+                conn, self._conn = self._conn, None
+                if conn is not None:
+                    await anyio.to_thread.run_sync(conn.close)
+
+    async def schema_version(self) -> int:
+        return await self._read(migrations.current_version)
+
+    # -----------------------------------------------------------------------------------------------------
+    # Running SQL
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreClosedError(
+                f"the session store at {self.path} is not open: use `async with SqliteSessionStore.open(path)`"
+            )
+        return self._conn
+
+    async def _run(self, work: Work[T]) -> T:
+        async with self._gate.access():
+            conn = self._connection()
+            return await anyio.to_thread.run_sync(work, conn)
+
+    async def _write(self, work: Work[T]) -> T:
+        return await self._run(lambda conn: _in_transaction(conn, work, "BEGIN IMMEDIATE"))
+
+    async def _read(self, work: Work[T]) -> T:
+        # A read transaction gives the several SELECTs of one call a single snapshot, even while another
+        # process writes.
+        return await self._run(lambda conn: _in_transaction(conn, work, "BEGIN"))
+
+    @asynccontextmanager
+    async def batch(self) -> AsyncIterator[None]:
+        async with self._gate.hold() as outermost:
+            if not outermost:
+                yield  # a nested batch joins the outer one, which commits
+                return
+            conn = self._connection()
+            await anyio.to_thread.run_sync(conn.execute, "BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(_rollback, conn)
+                raise
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(_commit, conn)
+
+    # -----------------------------------------------------------------------------------------------------
+    # Sessions
+
+    async def put_session(self, info: SessionInfo) -> None:
+        row = (info.id, info.project_id, info.parent_id, info.time.created, info.time.updated, session_to_json(info))
+        await self._write(lambda conn: conn.execute(_UPSERT_SESSION, row))
+
+    async def get_session(self, session_id: str) -> SessionInfo | None:
+        def work(conn: sqlite3.Connection) -> SessionInfo | None:
+            row = conn.execute("SELECT data FROM session WHERE id = ?", (session_id,)).fetchone()
+            return None if row is None else session_from_json(row[0])
+
+        return await self._read(work)
+
+    async def list_sessions(self, project_id: str | None = None) -> list[SessionInfo]:
+        args: tuple[str, ...] = ()
+        query = "SELECT data FROM session ORDER BY time_updated DESC, id DESC"
+        if project_id is not None:
+            query = "SELECT data FROM session WHERE project_id = ? ORDER BY time_updated DESC, id DESC"
+            args = (project_id,)
+        return await self._read(lambda conn: [session_from_json(r[0]) for r in conn.execute(query, args)])
+
+    async def children(self, parent_id: str) -> list[SessionInfo]:
+        query = "SELECT data FROM session WHERE parent_id = ? ORDER BY time_created, id"
+        return await self._read(lambda conn: [session_from_json(r[0]) for r in conn.execute(query, (parent_id,))])
+
+    async def delete_session(self, session_id: str) -> None:
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM part WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM message WHERE session_id = ?", (session_id,))
+            conn.execute("DELETE FROM session WHERE id = ?", (session_id,))
+
+        await self._write(work)
+
+    # -----------------------------------------------------------------------------------------------------
+    # Messages and parts
+
+    async def put_message(self, message: Message) -> None:
+        row = (message.id, message.session_id, message.time.created, message_to_json(message))
+        await self._write(lambda conn: conn.execute(_UPSERT_MESSAGE, row))
+
+    async def put_part(self, part: Part) -> None:
+        row = (part.id, part.session_id, part.message_id, part_to_json(part))
+        await self._write(lambda conn: conn.execute(_UPSERT_PART, row))
+
+    async def delete_part(self, session_id: str, part_id: str) -> None:
+        query = "DELETE FROM part WHERE id = ? AND session_id = ?"
+        await self._write(lambda conn: conn.execute(query, (part_id, session_id)))
+
+    async def get_message(self, session_id: str, message_id: str) -> MessageWithParts | None:
+        def work(conn: sqlite3.Connection) -> MessageWithParts | None:
+            query = "SELECT data FROM message WHERE id = ? AND session_id = ?"
+            row = conn.execute(query, (message_id, session_id)).fetchone()
+            if row is None:
+                return None
+            query = "SELECT data FROM part WHERE message_id = ? AND session_id = ? ORDER BY seq"
+            parts = [part_from_json(r[0]) for r in conn.execute(query, (message_id, session_id))]
+            return MessageWithParts(message_from_json(row[0]), parts)
+
+        return await self._read(work)
+
+    async def messages(self, session_id: str) -> list[MessageWithParts]:
+        return await self._read(lambda conn: _load_messages(conn, session_id))
+
+
+_UPSERT_SESSION = """
+INSERT INTO session (id, project_id, parent_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET project_id = excluded.project_id, parent_id = excluded.parent_id,
+    time_created = excluded.time_created, time_updated = excluded.time_updated, data = excluded.data
+"""
+_UPSERT_MESSAGE = """
+INSERT INTO message (id, session_id, time_created, data) VALUES (?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created,
+    data = excluded.data
+"""
+# Updating in place keeps the row's `seq`, so a replaced part keeps its position.
+_UPSERT_PART = """
+INSERT INTO part (id, session_id, message_id, data) VALUES (?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, message_id = excluded.message_id,
+    data = excluded.data
+"""
+
+
+def _load_messages(conn: sqlite3.Connection, session_id: str) -> list[MessageWithParts]:
+    rows = conn.execute("SELECT id, data FROM message WHERE session_id = ? ORDER BY id", (session_id,)).fetchall()
+    parts: dict[str, list[Part]] = {message_id: [] for message_id, _ in rows}
+    query = "SELECT message_id, data FROM part WHERE session_id = ? ORDER BY seq"
+    for message_id, data in conn.execute(query, (session_id,)):
+        bucket = parts.get(message_id)
+        if bucket is not None:  # a part whose message was never stored stays invisible, as in get_message
+            bucket.append(part_from_json(data))
+    return [MessageWithParts(message_from_json(data), parts[message_id]) for message_id, data in rows]
+
+
+def _in_transaction(conn: sqlite3.Connection, work: Work[T], begin: str) -> T:
+    if conn.in_transaction:  # inside a batch: the batch decides when to commit
+        return work(conn)
+    conn.execute(begin)
+    try:
+        result = work(conn)
+    except BaseException:
+        _rollback(conn)
+        raise
+    _commit(conn)
+    return result
+
+
+def _commit(conn: sqlite3.Connection) -> None:
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        _rollback(conn)
+        raise
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")

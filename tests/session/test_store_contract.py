@@ -1,0 +1,231 @@
+"""The `SessionStore` contract, run against both the SQLite store and the in-memory store."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+from session_records import assistant_message, session_info, text_part, user_message
+
+from strata_core import ids
+from strata_core import message as m
+from strata_core.session.store import SessionStore, StoreClosedError
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_stored_session_reads_back_equal(store: SessionStore) -> None:
+    info = session_info(parent_id="ses_parent")
+    info.permission = [{"permission": "bash", "pattern": "*", "action": "deny"}]
+    await store.put_session(info)
+    assert await store.get_session(info.id) == info
+    assert await store.get_session("ses_missing") is None
+
+
+async def test_putting_a_session_again_replaces_it(store: SessionStore) -> None:
+    info = session_info()
+    await store.put_session(info)
+    info.title = "renamed"
+    await store.put_session(info)
+    stored = await store.get_session(info.id)
+    assert stored is not None and stored.title == "renamed"
+
+
+async def test_sessions_are_listed_by_project_most_recently_updated_first(store: SessionStore) -> None:
+    old, new, other = session_info(updated=1), session_info(updated=3), session_info(project_id="other", updated=2)
+    for info in (old, other, new):
+        await store.put_session(info)
+    assert [s.id for s in await store.list_sessions("proj")] == [new.id, old.id]
+    assert [s.id for s in await store.list_sessions()] == [new.id, other.id, old.id]
+
+
+async def test_children_are_the_sessions_whose_parent_is_given(store: SessionStore) -> None:
+    parent = session_info()
+    first, second = session_info(parent_id=parent.id), session_info(parent_id=parent.id)
+    for info in (parent, second, first, session_info()):
+        await store.put_session(info)
+    assert [s.id for s in await store.children(parent.id)] == [first.id, second.id]
+
+
+async def test_messages_come_back_in_id_order_with_their_parts_in_insertion_order(store: SessionStore) -> None:
+    session = session_info()
+    await store.put_session(session)
+    user = user_message(session.id)
+    reply = assistant_message(session.id, user.id)
+    await store.put_message(reply)  # stored out of order on purpose
+    await store.put_message(user)
+    later, earlier = ids.ascending("prt"), ids.ascending("prt")
+    await store.put_part(text_part(session.id, reply.id, "first", part_id=later))
+    await store.put_part(text_part(session.id, reply.id, "second", part_id=earlier))
+    await store.put_part(text_part(session.id, user.id, "question"))
+
+    history = await store.messages(session.id)
+
+    assert [h.info for h in history] == [user, reply]
+    assert [p.text for p in history[1].parts if isinstance(p, m.TextPart)] == ["first", "second"]
+    assert [p.text for p in history[0].parts if isinstance(p, m.TextPart)] == ["question"]
+
+
+async def test_replacing_a_part_keeps_its_position(store: SessionStore) -> None:
+    session = session_info()
+    user = user_message(session.id)
+    await store.put_message(user)
+    parts = [text_part(session.id, user.id, text) for text in ("a", "b", "c")]
+    for part in parts:
+        await store.put_part(part)
+    parts[0].text = "a, grown"
+    await store.put_part(parts[0])
+
+    stored = await store.get_message(session.id, user.id)
+
+    assert stored is not None
+    assert [p.text for p in stored.parts if isinstance(p, m.TextPart)] == ["a, grown", "b", "c"]
+
+
+async def test_a_tool_part_moving_through_its_states_is_stored_each_time(store: SessionStore) -> None:
+    session = session_info()
+    user = user_message(session.id)
+    reply = assistant_message(session.id, user.id)
+    await store.put_message(reply)
+    tool = m.ToolPart(
+        id=ids.ascending("prt"),
+        session_id=session.id,
+        message_id=reply.id,
+        call_id="call_1",
+        tool="bash",
+        state=m.ToolStatePending(),
+    )
+    await store.put_part(tool)
+    tool.state = m.ToolStateCompleted(
+        input={"command": "ls"},
+        output="a\nb",
+        title="ls",
+        metadata={"exit": 0},
+        time=m.ToolCompletedTime(start=1, end=2),
+    )
+    await store.put_part(tool)
+    stored = await store.get_message(session.id, reply.id)
+    assert stored is not None and stored.parts == [tool]
+
+
+async def test_a_part_stored_before_its_message_appears_with_it(store: SessionStore) -> None:
+    session = session_info()
+    user = user_message(session.id)
+    part = text_part(session.id, user.id, "early")
+    await store.put_part(part)
+    assert await store.messages(session.id) == []
+    await store.put_message(user)
+    assert (await store.messages(session.id))[0].parts == [part]
+
+
+async def test_deleting_a_part_removes_only_that_part(store: SessionStore) -> None:
+    session = session_info()
+    user = user_message(session.id)
+    await store.put_message(user)
+    keep, drop = text_part(session.id, user.id, "keep"), text_part(session.id, user.id, "drop")
+    await store.put_part(keep)
+    await store.put_part(drop)
+    await store.delete_part("ses_other", drop.id)  # the wrong session deletes nothing
+    await store.delete_part(session.id, drop.id)
+    stored = await store.get_message(session.id, user.id)
+    assert stored is not None and stored.parts == [keep]
+
+
+async def test_get_message_needs_the_right_session(store: SessionStore) -> None:
+    session = session_info()
+    user = user_message(session.id)
+    await store.put_message(user)
+    assert await store.get_message("ses_other", user.id) is None
+    assert await store.get_message(session.id, "msg_missing") is None
+
+
+async def test_deleting_a_session_removes_its_messages_and_parts_but_not_other_sessions(store: SessionStore) -> None:
+    doomed, kept = session_info(), session_info()
+    for info in (doomed, kept):
+        await store.put_session(info)
+        user = user_message(info.id)
+        await store.put_message(user)
+        await store.put_part(text_part(info.id, user.id, "hi"))
+    await store.delete_session(doomed.id)
+    assert await store.get_session(doomed.id) is None
+    assert await store.messages(doomed.id) == []
+    assert len(await store.messages(kept.id)) == 1
+
+
+async def test_what_the_store_returns_is_a_copy(store: SessionStore) -> None:
+    session = session_info()
+    user = user_message(session.id)
+    part = text_part(session.id, user.id, "original")
+    await store.put_message(user)
+    await store.put_part(part)
+    part.text = "changed after put"
+    first = await store.messages(session.id)
+    first[0].parts.clear()
+    again = await store.messages(session.id)
+    assert [p.text for p in again[0].parts if isinstance(p, m.TextPart)] == ["original"]
+
+
+async def test_concurrent_puts_from_many_tasks_all_land(store: SessionStore) -> None:
+    session = session_info()
+    user = user_message(session.id)
+    await store.put_message(user)
+
+    async def writer(n: int) -> None:
+        for i in range(20):
+            await store.put_part(text_part(session.id, user.id, f"{n}-{i}"))
+
+    async with anyio.create_task_group() as tg:
+        for n in range(8):
+            tg.start_soon(writer, n)
+
+    stored = await store.get_message(session.id, user.id)
+    assert stored is not None
+    texts = [p.text for p in stored.parts if isinstance(p, m.TextPart)]
+    assert sorted(texts) == sorted(f"{n}-{i}" for n in range(8) for i in range(20))
+    for n in range(8):  # each task's own writes keep their order
+        mine = [t for t in texts if t.startswith(f"{n}-")]
+        assert mine == [f"{n}-{i}" for i in range(20)]
+
+
+async def test_a_batch_commits_all_its_writes_together(store: SessionStore) -> None:
+    session = session_info()
+    async with store.batch():
+        await store.put_session(session)
+        for _ in range(3):
+            await store.put_message(user_message(session.id))
+        assert len(await store.messages(session.id)) == 3  # the batch sees its own writes
+    assert len(await store.messages(session.id)) == 3
+
+
+async def test_a_batch_that_raises_leaves_nothing_behind(store: SessionStore) -> None:
+    session = session_info()
+    await store.put_session(session)
+    with pytest.raises(RuntimeError, match="boom"):
+        async with store.batch():
+            await store.put_message(user_message(session.id))
+            async with store.batch():  # nested batches join the outer transaction
+                await store.delete_session(session.id)
+            raise RuntimeError("boom")
+    assert await store.get_session(session.id) == session
+    assert await store.messages(session.id) == []
+
+
+async def test_other_tasks_wait_for_a_batch_to_finish(store: SessionStore) -> None:
+    session = session_info()
+    seen_during_batch: list[int] = []
+
+    async def reader() -> None:
+        seen_during_batch.append(len(await store.messages(session.id)))
+
+    async with anyio.create_task_group() as tg, store.batch():
+        await store.put_message(user_message(session.id))
+        tg.start_soon(reader)
+        await anyio.sleep(0.05)  # the reader runs now, and must wait
+        await store.put_message(user_message(session.id))
+    assert seen_during_batch == [2]
+
+
+async def test_a_closed_store_refuses_calls(store: SessionStore) -> None:
+    await store.close()
+    with pytest.raises(StoreClosedError):
+        await store.get_session("ses_x")
+    await store.close()  # closing twice is harmless
