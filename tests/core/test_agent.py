@@ -16,7 +16,7 @@ from strata_core.message import ModelRef
 from strata_core.paths import StrataPaths
 from strata_core.permission import Rule, disabled, evaluate
 from strata_core.project import ProjectService
-from strata_core.prompt_files import read_prompt
+from strata_core.prompt_files import PromptFileMissingError, read_prompt
 
 
 class StaticConfig:
@@ -354,3 +354,19 @@ async def test_bad_agent_frontmatter_fails_loudly(tmp_path: Path) -> None:
     path = project.write(".opencode/agents/broken.md", "---\ndescription: [unclosed\n---\nBody")
     with pytest.raises(ConfigError, match=rf"^{path}:\d+: invalid YAML frontmatter"):
         await project.agents().list()
+
+
+# --- prompt files ----------------------------------------------------------------------------------------
+
+
+def test_missing_prompt_file_names_the_expected_path() -> None:
+    with pytest.raises(
+        PromptFileMissingError, match=r"agents/nope\.txt' is missing: expected .*prompts/agents/nope\.txt"
+    ):
+        read_prompt("agents/nope.txt")
+
+
+@pytest.mark.parametrize("name", ["/etc/passwd", "../pyproject.toml"])
+def test_prompt_names_must_stay_inside_prompts(name: str) -> None:
+    with pytest.raises(ValueError, match="relative to prompts/"):
+        read_prompt(name)

@@ -181,7 +181,7 @@ async def test_disable_project_config_skips_project_files_and_dirs(setup: Setup)
 @pytest.mark.anyio
 async def test_missing_file_named_by_strata_config_is_an_error(setup: Setup) -> None:
     setup.env["STRATA_CONFIG"] = str(setup.home / "nope.json")
-    with pytest.raises(ConfigError, match=r"nope\.json: config file named by the environment does not exist"):
+    with pytest.raises(ConfigError, match=r"nope\.json: the config file named by \$STRATA_CONFIG does not exist"):
         await setup.load()
 
 

@@ -169,9 +169,10 @@ def load_config(paths: StrataPaths, project: ProjectInfo, env: Mapping[str, str]
 
     for path in _global_files(paths):
         add_file(path)
-    for path in _explicit_files(env):
+    for variable, value in _env_pairs(env, "CONFIG"):
+        path = Path(value).expanduser()
         if not path.is_file():
-            raise ConfigError(f"{path}: config file named by the environment does not exist", path=path)
+            raise ConfigError(f"{path}: the config file named by ${variable} does not exist", path=path)
         add_file(path)
     if not _project_config_disabled(env):
         for path in _project_files(project):
@@ -208,11 +209,6 @@ def _global_files(paths: StrataPaths) -> Iterator[Path]:
     for directory in paths.global_config_dirs:
         for name in GLOBAL_FILES:
             yield directory / name
-
-
-def _explicit_files(env: Mapping[str, str]) -> Iterator[Path]:
-    for _, value in _env_pairs(env, "CONFIG"):
-        yield Path(value).expanduser()
 
 
 def _project_files(project: ProjectInfo) -> Iterator[Path]:
