@@ -1,0 +1,116 @@
+"""Small doubles for engine unit tests: a scripted model, a few tools, and a plain executor."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from attrs import define, field
+
+from strata_core import llm
+from strata_core.message import AssistantMessage, MessageTime, PathInfo
+from strata_core.permission import PermissionError_
+from strata_core.tool.base import ToolContext, ToolFailure, ToolResult, ToolTarget
+from strata_core.tool_calls import ToolOutcome, stops_the_turn
+
+HANG = object()
+"""Put in a script to make the stream wait forever at that point (until cancelled)."""
+
+Script = Sequence[llm.StreamEvent | object]
+
+
+@define
+class FakeModel:
+    """Streams one scripted step per call and records every request it got."""
+
+    scripts: list[Script]
+    info: llm.ModelInfo = field(factory=lambda: llm.ModelInfo("fake", "fake-model"))
+    requests: list[llm.ModelRequest] = field(factory=list)
+
+    @asynccontextmanager
+    async def stream(self, request: llm.ModelRequest) -> AsyncIterator[AsyncIterator[llm.StreamEvent]]:
+        self.requests.append(request)
+        script = self.scripts.pop(0)
+
+        async def events() -> AsyncIterator[llm.StreamEvent]:
+            for item in script:
+                if item is HANG:
+                    await anyio.sleep_forever()
+                yield item  # type: ignore[misc]
+
+        yield events()
+
+
+def text_step(text: str, reason: llm.FinishReason = "stop", usage: llm.Usage | None = None) -> list[Any]:
+    return [
+        llm.TextStart("t"),
+        *(llm.TextDelta("t", word) for word in text.split(" ") if word),
+        llm.TextEnd("t"),
+        llm.Finish(reason, usage or llm.Usage(input_tokens=10, output_tokens=5)),
+    ]
+
+
+def tool_step(*calls: tuple[str, str, Mapping[str, Any]]) -> list[Any]:
+    events: list[Any] = []
+    for call_id, name, args in calls:
+        events += [llm.ToolInputStart(call_id, name), llm.ToolCall(call_id, name, dict(args), raw_input="{}")]
+    return [*events, llm.Finish("tool-calls", llm.Usage(input_tokens=10, output_tokens=5))]
+
+
+@define
+class FuncTool:
+    """A tool whose execute is a given coroutine function."""
+
+    name: str
+    run: Callable[[Mapping[str, Any], ToolContext], Any]
+
+    def parameters(self) -> Mapping[str, Any]:
+        return {"type": "object", "properties": {}}
+
+    async def description(self, target: ToolTarget) -> str:
+        return f"The {self.name} tool."
+
+    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        result = await self.run(args, ctx)
+        return result if isinstance(result, ToolResult) else ToolResult(output=str(result))
+
+
+async def plain_executor(tool: Any, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutcome:
+    """What the real runner does, minus validation and truncation."""
+    try:
+        result = await tool.execute(args, ctx)
+    except PermissionError_ as error:
+        return ToolOutcome(str(error), is_error=True, blocked=stops_the_turn(error))
+    except ToolFailure as error:
+        return ToolOutcome(str(error), is_error=True)
+    return ToolOutcome(result.output, result.title, result.metadata, result.attachments)
+
+
+def assistant(session_id: str = "ses_1", message_id: str = "msg_2", **changes: Any) -> AssistantMessage:
+    return AssistantMessage(
+        id=message_id,
+        session_id=session_id,
+        parent_id="msg_1",
+        time=MessageTime(1),
+        model_id="fake-model",
+        provider_id="fake",
+        mode="build",
+        agent="build",
+        path=PathInfo("/tmp", "/"),
+        **changes,
+    )
+
+
+def tool_context(session_id: str = "ses_1", directory: Path = Path("/tmp")) -> ToolContext:
+    return ToolContext(
+        session_id=session_id,
+        message_id="",
+        call_id="",
+        agent="build",
+        ruleset=(),
+        directory=directory,
+        worktree=directory,
+    )
