@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -47,7 +48,7 @@ class FakeModel:
 def text_step(text: str, reason: llm.FinishReason = "stop", usage: llm.Usage | None = None) -> list[Any]:
     return [
         llm.TextStart("t"),
-        *(llm.TextDelta("t", word) for word in text.split(" ") if word),
+        *(llm.TextDelta("t", word) for word in re.findall(r"\s*\S+\s*", text)),
         llm.TextEnd("t"),
         llm.Finish(reason, usage or llm.Usage(input_tokens=10, output_tokens=5)),
     ]
@@ -114,3 +115,36 @@ def tool_context(session_id: str = "ses_1", directory: Path = Path("/tmp")) -> T
         directory=directory,
         worktree=directory,
     )
+
+
+@define
+class FakeResolver:
+    """Models by `provider/model`; `small` answers `small_model()`."""
+
+    models: dict[str, Any]
+    small: Any = None
+
+    def resolve(self, ref: str) -> Any:
+        if ref not in self.models:
+            raise llm.ModelNotFoundError(f"Model not found: {ref}.")
+        return self.models[ref]
+
+    def default_model(self) -> Any:
+        return next(iter(self.models.values()))
+
+    def small_model(self, provider_id: str) -> Any:
+        return self.small
+
+
+@define
+class FakeAgents:
+    agents: dict[str, Any]
+
+    async def get(self, name: str) -> Any:
+        return self.agents.get(name)
+
+    async def list(self) -> list[Any]:
+        return list(self.agents.values())
+
+    async def default_agent(self) -> Any:
+        return self.agents["build"]

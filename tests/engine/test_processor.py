@@ -80,7 +80,7 @@ async def test_a_text_step_stores_step_parts_text_usage_and_finish(store: Memory
     assert result == "continue"
     assert [type(p) for p in stored.parts] == [StepStartPart, TextPart, StepFinishPart]
     text = stored.parts[1]
-    assert isinstance(text, TextPart) and text.text == "Hellotherefriend"
+    assert isinstance(text, TextPart) and text.text == "Hello there friend"
     assert text.time is not None and text.time.end is not None
     info = stored.info
     assert info.role == "assistant" and info.finish == "stop" and info.error is None
