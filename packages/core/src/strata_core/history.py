@@ -1,0 +1,405 @@
+"""Stored history, shaped for the model: OpenCode's `filterCompacted`, `toModelMessages`, `latest` and prune.
+
+All functions are pure and linear in the size of the history: the loop calls them on every step, on
+sessions that can reach tens of thousands of messages. Strings the model sees here are interface strings
+from the reference (section 6), reproduced exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeAlias
+
+from attrs import frozen
+
+from strata_core import llm
+from strata_core import message as m
+
+COMPACTION_PROMPT = "What did we do so far?"
+SUBTASK_PROMPT = "The following tool was executed by the user"
+CLEARED_TOOL_OUTPUT = "[Old tool result content cleared]"
+INTERRUPTED_TOOL_OUTPUT = "[Tool execution was interrupted]"
+TOOL_MEDIA_PROMPT = "Attached media from tool result:"
+TRUNCATION_NOTE = "\n[Tool output truncated for compaction: omitted {omitted} chars]"
+
+# Files the prompt step already expanded into synthetic text parts; sending them again would double them.
+_EXPANDED_FILE_MIMES = frozenset({"text/plain", "application/x-directory"})
+
+
+def is_media(mime: str) -> bool:
+    """Images and PDFs: what models take as attachments rather than text."""
+    return mime.startswith("image/") or mime == "application/pdf"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# filter_compacted (reference 6.2)
+
+
+def filter_compacted(messages: Sequence[m.MessageWithParts]) -> list[m.MessageWithParts]:
+    """The part of a chronological history the model still sees once compactions have summarised the rest.
+
+    Walking back from the newest message, stop at the newest compaction request that a finished summary
+    answered (kept). If that compaction preserved a tail (`tail_start_id`), keep walking back to the tail's
+    first message and put the summary first: request, summary, tail, then whatever came after the summary.
+    """
+    kept: list[m.MessageWithParts] = []  # newest first
+    answered: set[str] = set()  # ids of user messages a completed summary replied to
+    request: m.MessageWithParts | None = None  # the compaction request whose tail we are collecting
+    tail_start = ""
+    for message in reversed(messages):
+        kept.append(message)
+        info = message.info
+        if request is not None:
+            if info.id == tail_start:
+                kept.reverse()
+                return _summary_first(kept, request)
+            continue
+        if isinstance(info, m.UserMessage):
+            compaction = _compaction_part(message) if info.id in answered else None
+            if compaction is None:
+                continue
+            if compaction.tail_start_id is None or compaction.tail_start_id == info.id:
+                break
+            request, tail_start = message, compaction.tail_start_id
+        elif _is_completed_summary(info):
+            answered.add(info.parent_id)
+    if request is not None:
+        # The tail's first message is gone (deleted, or never in this history). Keeping everything would
+        # undo the compaction and can overflow the context, so stop at the request as if it had no tail.
+        kept = kept[: kept.index(request) + 1]
+    kept.reverse()
+    return kept
+
+
+def _is_completed_summary(info: m.AssistantMessage) -> bool:
+    return info.summary and bool(info.finish) and info.error is None
+
+
+def _compaction_part(message: m.MessageWithParts) -> m.CompactionPart | None:
+    return next((p for p in message.parts if isinstance(p, m.CompactionPart)), None)
+
+
+def _summary_first(history: list[m.MessageWithParts], request: m.MessageWithParts) -> list[m.MessageWithParts]:
+    """Reorder `[tail … request … summary, rest …]` as `[request … summary] + [tail …] + [rest …]`."""
+    at = history.index(request)
+    summary = next(
+        (
+            i
+            for i in range(at + 1, len(history))
+            if isinstance(info := history[i].info, m.AssistantMessage)
+            and info.parent_id == request.info.id
+            and _is_completed_summary(info)
+        ),
+        None,
+    )
+    if summary is None:
+        return history
+    return history[at : summary + 1] + history[:at] + history[summary + 1 :]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# latest (reference 1.2, step 2)
+
+
+Task: TypeAlias = m.CompactionPart | m.SubtaskPart
+
+
+@frozen
+class Latest:
+    """What the loop needs to decide its next step. Each message is the one with the greatest id."""
+
+    user: m.MessageWithParts | None
+    assistant: m.MessageWithParts | None
+    finished: m.MessageWithParts | None
+    """The newest assistant message that has a `finish` reason."""
+    tasks: tuple[Task, ...]
+    """Compaction and subtask parts on messages newer than `finished` (all messages when none finished)."""
+
+
+def latest(messages: Iterable[m.MessageWithParts]) -> Latest:
+    """The newest user, assistant and finished assistant messages, by id (not position), and pending tasks."""
+    history = list(messages)
+    user = assistant = finished = None
+    for message in history:
+        info = message.info
+        if isinstance(info, m.UserMessage):
+            if user is None or info.id > user.info.id:
+                user = message
+            continue
+        if assistant is None or info.id > assistant.info.id:
+            assistant = message
+        if info.finish and (finished is None or info.id > finished.info.id):
+            finished = message
+    after = finished.info.id if finished is not None else None
+    tasks = tuple(
+        part
+        for message in history
+        if after is None or message.info.id > after
+        for part in message.parts
+        if isinstance(part, m.CompactionPart | m.SubtaskPart)
+    )
+    return Latest(user=user, assistant=assistant, finished=finished, tasks=tasks)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# prune_candidates (reference 9.6)
+
+PRUNE_PROTECT_TOKENS = 40_000
+"""The newest tool outputs, up to this many estimated tokens, are never pruned."""
+PRUNE_MINIMUM_TOKENS = 20_000
+"""Pruning only happens when it frees more than this many estimated tokens."""
+PRUNE_PROTECTED_TOOLS = frozenset({"skill"})
+
+
+def prune_candidates(
+    messages: Sequence[m.MessageWithParts],
+    *,
+    protect: int = PRUNE_PROTECT_TOKENS,
+    minimum: int = PRUNE_MINIMUM_TOKENS,
+    protected_tools: frozenset[str] = PRUNE_PROTECTED_TOOLS,
+) -> list[str]:
+    """Ids of the completed tool parts whose output should be marked compacted (`time.compacted = now`).
+
+    The last two turns are left alone; the walk goes back from there, stops at a summary or at a part
+    already compacted, keeps the newest `protect` tokens of tool output, and offers the rest only if it
+    adds up to more than `minimum`.
+    """
+    total = pruned = 0
+    candidates: list[str] = []
+    turns = 0
+    for message in reversed(messages):
+        info = message.info
+        if isinstance(info, m.UserMessage):
+            turns += 1
+        if turns < 2:
+            continue
+        if isinstance(info, m.AssistantMessage) and info.summary:
+            break
+        for part in reversed(message.parts):
+            if not isinstance(part, m.ToolPart) or not isinstance(part.state, m.ToolStateCompleted):
+                continue
+            if part.tool in protected_tools:
+                continue
+            if part.state.time.compacted:
+                return candidates if pruned > minimum else []
+            estimate = _estimate_tokens(part.state.output)
+            total += estimate
+            if total > protect:
+                pruned += estimate
+                candidates.append(part.id)
+    return candidates if pruned > minimum else []
+
+
+def _estimate_tokens(text: str) -> int:
+    """OpenCode's estimate, `Math.round(length / 4)` (half rounds up, unlike Python's `round`)."""
+    return (len(text) + 2) // 4
+
+
+# ---------------------------------------------------------------------------------------------------------
+# to_model_messages (reference 6.3)
+
+
+@frozen
+class _Options:
+    model_ref: str
+    strip_media: bool
+    tool_output_max_chars: int | None
+    media_in_tool_results: llm.MediaInToolResults
+
+
+def to_model_messages(
+    messages: Iterable[m.MessageWithParts],
+    model: llm.ModelInfo,
+    *,
+    strip_media: bool = False,
+    tool_output_max_chars: int | None = None,
+) -> list[llm.ModelMessage]:
+    """Stored history as the messages a request carries, for `model`.
+
+    `strip_media` replaces images and PDFs with a one-line placeholder and drops tool attachments;
+    `tool_output_max_chars` truncates tool outputs (compaction uses both to fit a summary request).
+    """
+    options = _Options(model.ref, strip_media, tool_output_max_chars, media_in_tool_results(model))
+    out: list[llm.ModelMessage] = []
+    for message in messages:
+        if not message.parts:
+            continue
+        info = message.info
+        if isinstance(info, m.UserMessage):
+            content = _user_content(message.parts, strip_media)
+            if content:
+                out.append(llm.UserMessage(content=tuple(content)))
+        elif _replayable(info, message.parts):
+            _append_assistant(out, info, message.parts, options)
+    return out
+
+
+def _user_content(parts: Sequence[m.Part], strip_media: bool) -> list[llm.UserContent]:
+    content: list[llm.UserContent] = []
+    for part in parts:
+        if isinstance(part, m.TextPart):
+            if not part.ignored and part.text:  # synthetic text is included
+                content.append(llm.TextContent(part.text))
+        elif isinstance(part, m.FilePart):
+            if part.mime in _EXPANDED_FILE_MIMES:
+                continue
+            if strip_media and is_media(part.mime):
+                name = part.filename if part.filename is not None else "file"
+                content.append(llm.TextContent(f"[Attached {part.mime}: {name}]"))
+            else:
+                content.append(llm.FileContent(media_type=part.mime, data=part.url, filename=part.filename))
+        elif isinstance(part, m.CompactionPart):
+            content.append(llm.TextContent(COMPACTION_PROMPT))
+        elif isinstance(part, m.SubtaskPart):
+            content.append(llm.TextContent(SUBTASK_PROMPT))
+    return content
+
+
+def _replayable(info: m.AssistantMessage, parts: Sequence[m.Part]) -> bool:
+    """Failed replies are not replayed, except an aborted one that got as far as real content."""
+    if info.error is None:
+        return True
+    return info.error.name == m.ABORTED_ERROR and any(
+        not isinstance(part, m.StepStartPart | m.ReasoningPart) for part in parts
+    )
+
+
+def _append_assistant(
+    out: list[llm.ModelMessage], info: m.AssistantMessage, parts: Sequence[m.Part], options: _Options
+) -> None:
+    """Append one assistant message as it was sent: per model step, what the model said, then its tool results."""
+    # Replaying another model's provider metadata (signatures, item ids) makes providers reject the request.
+    same_model = f"{info.provider_id}/{info.model_id}" == options.model_ref
+    signed: bool | None = None  # worked out on the first empty text, the only place it matters
+    content: list[llm.AssistantContent] = []
+    results: list[llm.ToolResultContent] = []
+    moved_media: list[llm.FileContent] = []
+    first = len(out)
+    for part in parts:
+        if isinstance(part, m.StepStartPart):
+            if content:
+                _append_step(out, content, results)
+                content, results = [], []
+        elif isinstance(part, m.TextPart):
+            text = part.text
+            if text == "":
+                signed = _has_signed_reasoning(parts) if signed is None else signed
+                # An empty text between Anthropic-signed thinking blocks is a separator the API needs,
+                # and it rejects empty text: a single space keeps the blocks where they were.
+                text = " " if signed else text
+            content.append(llm.TextContent(text, part.metadata if same_model else None))
+        elif isinstance(part, m.ReasoningPart):
+            if same_model:
+                content.append(llm.ReasoningContent(part.text, part.metadata))
+            elif part.text.strip():
+                content.append(llm.TextContent(part.text))
+        elif isinstance(part, m.ToolPart):
+            call, result = _tool_exchange(part, same_model, options, moved_media)
+            content.append(call)
+            results.append(result)
+    if content:
+        _append_step(out, content, results)
+    if moved_media and len(out) > first:
+        out.append(llm.UserMessage(content=(llm.TextContent(TOOL_MEDIA_PROMPT), *moved_media)))
+
+
+def _append_step(
+    out: list[llm.ModelMessage], content: list[llm.AssistantContent], results: list[llm.ToolResultContent]
+) -> None:
+    out.append(llm.AssistantMessage(content=tuple(content)))
+    if results:
+        out.append(llm.ToolMessage(content=tuple(results)))
+
+
+def _has_signed_reasoning(parts: Sequence[m.Part]) -> bool:
+    return any(isinstance(p, m.ReasoningPart) and _anthropic_signature(p.metadata) for p in parts)
+
+
+def _anthropic_signature(metadata: dict[str, Any] | None) -> bool:
+    anthropic = (metadata or {}).get("anthropic")
+    return isinstance(anthropic, dict) and anthropic.get("signature") is not None
+
+
+def _tool_exchange(
+    part: m.ToolPart, same_model: bool, options: _Options, moved_media: list[llm.FileContent]
+) -> tuple[llm.ToolCallContent, llm.ToolResultContent]:
+    executed = part.provider_executed
+    call = llm.ToolCallContent(
+        call_id=part.call_id,
+        tool_name=part.tool,
+        input=part.state.input,
+        provider_executed=executed,
+        provider_metadata=_call_metadata(part.metadata) if same_model else None,
+    )
+    output = _tool_output(part.state, options, moved_media)
+    # A provider-executed result (server-side web search...) travels with the others, flagged: the wire
+    # puts it where its API wants it (the AI SDK puts it in the assistant content).
+    return call, llm.ToolResultContent(part.call_id, part.tool, output, provider_executed=executed)
+
+
+def _call_metadata(metadata: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Part metadata minus our own `providerExecuted` flag: what the provider attached to the call."""
+    rest = {k: v for k, v in (metadata or {}).items() if k != "providerExecuted"}
+    return rest or None
+
+
+def _tool_output(state: m.ToolState, options: _Options, moved_media: list[llm.FileContent]) -> llm.ToolOutput:
+    if isinstance(state, m.ToolStateCompleted):
+        return _completed_output(state, options, moved_media)
+    if isinstance(state, m.ToolStateError):
+        partial = (state.metadata or {}).get("output")
+        if (state.metadata or {}).get("interrupted") is True and isinstance(partial, str):
+            return llm.ToolOutput("text", partial)  # what an aborted command printed before it stopped
+        return llm.ToolOutput("error", state.error)
+    # Pending or running: the run died before a result. Every call needs a result, or providers refuse.
+    return llm.ToolOutput("error", INTERRUPTED_TOOL_OUTPUT)
+
+
+def _completed_output(
+    state: m.ToolStateCompleted, options: _Options, moved_media: list[llm.FileContent]
+) -> llm.ToolOutput:
+    compacted = bool(state.time.compacted)
+    text = CLEARED_TOOL_OUTPUT if compacted else _truncate(state.output, options.tool_output_max_chars)
+    attachments = [] if compacted or options.strip_media else (state.attachments or [])
+    media: list[llm.FileContent] = []
+    for attachment in attachments:
+        file = llm.FileContent(media_type=attachment.mime, data=attachment.url, filename=attachment.filename)
+        if is_media(attachment.mime) and not _accepts_in_tool_results(options.media_in_tool_results, attachment.mime):
+            moved_media.append(file)
+        elif attachment.url.startswith("data:") and "," in attachment.url:
+            media.append(file)
+    if media:
+        return llm.ToolOutput("content", text, tuple(media))
+    return llm.ToolOutput("text", text)
+
+
+def _truncate(text: str, max_chars: int | None) -> str:
+    if not max_chars or len(text) <= max_chars:
+        return text
+    return text[:max_chars] + TRUNCATION_NOTE.format(omitted=len(text) - max_chars)
+
+
+# Which media each SDK package accepts inside a tool result (reference 6.3). Anything else goes into a
+# user message after the reply, where every multimodal model can see it.
+_MEDIA_BY_NPM: dict[str, llm.MediaInToolResults] = {
+    "@ai-sdk/anthropic": "all",
+    "@ai-sdk/openai": "all",
+    "@ai-sdk/google-vertex/anthropic": "all",
+    "@ai-sdk/amazon-bedrock": "images",
+    "@ai-sdk/xai": "images",
+}
+_MEDIA_RANK: dict[llm.MediaInToolResults, int] = {"none": 0, "images": 1, "all": 2}
+
+
+def media_in_tool_results(model: llm.ModelInfo) -> llm.MediaInToolResults:
+    """What `model` accepts inside tool results: OpenCode's per-package rule, widened by the model's capability."""
+    by_npm = _MEDIA_BY_NPM.get(model.npm, "none")
+    if model.npm == "@ai-sdk/google":
+        api_id = model.api_model_id.lower()
+        by_npm = "all" if "gemini-3" in api_id and "gemini-2" not in api_id else "none"
+    declared = model.capabilities.media_in_tool_results
+    return declared if _MEDIA_RANK[declared] > _MEDIA_RANK[by_npm] else by_npm
+
+
+def _accepts_in_tool_results(level: llm.MediaInToolResults, mime: str) -> bool:
+    return level == "all" or (level == "images" and mime.startswith("image/"))
