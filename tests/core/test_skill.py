@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -130,12 +133,88 @@ async def test_skill_paths_expand_home_and_warn_about_missing_dirs(setup: Setup)
     assert {"event": "skill path not found", "path": str(setup.repo / "nowhere"), "log_level": "warning"} in logs
 
 
+class SkillServer:
+    """A real loopback skill server: `/pack/index.json` and the files it lists; counts every request."""
+
+    def __init__(self, index: Any) -> None:
+        files = {
+            "/pack/index.json": json.dumps(index),
+            "/pack/remote/SKILL.md": "---\nname: remote\ndescription: From the server.\n---\nRemote body.\n",
+            "/pack/remote/ref/notes.md": "notes",
+            "/pack/nofile/README.md": "readme",
+        }
+        self.requests: list[str] = []
+        requests = self.requests
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                requests.append(self.path)
+                body = files.get(self.path)
+                self.send_response(200 if body is not None else 404)
+                payload = (body or "missing").encode()
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/pack"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+INDEX = {
+    "skills": [
+        {"name": "remote", "files": ["SKILL.md", "ref/notes.md"]},
+        {"name": "nofile", "files": ["README.md"]},
+        {"name": "..", "files": ["SKILL.md"]},
+        {"name": "escape", "files": ["SKILL.md", "../../outside.md"]},
+        {"name": "encoded", "files": ["SKILL.md", "%2e%2e/outside.md"]},
+        {"name": "elsewhere", "files": ["SKILL.md", "https://evil.example/x.md"]},
+    ]
+}
+
+
+@pytest.fixture
+def skill_server() -> Iterator[SkillServer]:
+    server = SkillServer(INDEX)
+    yield server
+    server.close()
+
+
 @pytest.mark.anyio
-async def test_skill_urls_are_reported_as_not_supported_yet(setup: Setup) -> None:
-    setup.config({"skills": {"urls": ["https://skills.example/"]}})
-    with capture_logs() as logs:
-        assert await setup.names() == [BUILTIN_SKILL_NAME]
-    assert any("not supported yet" in log["event"] for log in logs)
+async def test_skill_urls_download_listed_skills_into_the_cache_once(setup: Setup, skill_server: SkillServer) -> None:
+    setup.config({"skills": {"urls": [skill_server.url]}})
+    remote = await setup.service().get("remote")
+    cache = setup.home / ".cache" / "strata" / "skills"
+    assert remote is not None
+    assert (remote.location, remote.content) == (str(cache / "remote" / "SKILL.md"), "Remote body.")
+    assert (cache / "remote" / "ref" / "notes.md").read_text() == "notes"
+    assert sorted(p.name for p in cache.iterdir()) == ["remote"]
+    assert sorted(skill_server.requests) == ["/pack/index.json", "/pack/remote/SKILL.md", "/pack/remote/ref/notes.md"]
+    skill_server.requests.clear()
+    assert await setup.names() == [BUILTIN_SKILL_NAME, "remote"]
+    assert skill_server.requests == ["/pack/index.json"]
+
+
+@pytest.mark.anyio
+async def test_a_skill_server_that_is_down_or_serves_garbage_costs_only_its_skills(setup: Setup) -> None:
+    server = SkillServer("not an index")
+    try:
+        setup.config({"skills": {"urls": [server.url, "http://127.0.0.1:1/none"]}})
+        with capture_logs() as logs:
+            assert await setup.names() == [BUILTIN_SKILL_NAME]
+    finally:
+        server.close()
+    events = [log["event"] for log in logs]
+    assert events.count("skill index has no `skills` list, skipped") == 1
+    assert events.count("skill index could not be loaded") == 1
 
 
 # --- parsing --------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ Discovery order (OpenCode's `skill/index.ts`):
    first, each searched for `skills/**/SKILL.md` (1 and 2 are off with `STRATA_DISABLE_EXTERNAL_SKILLS`;
    the `.claude` ones with `STRATA_DISABLE_CLAUDE_CODE[_SKILLS]`);
 3. every config directory, searched for `{skill,skills}/**/SKILL.md`;
-4. config `skills.paths` (`~/` expanded, relative to the working directory), searched for `**/SKILL.md`.
+4. config `skills.paths` (`~/` expanded, relative to the working directory), searched for `**/SKILL.md`;
+5. config `skills.urls`: skills downloaded into the cache by `skill_pull`, searched for `**/SKILL.md`.
 
 The built-in `customize-strata` skill is registered first. When two skills share a name the one discovered
 LATER wins, with a warning: deterministic, unlike OpenCode, where parallel parsing makes the winner racy.
@@ -32,6 +33,7 @@ from strata_core.paths import StrataPaths
 from strata_core.permission import Ruleset, evaluate
 from strata_core.project import Project, ProjectInfo
 from strata_core.prompt_files import read_prompt
+from strata_core.skill_pull import pull_skill_dirs
 
 log = structlog.get_logger("strata.skill")
 
@@ -170,9 +172,13 @@ def _project_external_dirs(project: ProjectInfo, names: Sequence[str]) -> list[P
 
 
 def skill_search_plan(
-    project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str], config: ConfigInfo
+    project: ProjectInfo,
+    paths: StrataPaths,
+    env: Mapping[str, str],
+    config: ConfigInfo,
+    pulled: Sequence[Path] = (),
 ) -> list[tuple[Path, str, bool]]:
-    """Every `(root, pattern, dot files)` to search, in discovery order."""
+    """Every `(root, pattern, dot files)` to search, in discovery order; `pulled` are downloaded skill dirs."""
     names = _external_dir_names(env)
     plan = [(paths.home / name, EXTERNAL_PATTERN, True) for name in names]
     plan += [(root, EXTERNAL_PATTERN, True) for root in _project_external_dirs(project, names)]
@@ -184,16 +190,21 @@ def skill_search_plan(
             log.warning("skill path not found", path=str(root))
             continue
         plan.append((root, ANY_DEPTH_PATTERN, False))
+    plan += [(directory, ANY_DEPTH_PATTERN, False) for directory in pulled]
     return plan
 
 
 def discover_skill_files(
-    project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str], config: ConfigInfo
+    project: ProjectInfo,
+    paths: StrataPaths,
+    env: Mapping[str, str],
+    config: ConfigInfo,
+    pulled: Sequence[Path] = (),
 ) -> list[Path]:
     """Every SKILL.md in discovery order; a file reached twice keeps its first position."""
     found = [
         p
-        for root, pattern, dot in skill_search_plan(project, paths, env, config)
+        for root, pattern, dot in skill_search_plan(project, paths, env, config, pulled)
         for p in _skill_files(root, pattern, dot=dot)
     ]
     return list(dict.fromkeys(found))
@@ -246,13 +257,14 @@ def build_registry(builtin: SkillInfo, discovered: Iterable[SkillInfo]) -> dict[
 
 
 def load_skills(
-    project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str], config: ConfigInfo
+    project: ProjectInfo,
+    paths: StrataPaths,
+    env: Mapping[str, str],
+    config: ConfigInfo,
+    pulled: Sequence[Path] = (),
 ) -> dict[str, SkillInfo]:
-    """Discover, parse and register every skill (blocking)."""
-    if config.skill_urls:
-        # OpenCode downloads `{url}/index.json` and the files it lists; Strata does not fetch skills yet.
-        log.warning("skills.urls is not supported yet; these skills are not loaded", urls=list(config.skill_urls))
-    parsed = (parse_skill(path) for path in discover_skill_files(project, paths, env, config))
+    """Discover, parse and register every skill (blocking); `pulled` are the downloaded skill dirs."""
+    parsed = (parse_skill(path) for path in discover_skill_files(project, paths, env, config, pulled))
     return build_registry(builtin_skill(), (skill for skill in parsed if skill is not None))
 
 
@@ -275,8 +287,16 @@ class SkillService:
         async with self._lock:
             if self._registry is None:
                 project, config = await self.project.info(), await self.config.get()
-                self._registry = await anyio.to_thread.run_sync(load_skills, project, self.paths, self.env, config)
+                pulled = await pull_skill_dirs(config.skill_urls, self.remote_cache) if config.skill_urls else []
+                self._registry = await anyio.to_thread.run_sync(
+                    load_skills, project, self.paths, self.env, config, pulled
+                )
             return self._registry
+
+    @property
+    def remote_cache(self) -> Path:
+        """Where skills from `skills.urls` are downloaded."""
+        return self.paths.cache / "skills"
 
     async def all(self) -> list[SkillInfo]:
         """Every skill in registration order (the built-in first unless a disk skill replaced it)."""
