@@ -96,7 +96,7 @@ class Instruction(Protocol):
 
 def env_flag(env: Mapping[str, str], name: str) -> bool:
     """`STRATA_{name}` or `OPENCODE_{name}` set to `1`/`true` (OpenCode's truthiness, any case)."""
-    return any(env.get(f"{prefix}_{name}", "").lower() in ("1", "true") for prefix in ("STRATA", "OPENCODE"))
+    return any(env.get(f"{prefix}_{name}", "").strip().lower() in ("1", "true") for prefix in ("STRATA", "OPENCODE"))
 
 
 def claude_code_prompt_disabled(env: Mapping[str, str]) -> bool:
