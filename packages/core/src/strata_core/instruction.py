@@ -211,6 +211,20 @@ def nearest_instruction_file(directory: Path, names: Sequence[str]) -> Path | No
     return next((directory / name for name in names if (directory / name).is_file()), None)
 
 
+def nearby_instruction_files(target: Path, root: Path, names: Sequence[str]) -> list[Path]:
+    """The instruction file of each directory from the target's up to (not including) `root`, nearest first."""
+    # Proper containment instead of OpenCode's string prefix test, which also matched `/repo-other` for a
+    # root of `/repo`. The root itself is excluded: its file is already in the system prompt.
+    found: list[Path] = []
+    current = target.parent
+    while current != root and current.is_relative_to(root):
+        nearest = nearest_instruction_file(current, names)
+        if nearest is not None:
+            found.append(_absolute(nearest))
+        current = current.parent
+    return found
+
+
 def loaded_instruction_paths(messages: Sequence[MessageWithParts]) -> set[Path]:
     """Paths the read tool already attached: `metadata.loaded` of completed, non-compacted read parts."""
     loaded: set[Path] = set()
@@ -314,7 +328,8 @@ class InstructionService:
         system = set(await self.system_paths())
         skip = system | loaded_instruction_paths(messages)
         target = _absolute(filepath)
-        found = await anyio.to_thread.run_sync(self._nearby_files, target, info.directory)
+        names = project_file_names(self.env)
+        found = await anyio.to_thread.run_sync(nearby_instruction_files, target, info.directory, names)
         claimed = self._claims.setdefault(message_id, set())
         blocks: list[InstructionBlock] = []
         for path in found:
