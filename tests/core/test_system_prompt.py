@@ -30,6 +30,7 @@ from strata_core.system_prompt import (
     SystemPromptParts,
     SystemPromptService,
     assemble,
+    date_string,
     environment,
     provider_prompt_family,
     skills_block,
@@ -114,6 +115,11 @@ def test_environment_block_is_byte_for_byte_opencodes() -> None:
         "  Today's date: Thu Mar 05 2026\n"
         "</env>"
     )
+
+
+@pytest.mark.parametrize("day", [date(2026, 1, 1), date(2024, 2, 29), date(2026, 12, 31), date(1999, 7, 4)])
+def test_date_string_matches_strftime_in_the_c_locale(day: date) -> None:
+    assert date_string(day) == day.strftime("%a %b %d %Y")
 
 
 def test_environment_block_names_the_api_id_and_says_no_outside_git() -> None:

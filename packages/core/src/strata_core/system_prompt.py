@@ -64,6 +64,18 @@ def provider_prompt_name(model: ModelInfo) -> str:
     return f"provider/{provider_prompt_family(model.api_model_id)}"
 
 
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def date_string(day: date) -> str:
+    """JavaScript's `Date.toDateString()` (`Thu Mar 05 2026`): `%a %b %d %Y`, but always in English.
+
+    Spelled out rather than `strftime`, whose names follow the process locale once anything calls setlocale.
+    """
+    return f"{_WEEKDAYS[day.weekday()]} {_MONTHS[day.month - 1]} {day.day:02d} {day.year}"
+
+
 def environment(model: ModelInfo, project: ProjectInfo, today: date) -> str:
     """The environment block, byte for byte OpenCode's (labels are an interface models were tuned on)."""
     return "\n".join(
@@ -76,7 +88,7 @@ def environment(model: ModelInfo, project: ProjectInfo, today: date) -> str:
             f"  Workspace root folder: {project.worktree}",
             f"  Is directory a git repo: {'yes' if project.vcs == 'git' else 'no'}",
             f"  Platform: {project.platform}",
-            f"  Today's date: {today.strftime('%a %b %d %Y')}",
+            f"  Today's date: {date_string(today)}",
             "</env>",
         ]
     )
