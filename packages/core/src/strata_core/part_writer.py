@@ -18,7 +18,6 @@ from strata_core.bus import Bus
 from strata_core.message import AssistantMessage, Part
 from strata_core.session.store import SessionStore
 
-
 NowMs = Callable[[], int]
 """Milliseconds since the epoch: message and part times. Injectable so tests can pin them."""
 

@@ -207,7 +207,7 @@ class _StepRun:
         self.processor.bus.publish(RetryEvent(session_id, event.attempt, event.delay, error.message))
 
     def _stream_failed(self, error: llm.ModelError) -> None:
-        if isinstance(error, llm.ContextOverflowError) and not self.message.summary:
+        if isinstance(error, llm.ContextOverflowError):
             self.needs_compaction = True
             return
         self._fail(error)
