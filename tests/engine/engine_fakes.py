@@ -91,18 +91,17 @@ async def plain_executor(tool: Any, args: Mapping[str, Any], ctx: ToolContext) -
 
 
 def assistant(session_id: str = "ses_1", message_id: str = "msg_2", **changes: Any) -> AssistantMessage:
-    return AssistantMessage(
-        id=message_id,
-        session_id=session_id,
-        parent_id="msg_1",
-        time=MessageTime(1),
-        model_id="fake-model",
-        provider_id="fake",
-        mode="build",
-        agent="build",
-        path=PathInfo("/tmp", "/"),
+    fields: dict[str, Any] = {
+        "parent_id": "msg_1",
+        "time": MessageTime(1),
+        "model_id": "fake-model",
+        "provider_id": "fake",
+        "mode": "build",
+        "agent": "build",
+        "path": PathInfo("/tmp", "/"),
         **changes,
-    )
+    }
+    return AssistantMessage(id=message_id, session_id=session_id, **fields)
 
 
 def tool_context(session_id: str = "ses_1", directory: Path = Path("/tmp")) -> ToolContext:
@@ -148,3 +147,73 @@ class FakeAgents:
 
     async def default_agent(self) -> Any:
         return self.agents["build"]
+
+
+@define
+class HistoryBuilder:
+    """Writes a session's history straight into a store, for tests that start mid-conversation."""
+
+    store: Any
+    session_id: str = "ses_1"
+    model: tuple[str, str] = ("fake", "fake-model")
+    _ids: list[str] = field(factory=list)
+
+    def _id(self, prefix: str) -> str:
+        from strata_core import ids
+
+        return ids.ascending(prefix)  # type: ignore[arg-type]
+
+    async def user(self, *texts: str, agent: str = "build", parts: Sequence[Any] = ()) -> str:
+        from strata_core.message import ModelRef, TextPart, UserMessage
+
+        info = UserMessage(
+            id=self._id("msg"),
+            session_id=self.session_id,
+            time=MessageTime(1),
+            agent=agent,
+            model=ModelRef(*self.model),
+        )
+        await self.store.put_message(info)
+        for text in texts:
+            await self.store.put_part(
+                TextPart(id=self._id("prt"), session_id=self.session_id, message_id=info.id, text=text)
+            )
+        for part in parts:
+            await self.store.put_part(part(info.id))
+        return info.id
+
+    async def assistant(
+        self,
+        parent: str,
+        text: str = "",
+        *,
+        tools: Sequence[tuple[str, str]] = (),
+        agent: str = "build",
+        **changes: Any,
+    ) -> str:
+        from strata_core.message import (
+            StepFinishPart,
+            StepStartPart,
+            TextPart,
+            ToolCompletedTime,
+            ToolPart,
+            ToolStateCompleted,
+        )
+
+        info = assistant(self.session_id, self._id("msg"), parent_id=parent, agent=agent, mode=agent, **changes)
+        if info.finish is None:
+            info.finish = "tool-calls" if tools else "stop"
+        await self.store.put_message(info)
+        base = {"session_id": self.session_id, "message_id": info.id}
+        await self.store.put_part(StepStartPart(id=self._id("prt"), **base))
+        if text:
+            await self.store.put_part(TextPart(id=self._id("prt"), text=text, **base))
+        for index, (tool, output) in enumerate(tools):
+            state = ToolStateCompleted(
+                input={"n": index}, output=output, title=tool, metadata={}, time=ToolCompletedTime(start=1, end=2)
+            )
+            await self.store.put_part(
+                ToolPart(id=self._id("prt"), call_id=f"call_{info.id}_{index}", tool=tool, state=state, **base)
+            )
+        await self.store.put_part(StepFinishPart(id=self._id("prt"), reason=info.finish, **base))
+        return info.id

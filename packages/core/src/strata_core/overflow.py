@@ -6,6 +6,9 @@ limit and those that do not) are pinned by tests without a session.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from attrs import frozen
 
 from strata_core.llm import ModelLimits
@@ -28,6 +31,26 @@ class CompactionSettings:
     reserved: int | None = None
     tail_turns: int = 2
     preserve_recent_tokens: int | None = None
+
+
+def compaction_settings(config: Mapping[str, Any], env: Mapping[str, str]) -> CompactionSettings:
+    """The `compaction` config block, with OpenCode's env switches (`*_DISABLE_AUTOCOMPACT`, `*_DISABLE_PRUNE`)."""
+
+    def flag(name: str) -> bool:
+        return any(env.get(f"{prefix}_{name}", "").lower() in ("1", "true") for prefix in ("OPENCODE", "STRATA"))
+
+    def optional_int(key: str) -> int | None:
+        value = config.get(key)
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    tail_turns = optional_int("tail_turns")
+    return CompactionSettings(
+        auto=config.get("auto") is not False and not flag("DISABLE_AUTOCOMPACT"),
+        prune=bool(config.get("prune")) and not flag("DISABLE_PRUNE"),
+        reserved=optional_int("reserved"),
+        tail_turns=2 if tail_turns is None else tail_turns,
+        preserve_recent_tokens=optional_int("preserve_recent_tokens"),
+    )
 
 
 def max_output_tokens(limits: ModelLimits, cap: int = OUTPUT_TOKEN_MAX) -> int:
