@@ -86,6 +86,7 @@ def test_plan_denies_edits_except_plan_files(paths: StrataPaths, tmp_path: Path)
     plan = agents_for(paths, worktree=worktree)["plan"]
     assert action(plan, "edit", "src/app.py") == "deny"
     assert action(plan, "edit", ".opencode/plans/1700-idea.md") == "allow"
+    assert action(plan, "edit", ".strata/plans/1700-idea.md") == "allow"
     global_plan = os.path.relpath(paths.plans / "1700-idea.md", worktree)
     assert action(plan, "edit", global_plan) == "allow"
     assert action(plan, "external_directory", f"{paths.plans}/*") == "allow"

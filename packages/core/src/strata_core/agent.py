@@ -102,7 +102,8 @@ def _inside(directory: Path) -> str:
 
 
 def _plan_rules(paths: StrataPaths, worktree: Path | None) -> dict[str, Any]:
-    edit: dict[str, str] = {"*": "deny", ".opencode/plans/*.md": "allow"}
+    # Strata's plan mode writes plans under .strata/plans; .opencode/plans stays allowed for OpenCode users.
+    edit: dict[str, str] = {"*": "deny", ".opencode/plans/*.md": "allow", ".strata/plans/*.md": "allow"}
     if worktree is not None:
         # Edit patterns are relative to the worktree, so the global plans dir is allowed in that form too.
         edit[os.path.relpath(paths.plans / "*.md", worktree)] = "allow"
