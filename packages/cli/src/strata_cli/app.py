@@ -13,9 +13,13 @@ from pathlib import Path
 
 from dependency_injector import containers, providers
 
+from strata_core.agent import AgentService
 from strata_core.config import ConfigService
+from strata_core.instruction import InstructionService
 from strata_core.paths import StrataPaths
 from strata_core.project import ProjectService
+from strata_core.skill import SkillService
+from strata_core.system_prompt import SystemPromptService
 
 
 def _paths(env: Mapping[str, str]) -> StrataPaths:
@@ -31,6 +35,12 @@ class AppContainer(containers.DeclarativeContainer):
     paths = providers.Singleton(_paths, env)
     project = providers.Singleton(ProjectService, directory)
     config = providers.Singleton(ConfigService, paths=paths, project=project, env=env)
+    skills = providers.Singleton(SkillService, config=config, project=project, paths=paths, env=env)
+    instructions = providers.Singleton(InstructionService, config=config, project=project, paths=paths, env=env)
+    agents = providers.Singleton(
+        AgentService, config=config, paths=paths, skill_dirs=skills.provided.dirs, project=project
+    )
+    system_prompt = providers.Singleton(SystemPromptService, project=project, instructions=instructions, skills=skills)
 
 
 def build_container(directory: Path, env: Mapping[str, str] | None = None) -> AppContainer:

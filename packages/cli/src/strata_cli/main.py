@@ -19,6 +19,7 @@ from strata_cli import options
 
 # name -> (module, attribute). The order is the order `strata --help` lists them in.
 _COMMANDS: dict[str, tuple[str, str]] = {
+    "agent": ("strata_cli.commands.agent", "agent"),
     "debug": ("strata_cli.commands.debug", "debug"),
 }
 

@@ -27,3 +27,9 @@ def echo_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     for row in cells:
         click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+
+
+def one_line(text: str, limit: int = 80) -> str:
+    """The first line of a description, cut to `limit` characters, for one table row."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"

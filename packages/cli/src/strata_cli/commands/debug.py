@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from strata_cli import options
-from strata_cli.output import echo_fields, echo_json
+from strata_cli.output import echo_fields, echo_json, echo_table
 
 
 @click.group()
@@ -79,3 +79,41 @@ def config(directory: Path | None) -> None:
             "config": redact(info.data),
         }
     )
+
+
+@debug.command("agent")
+@click.argument("name")
+@options.directory
+def agent_info(name: str, directory: Path | None) -> None:
+    """One agent as Strata resolved it, permission rules included, as JSON."""
+    import anyio
+
+    from strata_cli.agent_view import agent_json, agent_not_found
+    from strata_cli.app import build_container
+
+    container = build_container(options.resolve_directory(directory))
+
+    async def load() -> dict[str, Any]:
+        found = await container.agents().get(name)
+        if found is None:
+            raise agent_not_found(name, await container.agents().list())
+        return agent_json(found)
+
+    echo_json(anyio.run(load))
+
+
+@debug.command("skill")
+@options.directory
+@options.json_output
+def skill_list(directory: Path | None, as_json: bool) -> None:
+    """Every skill found, with the SKILL.md it was loaded from."""
+    import anyio
+
+    from strata_cli.app import build_container
+
+    container = build_container(options.resolve_directory(directory))
+    skills = anyio.run(container.skills().all)
+    if as_json:
+        echo_json([{"name": s.name, "description": s.description, "location": s.location} for s in skills])
+    else:
+        echo_table(["NAME", "LOCATION"], [(s.name, s.location) for s in skills])

@@ -1,0 +1,57 @@
+"""End-to-end harness: the installed `strata` console script as a subprocess, in a temp project and home.
+
+Every run gets an explicit environment (PATH, a temp HOME and XDG dirs, nothing else), so the developer's
+own config, keys and sessions never leak in, and each test's sessions land in its own database.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import attrs
+
+STRATA = Path(sys.executable).with_name("strata")
+RUN_TIMEOUT = 60
+
+
+@attrs.frozen
+class Cli:
+    """Runs `strata` in one project with one isolated environment."""
+
+    project: Path
+    env: Mapping[str, str]
+
+    def __call__(
+        self, *args: str, stdin: str | None = None, cwd: Path | None = None, extra_env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(STRATA), *args],
+            cwd=cwd or self.project,
+            env={**self.env, **(extra_env or {})},
+            input=stdin if stdin is not None else "",
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+
+
+def isolated_env(root: Path) -> dict[str, str]:
+    home = root / "home"
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_STATE_HOME": str(home / ".local/state"),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+    }
+    home.mkdir(parents=True, exist_ok=True)
+    return env

@@ -1,0 +1,52 @@
+"""The command itself: version, help, paths, and bad input that never ends in a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_harness import Cli
+
+
+def test_version_prints_the_package_version(cli: Cli) -> None:
+    done = cli("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == "strata 0.1.0"
+
+
+def test_help_lists_the_commands(cli: Cli) -> None:
+    done = cli("--help")
+    assert done.returncode == 0
+    for command in ("agent", "debug"):
+        assert f"  {command} " in done.stdout
+
+
+def test_debug_paths_follow_the_xdg_variables(cli: Cli) -> None:
+    done = cli("debug", "paths", "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    home = Path(cli.env["HOME"])
+    assert found["config"] == str(home / ".config/strata")
+    assert found["database"] == str(home / ".local/share/strata/strata.db")
+    assert found["tool_output"] == str(home / ".local/share/strata/tool-output")
+    assert found["state"] == str(home / ".local/state/strata")
+
+
+def test_an_unknown_command_is_a_usage_error(cli: Cli) -> None:
+    done = cli("frobnicate")
+    assert done.returncode == 2
+    assert "No such command 'frobnicate'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_missing_directory_is_named(cli: Cli, tmp_path: Path) -> None:
+    done = cli("debug", "config", "--dir", str(tmp_path / "nope"))
+    assert done.returncode == 2
+    assert "nope" in done.stderr and "does not exist" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_no_arguments_without_a_terminal_explains_how_to_run_one_message(cli: Cli) -> None:
+    done = cli()
+    assert done.returncode == 2
+    assert "strata run MESSAGE" in done.stderr
