@@ -1,0 +1,238 @@
+"""`SessionService`: sessions of one project — create, list, fork, delete, rename, export and import.
+
+It owns the rules around session records (default titles, fork titles, recursive delete, what an import
+may overwrite); the store only keeps records. Every multi-record change is one store batch, so a fork or
+an import is either all there or not there at all.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+import structlog
+from attrs import define, evolve, frozen
+
+from strata_core import ids
+from strata_core import message as m
+from strata_core.session.export import export_data, parse_export_text, read_export
+from strata_core.session.info import SessionInfo, SessionTime
+from strata_core.session.store import SessionNotFoundError, SessionStore
+
+Clock = Callable[[], int]
+"""Milliseconds since the epoch: what every `time` field holds."""
+
+log = structlog.get_logger(__name__)
+
+
+def system_clock() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _package_version() -> str:
+    try:
+        return metadata.version("strata-core")
+    except metadata.PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
+VERSION = f"strata/{_package_version()}"
+"""Written into each new session's `version`. OpenCode writes its bare version; the prefix tells a Strata
+session from an OpenCode one in an export (both projects have had a 0.1.0)."""
+
+
+class MessageNotFoundError(LookupError):
+    def __init__(self, session_id: str, message_id: str) -> None:
+        super().__init__(f"Message not found: {message_id} (in session {session_id})")
+
+
+class SessionExistsError(ValueError):
+    """An import would overwrite a session that is already in the store."""
+
+
+@frozen
+class ImportResult:
+    info: SessionInfo
+    messages: int
+    parts: int
+    warnings: tuple[str, ...]
+    """What was guessed or skipped while reading the export; also logged as `session.import.warning`."""
+
+
+@define
+class SessionService:
+    """Sessions of the project `project_id`, created in `directory`. The constructor does no I/O."""
+
+    store: SessionStore
+    project_id: str
+    directory: str
+    clock: Clock = system_clock
+
+    async def create(
+        self, *, parent_id: str | None = None, title: str | None = None, permission: list[dict[str, str]] | None = None
+    ) -> SessionInfo:
+        now = self.clock()
+        info = SessionInfo(
+            id=ids.ascending("ses"),
+            project_id=self.project_id,
+            directory=self.directory,
+            title=title or default_title(now, child=parent_id is not None),
+            version=VERSION,
+            time=SessionTime(created=now, updated=now),
+            parent_id=parent_id,
+            permission=permission,
+        )
+        await self.store.put_session(info)
+        return info
+
+    async def get(self, session_id: str) -> SessionInfo:
+        info = await self.store.get_session(session_id)
+        if info is None:
+            raise SessionNotFoundError(session_id)
+        return info
+
+    async def list_sessions(self) -> list[SessionInfo]:
+        """This project's sessions, most recently updated first."""
+        return await self.store.list_sessions(self.project_id)
+
+    async def children(self, session_id: str) -> list[SessionInfo]:
+        return await self.store.children(session_id)
+
+    async def messages(self, session_id: str) -> list[m.MessageWithParts]:
+        await self.get(session_id)
+        return await self.store.messages(session_id)
+
+    async def set_title(self, session_id: str, title: str) -> SessionInfo:
+        return await self._update(session_id, title=title)
+
+    async def set_permission(self, session_id: str, permission: list[dict[str, str]] | None) -> SessionInfo:
+        """Replace the session's own rules (the deprecated `tools` map of a prompt does this)."""
+        return await self._update(session_id, permission=permission)
+
+    async def touch(self, session_id: str) -> SessionInfo:
+        return await self._update(session_id)
+
+    async def _update(self, session_id: str, **changes: Any) -> SessionInfo:
+        info = await self.get(session_id)
+        updated = evolve(info, time=evolve(info.time, updated=self.clock()), **changes)
+        await self.store.put_session(updated)
+        return updated
+
+    async def fork(self, session_id: str, message_id: str | None = None, *, inclusive: bool = True) -> SessionInfo:
+        """A new session holding a copy of the history, up to and including `message_id` (all of it if None).
+
+        `inclusive=False` copies only what came before `message_id`, which is OpenCode's `fork`: the TUI
+        uses it to edit that message again. Copies get new ids; parent links follow them.
+        """
+        original = await self.get(session_id)
+        history = await self.store.messages(session_id)
+        if message_id is not None:
+            if all(message.info.id != message_id for message in history):
+                raise MessageNotFoundError(session_id, message_id)
+            history = [h for h in history if h.info.id < message_id or (inclusive and h.info.id == message_id)]
+        now = self.clock()
+        fork = SessionInfo(
+            id=ids.ascending("ses"),
+            project_id=self.project_id,
+            directory=self.directory,
+            title=forked_title(original.title),
+            version=VERSION,
+            time=SessionTime(created=now, updated=now),
+        )
+        await self._write(fork, copy_history(history, fork.id))
+        return fork
+
+    async def delete(self, session_id: str) -> None:
+        """Delete a session with its messages, and its child sessions (subagent runs) recursively."""
+        await self.get(session_id)
+        await self._delete_tree(session_id)
+
+    async def _delete_tree(self, session_id: str) -> None:
+        for child in await self.store.children(session_id):
+            await self._delete_tree(child.id)
+        await self.store.delete_session(session_id)
+
+    async def export(self, session_id: str) -> dict[str, Any]:
+        """The session as `opencode export` writes it: `{info, messages: [{info, parts}]}`."""
+        info = await self.get(session_id)
+        return export_data(info, await self.store.messages(session_id))
+
+    async def import_session(self, data: Mapping[str, Any] | str, *, new_ids: bool = False) -> ImportResult:
+        """Store a session from an export (a parsed document, or the text of a file), in this project.
+
+        The session keeps its ids, so importing the export of a session that was deleted restores it as
+        it was. If the id is taken, this raises `SessionExistsError` rather than overwrite or merge; with
+        `new_ids=True` it imports a copy under fresh ids instead.
+        """
+        document = parse_export_text(data) if isinstance(data, str) else data
+        read = read_export(document, project_id=self.project_id, directory=self.directory, now=self.clock())
+        info, history, warnings = read.info, list(read.messages), list(read.warnings)
+        if await self.store.get_session(info.id) is not None:
+            if not new_ids:
+                raise SessionExistsError(
+                    f"Session {info.id} is already stored here. Delete it first to restore it from this export, "
+                    f"or import a copy under new ids."
+                )
+            info = evolve(info, id=ids.ascending("ses"))
+            history = copy_history(history, info.id)
+        if info.parent_id is not None and await self.store.get_session(info.parent_id) is None:
+            warnings.append(f"the parent session {info.parent_id} is not here; imported as a top-level session")
+            info = evolve(info, parent_id=None)
+        await self._write(info, history)
+        for warning in warnings:
+            log.warning("session.import.warning", session_id=info.id, warning=warning)
+        parts = sum(len(message.parts) for message in history)
+        return ImportResult(info, len(history), parts, tuple(warnings))
+
+    async def _write(self, info: SessionInfo, history: Sequence[m.MessageWithParts]) -> None:
+        async with self.store.batch():
+            await self.store.put_session(info)
+            for message in history:
+                await self.store.put_message(message.info)
+                for part in message.parts:
+                    await self.store.put_part(part)
+
+
+def default_title(now_ms: int, *, child: bool = False) -> str:
+    """`New session - 2026-05-28T10:00:00.000Z` (or `Child session - …`): a title the title agent may replace."""
+    stamp = datetime.fromtimestamp(now_ms // 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"{'Child' if child else 'New'} session - {stamp}.{now_ms % 1000:03d}Z"
+
+
+_FORK_TITLE = re.compile(r"^(.+) \(fork #(\d+)\)$")
+
+
+def forked_title(title: str) -> str:
+    """`Title` -> `Title (fork #1)`, `Title (fork #1)` -> `Title (fork #2)`."""
+    match = _FORK_TITLE.match(title)
+    if match:
+        return f"{match.group(1)} (fork #{int(match.group(2)) + 1})"
+    return f"{title} (fork #1)"
+
+
+def copy_history(history: Sequence[m.MessageWithParts], session_id: str) -> list[m.MessageWithParts]:
+    """The messages and parts under new ids in `session_id`, in the same order, links remapped.
+
+    New ids are made in history order, so the copies sort as the originals did. An assistant's parent and a
+    compaction's tail start point at the copies; a link to a message outside the copied range is kept as is.
+    """
+    new_ids = {message.info.id: ids.ascending("msg") for message in history}
+    copies: list[m.MessageWithParts] = []
+    for message in history:
+        info = evolve(message.info, id=new_ids[message.info.id], session_id=session_id)
+        if isinstance(info, m.AssistantMessage):
+            info = evolve(info, parent_id=new_ids.get(info.parent_id, info.parent_id))
+        parts = [_copy_part(part, info.id, session_id, new_ids) for part in message.parts]
+        copies.append(m.MessageWithParts(info, parts))
+    return copies
+
+
+def _copy_part(part: m.Part, message_id: str, session_id: str, new_ids: Mapping[str, str]) -> m.Part:
+    copy = evolve(part, id=ids.ascending("prt"), message_id=message_id, session_id=session_id)
+    if isinstance(copy, m.CompactionPart) and copy.tail_start_id is not None:
+        copy = evolve(copy, tail_start_id=new_ids.get(copy.tail_start_id, copy.tail_start_id))
+    return copy
