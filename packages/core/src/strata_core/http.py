@@ -7,7 +7,9 @@ embedder) can swap the transport in one place.
 from __future__ import annotations
 
 import ipaddress
+import ssl
 from collections.abc import Mapping
+from functools import cache
 
 import httpx
 
@@ -17,6 +19,16 @@ DEFAULT_READ_TIMEOUT = 300.0
 """Between two chunks of a stream: a model can think quietly for a while, but not forever."""
 
 _loopback_only = False
+
+
+@cache
+def tls_context() -> ssl.SSLContext:
+    """One verifying TLS context per process, shared by every client.
+
+    httpx builds a fresh context (and reloads the CA bundle, ~20 ms) for each client it creates; instruction
+    URLs, skill pulls and webfetch each make a client per request, so sharing one keeps that cost paid once.
+    """
+    return httpx.create_ssl_context()
 
 
 class NonLoopbackRequestError(httpx.TransportError):
@@ -36,7 +48,7 @@ class LoopbackOnlyTransport(httpx.AsyncBaseTransport):
     """Passes loopback requests to a real transport and refuses everything else (the test suite's guard)."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self._inner = inner or httpx.AsyncHTTPTransport()
+        self._inner = inner or httpx.AsyncHTTPTransport(verify=tls_context())
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if not is_loopback_host(request.url.host):
@@ -68,4 +80,5 @@ def make_client(
         headers={"User-Agent": USER_AGENT, **(headers or {})},
         follow_redirects=follow_redirects,
         transport=transport,
+        verify=tls_context(),
     )
