@@ -324,23 +324,21 @@ def _tool_exchange(
     part: m.ToolPart, same_model: bool, options: _Options, moved_media: list[llm.FileContent]
 ) -> tuple[llm.ToolCallContent, llm.ToolResultContent]:
     executed = part.provider_executed
-    call = llm.ToolCallContent(
-        call_id=part.call_id,
-        tool_name=part.tool,
-        input=part.state.input,
-        provider_executed=executed,
-        provider_metadata=_call_metadata(part.metadata) if same_model else None,
-    )
+    metadata = _call_metadata(part.metadata) if same_model else None
+    call = llm.ToolCallContent(part.call_id, part.tool, part.state.input, executed, metadata)
     output = _tool_output(part.state, options, moved_media)
     # A provider-executed result (server-side web search...) travels with the others, flagged: the wire
     # puts it where its API wants it (the AI SDK puts it in the assistant content).
-    return call, llm.ToolResultContent(part.call_id, part.tool, output, provider_executed=executed)
+    return call, llm.ToolResultContent(part.call_id, part.tool, output, executed)
 
 
 def _call_metadata(metadata: dict[str, Any] | None) -> dict[str, Any] | None:
     """Part metadata minus our own `providerExecuted` flag: what the provider attached to the call."""
-    rest = {k: v for k, v in (metadata or {}).items() if k != "providerExecuted"}
-    return rest or None
+    if not metadata:
+        return None
+    if "providerExecuted" not in metadata:
+        return metadata
+    return {k: v for k, v in metadata.items() if k != "providerExecuted"} or None
 
 
 def _tool_output(state: m.ToolState, options: _Options, moved_media: list[llm.FileContent]) -> llm.ToolOutput:
@@ -360,9 +358,10 @@ def _completed_output(
 ) -> llm.ToolOutput:
     compacted = bool(state.time.compacted)
     text = CLEARED_TOOL_OUTPUT if compacted else _truncate(state.output, options.tool_output_max_chars)
-    attachments = [] if compacted or options.strip_media else (state.attachments or [])
+    if compacted or options.strip_media or not state.attachments:
+        return llm.ToolOutput("text", text)
     media: list[llm.FileContent] = []
-    for attachment in attachments:
+    for attachment in state.attachments:
         file = llm.FileContent(media_type=attachment.mime, data=attachment.url, filename=attachment.filename)
         if is_media(attachment.mime) and not _accepts_in_tool_results(options.media_in_tool_results, attachment.mime):
             moved_media.append(file)
