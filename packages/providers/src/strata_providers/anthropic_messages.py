@@ -1,0 +1,200 @@
+"""The Anthropic Messages wire: `POST {baseURL}/messages`, as OpenCode sends it through `@ai-sdk/anthropic`.
+
+System prompt as blocks, tool results in the user turn right after the tool use, signed thinking replayed,
+and prompt-cache breakpoints where OpenCode puts them (first two system blocks, last two messages).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import httpx
+from attrs import field, frozen
+
+from strata_core.llm import (
+    AssistantMessage,
+    FileContent,
+    ModelInfo,
+    ModelMessage,
+    ModelRequest,
+    ReasoningContent,
+    StreamEvent,
+    SystemMessage,
+    TextContent,
+    ToolMessage,
+    ToolResultContent,
+    UserMessage,
+)
+from strata_providers.anthropic_messages_stream import MessagesStreamDecoder
+from strata_providers.caching import CACHED_SYSTEM_BLOCKS, CACHED_TAIL_MESSAGES, EPHEMERAL
+from strata_providers.params import max_output_tokens
+from strata_providers.retry import RetryPolicy
+from strata_providers.sse import Endpoint, WireRequest, open_stream, request_headers
+
+MESSAGES_PATH = "messages"
+ANTHROPIC_VERSION = "2023-06-01"
+_RESERVED = frozenset({"model", "system", "messages", "tools", "tool_choice", "stream"})
+_TOOL_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+_DATA_URL = re.compile(r"^data:([^;,]+)?(;base64)?,(.*)$", re.DOTALL)
+
+Block = dict[str, Any]
+
+
+@frozen
+class AnthropicMessagesModel:
+    """A `LanguageModel` speaking Anthropic Messages to `endpoint`."""
+
+    info: ModelInfo
+    endpoint: Endpoint
+    client: Callable[[], httpx.AsyncClient] = field(repr=False)
+    retry: RetryPolicy = field(factory=RetryPolicy)
+
+    def stream(self, request: ModelRequest) -> AbstractAsyncContextManager[AsyncIterator[StreamEvent]]:
+        return open_stream(self.client(), self.wire_request(request), MessagesStreamDecoder, self.retry)
+
+    def wire_request(self, request: ModelRequest) -> WireRequest:
+        own = {"anthropic-version": ANTHROPIC_VERSION}
+        if self.endpoint.api_key:
+            own["x-api-key"] = self.endpoint.api_key
+        return WireRequest(
+            url=self.endpoint.url(MESSAGES_PATH),
+            headers=request_headers(own, self.endpoint, self.info, request),
+            body=messages_request_body(self.info, request),
+        )
+
+
+def messages_request_body(info: ModelInfo, request: ModelRequest) -> dict[str, Any]:
+    """The JSON body for one call, field order as OpenCode sends it."""
+    body: dict[str, Any] = {
+        "model": info.api_model_id,
+        "max_tokens": request.max_output_tokens or max_output_tokens(info),
+    }
+    thinking = request.provider_options.get("thinking")
+    # With thinking on, Anthropic rejects sampling settings; with both set, newer models reject top_p.
+    if not (isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")):
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        elif request.top_p is not None:
+            body["top_p"] = request.top_p
+    body.update((key, value) for key, value in request.provider_options.items() if key not in _RESERVED)
+    system, messages = system_and_messages(request)
+    if system:
+        body["system"] = system
+    body["messages"] = messages
+    if request.tools and request.tool_choice != "none":
+        body["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters, "eager_input_streaming": True}
+            for t in request.tools
+        ]
+        body["tool_choice"] = {"type": "any" if request.tool_choice == "required" else "auto"}
+    body["stream"] = True
+    return body
+
+
+def system_and_messages(request: ModelRequest) -> tuple[list[Block], list[dict[str, Any]]]:
+    """System blocks and alternating user/assistant messages, cache breakpoints placed."""
+    system: list[Block] = [{"type": "text", "text": text} for text in request.system if text]
+    turns: list[tuple[str, list[Block]]] = []
+    for message in request.messages:
+        if isinstance(message, SystemMessage) and not turns:
+            system.append({"type": "text", "text": message.content})
+        else:
+            turns.append(_turn(message))
+    for block in system[:CACHED_SYSTEM_BLOCKS]:
+        block["cache_control"] = dict(EPHEMERAL)
+    # Empty turns go first (Anthropic rejects them); the breakpoints then land on the last two that remain.
+    kept = [(role, blocks) for role, blocks in turns if blocks]
+    for _, blocks in kept[-CACHED_TAIL_MESSAGES:]:
+        blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    return system, _merge_roles(kept)
+
+
+def _turn(message: ModelMessage) -> tuple[str, list[Block]]:
+    if isinstance(message, SystemMessage):  # mid-conversation: Anthropic has no such thing, so the user says it
+        return "user", [_text(message.content)] if message.content else []
+    if isinstance(message, UserMessage):
+        return "user", [block for part in message.content if (block := _user_block(part)) is not None]
+    if isinstance(message, AssistantMessage):
+        return "assistant", [block for part in message.content if (block := _assistant_block(part)) is not None]
+    return "user", _tool_results(message)
+
+
+def _user_block(part: TextContent | FileContent) -> Block | None:
+    if isinstance(part, TextContent):
+        return _text(part.text) if part.text else None
+    return file_block(part)
+
+
+def file_block(part: FileContent) -> Block:
+    """An image or document block for a file; other kinds are named in a text block rather than dropped."""
+    if part.media_type.startswith("image/"):
+        return {"type": "image", "source": _source(part)}
+    if part.media_type == "application/pdf":
+        return {"type": "document", "source": _source(part)}
+    if part.media_type == "text/plain" and (match := _DATA_URL.match(part.data)) and not match.group(2):
+        return {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": match.group(3)}}
+    return _text(f"[Attached {part.media_type}: {part.filename or 'file'}]")
+
+
+def _assistant_block(part: Any) -> Block | None:
+    if isinstance(part, TextContent):
+        return _text(part.text) if part.text else None
+    if isinstance(part, ReasoningContent):
+        return _thinking_block(part)
+    if part.type == "tool-call" and not part.provider_executed:
+        return {"type": "tool_use", "id": safe_tool_id(part.call_id), "name": part.tool_name, "input": dict(part.input)}
+    return None
+
+
+def _thinking_block(part: ReasoningContent) -> Block | None:
+    metadata = (part.provider_metadata or {}).get("anthropic") or {}
+    if metadata.get("signature"):
+        return {"type": "thinking", "thinking": part.text, "signature": metadata["signature"]}
+    if metadata.get("redactedData"):
+        return {"type": "redacted_thinking", "data": metadata["redactedData"]}
+    return None  # unsigned reasoning (another model's) cannot be replayed as thinking
+
+
+def _tool_results(message: ToolMessage) -> list[Block]:
+    return [_tool_result(result) for result in message.content if not result.provider_executed]
+
+
+def _tool_result(result: ToolResultContent) -> Block:
+    output = result.output
+    content: str | list[Block] = output.text
+    if output.kind == "content" and output.media:
+        content = ([_text(output.text)] if output.text else []) + [file_block(media) for media in output.media]
+    block: Block = {"type": "tool_result", "tool_use_id": safe_tool_id(result.call_id), "content": content}
+    if output.kind == "error":
+        block["is_error"] = True
+    return block
+
+
+def safe_tool_id(call_id: str) -> str:
+    """Anthropic takes only letters, digits, `_` and `-` in tool ids (ids from other providers may differ)."""
+    return _TOOL_ID_UNSAFE.sub("_", call_id)
+
+
+def _source(part: FileContent) -> dict[str, str]:
+    match = _DATA_URL.match(part.data)
+    if match:
+        return {"type": "base64", "media_type": match.group(1) or part.media_type, "data": match.group(3)}
+    return {"type": "url", "url": part.data}
+
+
+def _text(text: str) -> Block:
+    return {"type": "text", "text": text}
+
+
+def _merge_roles(turns: list[tuple[str, list[Block]]]) -> list[dict[str, Any]]:
+    """Consecutive turns of one role become one message (a tool result and the next user text, say)."""
+    merged: list[dict[str, Any]] = []
+    for role, blocks in turns:
+        if merged and merged[-1]["role"] == role:
+            merged[-1]["content"].extend(blocks)
+        else:
+            merged.append({"role": role, "content": list(blocks)})
+    return merged

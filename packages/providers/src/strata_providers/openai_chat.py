@@ -1,0 +1,182 @@
+"""The OpenAI chat-completions wire: OpenAI, OpenRouter, Ollama, vLLM, LM Studio and every compatible server.
+
+`chat_request_body` shapes the request exactly as OpenCode (through `@ai-sdk/openai-compatible`) does;
+`ChatStreamDecoder` assembles the streamed chunks into Strata's events; `OpenAIChatModel` joins the two
+over HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+import httpx
+from attrs import field, frozen
+
+from strata_core.llm import (
+    AssistantMessage,
+    FileContent,
+    ModelInfo,
+    ModelMessage,
+    ModelRequest,
+    StreamEvent,
+    SystemMessage,
+    TextContent,
+    ToolMessage,
+    ToolOutput,
+    UserMessage,
+)
+from strata_providers.caching import EPHEMERAL, cached_tail, is_anthropic_family
+from strata_providers.openai_chat_stream import ChatStreamDecoder
+from strata_providers.params import max_output_tokens
+from strata_providers.retry import RetryPolicy
+from strata_providers.sse import Endpoint, WireRequest, open_stream, request_headers
+
+CHAT_PATH = "chat/completions"
+_RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream", "stream_options"})
+
+
+@frozen
+class OpenAIChatModel:
+    """A `LanguageModel` speaking chat completions to `endpoint`."""
+
+    info: ModelInfo
+    endpoint: Endpoint
+    client: Callable[[], httpx.AsyncClient] = field(repr=False)
+    """The runtime's shared client, looked up at call time (the runtime opens it after the catalogue)."""
+    retry: RetryPolicy = field(factory=RetryPolicy)
+
+    def stream(self, request: ModelRequest) -> AbstractAsyncContextManager[AsyncIterator[StreamEvent]]:
+        return open_stream(self.client(), self.wire_request(request), ChatStreamDecoder, self.retry)
+
+    def wire_request(self, request: ModelRequest) -> WireRequest:
+        auth = {"authorization": f"Bearer {self.endpoint.api_key}"} if self.endpoint.api_key else {}
+        return WireRequest(
+            url=self.endpoint.url(CHAT_PATH),
+            headers=request_headers(auth, self.endpoint, self.info, request),
+            body=chat_request_body(self.info, request),
+        )
+
+
+def chat_request_body(info: ModelInfo, request: ModelRequest) -> dict[str, Any]:
+    """The JSON body for one call, field order as OpenCode sends it."""
+    body: dict[str, Any] = {
+        "model": info.api_model_id,
+        "max_tokens": request.max_output_tokens or max_output_tokens(info),
+    }
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.top_p is not None:
+        body["top_p"] = request.top_p
+    body.update((key, value) for key, value in request.provider_options.items() if key not in _RESERVED)
+    body["messages"] = chat_messages(request, cache=is_anthropic_family(info))
+    if request.tools and request.tool_choice != "none":
+        body["tools"] = [
+            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in request.tools
+        ]
+        body["tool_choice"] = request.tool_choice or "auto"
+    body["stream"] = True
+    body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def chat_messages(request: ModelRequest, *, cache: bool = False) -> list[dict[str, Any]]:
+    """System strings and conversation as chat messages; with `cache`, OpenCode's cache breakpoints."""
+    system: list[dict[str, Any]] = [{"role": "system", "content": text} for text in request.system]
+    if cache:
+        for entry in system[:2]:
+            entry["cache_control"] = dict(EPHEMERAL)
+    tail = cached_tail(request.messages) if cache else frozenset()
+    converted: list[dict[str, Any]] = []
+    for index, message in enumerate(request.messages):
+        entries = _convert(message)
+        if index in tail and entries:
+            _mark_for_cache(entries[-1])
+        converted.extend(entries)
+    return system + converted
+
+
+def _convert(message: ModelMessage) -> list[dict[str, Any]]:
+    if isinstance(message, SystemMessage):
+        return [{"role": "system", "content": message.content}]
+    if isinstance(message, UserMessage):
+        return [{"role": "user", "content": _user_content(message)}]
+    if isinstance(message, AssistantMessage):
+        return [_assistant_message(message)]
+    return _tool_messages(message)
+
+
+def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
+    parts = message.content
+    if len(parts) == 1 and isinstance(parts[0], TextContent):
+        return parts[0].text
+    return [_user_part(part) for part in parts]
+
+
+def _user_part(part: TextContent | FileContent) -> dict[str, Any]:
+    if isinstance(part, TextContent):
+        return {"type": "text", "text": part.text}
+    if part.media_type.startswith("image/"):
+        return {"type": "image_url", "image_url": {"url": part.data}}
+    if part.media_type == "application/pdf":
+        return {"type": "file", "file": {"filename": part.filename or "file.pdf", "file_data": part.data}}
+    # Chat completions has no slot for other files; say so rather than fail the whole request.
+    return {"type": "text", "text": f"[Attached {part.media_type}: {part.filename or 'file'}]"}
+
+
+def _assistant_message(message: AssistantMessage) -> dict[str, Any]:
+    text = "".join(part.text for part in message.content if part.type == "text")
+    reasoning = "".join(part.text for part in message.content if part.type == "reasoning")
+    entry: dict[str, Any] = {"role": "assistant", "content": text}
+    if reasoning:
+        entry["reasoning_content"] = reasoning  # replayed as @ai-sdk/openai-compatible does (oracle-checked)
+    calls = [
+        {
+            "id": part.call_id,
+            "type": "function",
+            "function": {"name": part.tool_name, "arguments": _compact_json(part.input)},
+        }
+        for part in message.content
+        if part.type == "tool-call" and not part.provider_executed
+    ]
+    if calls:
+        entry["tool_calls"] = calls
+    return entry
+
+
+def _tool_messages(message: ToolMessage) -> list[dict[str, Any]]:
+    return [
+        {"role": "tool", "tool_call_id": result.call_id, "content": tool_output_text(result.output)}
+        for result in message.content
+        if not result.provider_executed
+    ]
+
+
+def tool_output_text(output: ToolOutput) -> str:
+    """A tool result as chat completions can carry it: text only (a tool message takes no images)."""
+    if output.kind != "content" or not output.media:
+        return output.text
+    omitted = ", ".join(media.filename or media.media_type for media in output.media)
+    return f"{output.text}\n\n[Media omitted, this endpoint takes no media in tool results: {omitted}]"
+
+
+def _mark_for_cache(entry: dict[str, Any]) -> None:
+    # Where @ai-sdk/openai-compatible puts a part-level cache marker: the message itself for a plain string,
+    # the last part of a part list, the last tool call of an assistant turn (an assistant's text loses it).
+    content = entry.get("content")
+    if entry["role"] == "assistant":
+        calls = entry.get("tool_calls")
+        if calls:
+            calls[-1]["cache_control"] = dict(EPHEMERAL)
+    elif isinstance(content, list) and content:
+        content[-1]["cache_control"] = dict(EPHEMERAL)
+    else:
+        entry["cache_control"] = dict(EPHEMERAL)
+
+
+def _compact_json(value: Mapping[str, Any]) -> str:
+    # JavaScript's JSON.stringify spacing, so replayed arguments are byte-identical to what OpenCode sends.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

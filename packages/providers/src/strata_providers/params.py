@@ -1,0 +1,178 @@
+"""Request parameters OpenCode derives from the model: sampling defaults, output budget, provider options.
+
+Pure functions (reference section 7), and `ProviderParameters`, the core's `ParameterPolicy` built from
+them. Provider options come back as request-body fields in the wire's own names (`reasoning_effort`,
+`thinking`, ...), which is what the wires merge into the body as given.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import frozen
+
+from strata_core.agent import AgentInfo
+from strata_core.call_parameters import CallParameters
+from strata_core.llm import ModelInfo
+from strata_core.overflow import OUTPUT_TOKEN_MAX
+from strata_core.overflow import max_output_tokens as _capped_output
+
+
+@frozen
+class RequestParameters:
+    temperature: float | None
+    top_p: float | None
+    max_output_tokens: int
+
+
+def request_parameters(
+    model: ModelInfo,
+    agent_temperature: float | None = None,
+    agent_top_p: float | None = None,
+    *,
+    output_token_max: int = OUTPUT_TOKEN_MAX,
+) -> RequestParameters:
+    """Temperature, top-p and output budget for a call, the agent's settings winning over model defaults.
+
+    A model that does not declare temperature support gets none at all, not even the agent's: OpenCode's
+    rule, which keeps config-defined models (temperature off unless declared) from being sent one.
+    """
+    temperature = None
+    if model.capabilities.temperature:
+        temperature = agent_temperature if agent_temperature is not None else default_temperature(model.id)
+    top_p = agent_top_p if agent_top_p is not None else default_top_p(model.id)
+    return RequestParameters(temperature, top_p, max_output_tokens(model, output_token_max))
+
+
+def max_output_tokens(model: ModelInfo, output_token_max: int = OUTPUT_TOKEN_MAX) -> int:
+    """`min(limit.output, 32000)`, or 32000 when the model's output limit is unknown."""
+    return _capped_output(model.limits, output_token_max)
+
+
+@frozen
+class ProviderParameters:
+    """The core's `ParameterPolicy` with OpenCode's rules: what the application plugs into the loop."""
+
+    output_token_max: int = OUTPUT_TOKEN_MAX
+
+    def call_parameters(
+        self, model: ModelInfo, agent: AgentInfo, *, session_id: str | None, small: bool = False
+    ) -> CallParameters:
+        params = request_parameters(model, agent.temperature, agent.top_p, output_token_max=self.output_token_max)
+        options = provider_options(model, session_id=session_id, small=small, agent_options=agent.options)
+        return CallParameters(params.temperature, params.top_p, params.max_output_tokens, options)
+
+
+def default_temperature(model_id: str) -> float | None:
+    """The temperature a model family is tuned for (OpenCode's table), or None to leave it to the provider."""
+    id_ = model_id.lower()
+    if "qwen" in id_:
+        return 0.55
+    if "claude" in id_:
+        return None
+    if any(family in id_ for family in ("gemini", "glm-4.6", "glm-4.7", "minimax-m2")):
+        return 1.0
+    if "kimi-k2" in id_:
+        return 1.0 if any(mark in id_ for mark in ("thinking", "k2.", "k2p", "k2-5")) else 0.6
+    return None
+
+
+def default_top_p(model_id: str) -> float | None:
+    id_ = model_id.lower()
+    if "qwen" in id_:
+        return 1.0
+    if any(family in id_ for family in ("minimax-m2", "gemini", "kimi-k2.5", "k2p5", "k2-5")):
+        return 0.95
+    return None
+
+
+def provider_options(
+    model: ModelInfo,
+    *,
+    session_id: str | None = None,
+    small: bool = False,
+    agent_options: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Extra body fields for a call: per-provider defaults, then the model's and the agent's `options`.
+
+    `options` are written as in OpenCode's config (AI SDK names such as `reasoningEffort`); they are renamed
+    to the wire's fields here, and unknown keys pass through unchanged.
+    """
+    base = _small_options(model) if small else _call_options(model, session_id)
+    return _deep_merge(_deep_merge(base, _wire_fields(model, model.options)), _wire_fields(model, agent_options))
+
+
+def _call_options(model: ModelInfo, session_id: str | None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    api_id = model.api_model_id
+    if model.provider_id == "openai" or model.npm == "@ai-sdk/openai":
+        options["store"] = False
+    if model.provider_id in ("openai", "openrouter") and session_id:
+        options["prompt_cache_key"] = session_id
+    if model.provider_id == "openrouter" or model.npm == "@openrouter/ai-sdk-provider":
+        options["usage"] = {"include": True}
+    if "gpt-5" in api_id and "gpt-5-chat" not in api_id:
+        if "codex" not in api_id and "gpt-5-pro" not in api_id:
+            options["reasoning_effort"] = "medium"
+        if "gpt-5." in api_id and "codex" not in api_id and "-chat" not in api_id:
+            options["verbosity"] = "low"
+    return options
+
+
+def _small_options(model: ModelInfo) -> dict[str, Any]:
+    """Cheap settings for small calls (titles): as little reasoning as each provider allows."""
+    api_id = model.api_model_id
+    if model.provider_id == "openai" or model.npm == "@ai-sdk/openai":
+        if "gpt-5" in api_id:
+            return {"store": False, "reasoning_effort": "low" if "5." in api_id else "minimal"}
+        return {"store": False}
+    if model.provider_id == "google":
+        return {"reasoning_effort": "low"} if "gemini-3" in api_id else {"reasoning_effort": "none"}
+    if model.provider_id == "openrouter" and "google" in api_id:
+        return {"reasoning": {"enabled": False}}
+    if model.npm == "@ai-sdk/anthropic" and model.capabilities.reasoning and not _LEGACY_CLAUDE.search(api_id):
+        # What OpenCode 1.18 sends for a title call (its first thinking variant): adaptive, low effort.
+        return {"thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": "low"}}
+    return {}
+
+
+# Claude models before adaptive thinking, which reject it: 3.x and every 4.0-4.5 release.
+_LEGACY_CLAUDE = re.compile(r"claude-(3|[a-z]+-4(-[0-5](\b|-)|-20\d{6}|$|@))|claude-[0-9.-]+-(sonnet|opus|haiku)")
+
+_CHAT_NAMES = {
+    "reasoningEffort": "reasoning_effort",
+    "textVerbosity": "verbosity",
+    "promptCacheKey": "prompt_cache_key",
+    "parallelToolCalls": "parallel_tool_calls",
+    "maxCompletionTokens": "max_completion_tokens",
+    "serviceTier": "service_tier",
+}
+
+
+def _wire_fields(model: ModelInfo, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not options:
+        return {}
+    if model.npm != "@ai-sdk/anthropic":
+        return {_CHAT_NAMES.get(key, key): value for key, value in options.items()}
+    fields: dict[str, Any] = {}
+    for key, value in options.items():
+        if key == "thinking" and isinstance(value, Mapping):
+            fields["thinking"] = {("budget_tokens" if k == "budgetTokens" else k): v for k, v in value.items()}
+        elif key == "effort":
+            fields["output_config"] = {"effort": value}
+        elif key != "sendReasoning":
+            fields[key] = value
+    return fields
+
+
+def _deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        current = merged.get(key)
+        if isinstance(current, Mapping) and isinstance(value, Mapping):
+            merged[key] = _deep_merge(current, value)
+        else:
+            merged[key] = value
+    return merged

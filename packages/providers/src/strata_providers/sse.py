@@ -1,0 +1,169 @@
+"""What both wires share: one streaming POST, its server-sent events, and how failures are reported.
+
+A wire supplies the request (`WireRequest`) and a `StreamDecoder` that turns SSE events into Strata's stream
+events. This module does the HTTP: it checks the status, reads the events with httpx-sse, maps every
+httpx failure to a `ModelError`, retries through `retry.stream_with_retries`, and closes the response
+however the caller leaves.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, Protocol
+
+import anyio
+import httpx
+from attrs import field, frozen
+from httpx_sse import EventSource, ServerSentEvent, SSEError
+
+from strata_core.http import NonLoopbackRequestError
+from strata_core.llm import BadResponseError, ModelError, ModelInfo, ModelRequest, StreamEvent, TransportError
+from strata_providers.errors import bad_chunk, error_for_status, error_from_payload
+from strata_providers.retry import RetryPolicy, stream_with_retries
+
+_CLOSE_GRACE = 5.0
+"""Seconds a cancelled caller still grants us to close the response cleanly."""
+
+
+@frozen
+class Endpoint:
+    """Where a provider lives and how to authenticate to it."""
+
+    base_url: str
+    api_key: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] = field(factory=dict, repr=False)
+    """Extra headers from the provider's config (`options.headers`)."""
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url.rstrip('/')}/{path.lstrip('/')}"
+
+
+@frozen
+class WireRequest:
+    """One HTTP request, ready to send."""
+
+    url: str
+    headers: Mapping[str, str]
+    body: Mapping[str, Any]
+
+
+class StreamDecoder(Protocol):
+    """Turns one call's SSE events into stream events. A fresh decoder serves each attempt."""
+
+    @property
+    def finished(self) -> bool:
+        """The provider said the stream is complete; nothing after this is read."""
+        ...
+
+    def feed(self, event: ServerSentEvent) -> list[StreamEvent]:
+        """Events for one SSE event; raises `ModelError` for an error event or a malformed chunk."""
+        ...
+
+    def end_of_stream(self) -> list[StreamEvent]:
+        """Called when the connection ends before `finished`: closing events, or a `TransportError`."""
+        ...
+
+
+def request_headers(
+    own: Mapping[str, str], endpoint: Endpoint, info: ModelInfo, request: ModelRequest
+) -> dict[str, str]:
+    """A wire's own headers, then provider, model, session and per-request ones (later ones win)."""
+    headers = {"content-type": "application/json", "accept": "text/event-stream", **own}
+    headers.update(endpoint.headers)
+    headers.update(info.headers)
+    if request.session_id:
+        # OpenCode sends both to non-OpenCode providers, so gateways can pin a session to one backend.
+        headers["x-session-affinity"] = request.session_id
+        headers["x-session-id"] = request.session_id
+    headers.update(request.headers)
+    return headers
+
+
+@asynccontextmanager
+async def open_stream(
+    client: httpx.AsyncClient,
+    request: WireRequest,
+    new_decoder: Callable[[], StreamDecoder],
+    policy: RetryPolicy,
+) -> AsyncIterator[AsyncIterator[StreamEvent]]:
+    """The events of one model call, retried per `policy`; leaving the block closes the response."""
+    events = stream_with_retries(lambda: stream_attempt(client, request, new_decoder()), policy)
+    try:
+        yield events
+    finally:
+        # Shielded: a cancelled caller must still release the connection, or the server keeps generating.
+        with anyio.move_on_after(_CLOSE_GRACE, shield=True):
+            await events.aclose()
+
+
+async def stream_attempt(
+    client: httpx.AsyncClient, request: WireRequest, decoder: StreamDecoder
+) -> AsyncGenerator[StreamEvent, None]:
+    """One attempt: POST, then decoded events; every expected failure is raised as a `ModelError`."""
+    content = json.dumps(request.body, ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        async with client.stream("POST", request.url, headers=request.headers, content=content) as response:
+            await _check_response(response)
+            async for sse in EventSource(response).aiter_sse():
+                for event in _decode(decoder, sse):
+                    yield event
+                if decoder.finished:
+                    return
+            for event in decoder.end_of_stream():
+                yield event
+    except NonLoopbackRequestError:
+        raise  # the test suite's network guard: a bug in the test, not a provider failure
+    except httpx.TimeoutException as exc:
+        raise TransportError(f"{_timeout_kind(exc)} talking to {request.url}: {_describe(exc)}") from exc
+    except httpx.HTTPError as exc:
+        raise TransportError(f"connection to {request.url} failed: {_describe(exc)}") from exc
+    except SSEError as exc:
+        raise BadResponseError(f"not a valid event stream: {exc}") from exc
+
+
+async def _check_response(response: httpx.Response) -> None:
+    if not response.is_success:
+        body = (await response.aread()).decode("utf-8", errors="replace")
+        raise error_for_status(response.status_code, response.headers, body)
+    content_type = response.headers.get("content-type", "")
+    if "text/event-stream" not in content_type:
+        body = (await response.aread()).decode("utf-8", errors="replace")
+        payload = _maybe_json(body)
+        if isinstance(payload, dict) and "error" in payload:
+            raise error_from_payload(payload["error"])
+        raise BadResponseError(
+            f"expected an event stream (text/event-stream), got {content_type or 'no content type'}: {body[:200]}",
+            status=response.status_code,
+            body=body,
+        )
+
+
+def _decode(decoder: StreamDecoder, sse: ServerSentEvent) -> list[StreamEvent]:
+    try:
+        return decoder.feed(sse)
+    except ModelError:
+        raise
+    except Exception as exc:
+        # A chunk whose shape the decoder did not expect: report it as a bad response, never crash the caller.
+        raise bad_chunk(f"{type(exc).__name__}: {exc}", sse.data) from exc
+
+
+def _timeout_kind(exc: httpx.TimeoutException) -> str:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return "timed out connecting"
+    if isinstance(exc, httpx.ReadTimeout):
+        return "no data for too long (idle read timeout)"
+    return "timed out"
+
+
+def _describe(exc: Exception) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _maybe_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
