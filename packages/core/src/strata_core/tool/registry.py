@@ -1,0 +1,87 @@
+"""Which tools a model is offered, in which order, with which descriptions (reference §14.1).
+
+A tool is dropped when the model family uses another (OpenCode gives `gpt-` models `apply_patch` instead
+of `edit`/`write`), when the agent's rules switch it off entirely (`permission.disabled`), or when the
+user's message turns it off. The rest go out sorted by name, as OpenCode sends them; `invalid` never goes
+out (it only catches bad calls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from attrs import define, frozen
+
+from strata_core.llm import ModelInfo, ToolDefinition
+from strata_core.permission import disabled
+from strata_core.tool.base import Tool, ToolTarget
+from strata_core.tool.invalid import NAME as INVALID
+
+PATCH_TOOL = "apply_patch"
+FILE_WRITING_TOOLS = ("edit", "write")
+
+
+@frozen
+class ResolvedTool:
+    definition: ToolDefinition
+    tool: Tool
+
+
+def prefers_patch(model: ModelInfo) -> bool:
+    """OpenCode's test for models trained on `apply_patch` (GPT-5 style ids, not GPT-4, not open-weight)."""
+    model_id = model.id
+    return "gpt-" in model_id and "oss" not in model_id and "gpt-4" not in model_id
+
+
+def _offered_for_model(name: str, model: ModelInfo, registered: set[str]) -> bool:
+    # Strata keeps edit/write for patch-preferring models when no apply_patch tool is registered, so such a
+    # model can still change files (OpenCode would have removed them in favour of apply_patch).
+    patch = prefers_patch(model) and PATCH_TOOL in registered
+    if name == PATCH_TOOL:
+        return patch
+    if name in FILE_WRITING_TOOLS:
+        return not patch
+    return True
+
+
+@define
+class ToolRegistry:
+    """The tools a session may use; `resolve` picks and describes them for one agent and model."""
+
+    tools: Sequence[Tool]
+
+    def get(self, name: str) -> Tool | None:
+        return next((tool for tool in self.tools if tool.name == name), None)
+
+    @property
+    def names(self) -> list[str]:
+        return [tool.name for tool in self.tools]
+
+    async def resolve(
+        self,
+        target: ToolTarget,
+        *,
+        user_tools: Mapping[str, bool] | None = None,
+        extra: Sequence[Tool] = (),
+    ) -> list[ResolvedTool]:
+        """The tools to offer, sorted by name. `extra` (e.g. `StructuredOutput`) goes through the same filters."""
+        candidates = [*self.tools, *extra]
+        registered = {tool.name for tool in candidates}
+        offered = [
+            tool
+            for tool in candidates
+            if tool.name != INVALID and _offered_for_model(tool.name, target.model, registered)
+        ]
+        switched_off = disabled([tool.name for tool in offered], target.ruleset)
+        user_tools = user_tools or {}
+        kept = [tool for tool in offered if tool.name not in switched_off and user_tools.get(tool.name) is not False]
+        kept.sort(key=lambda tool: tool.name)
+        return [
+            ResolvedTool(ToolDefinition(tool.name, await tool.description(target), tool.parameters()), tool)
+            for tool in kept
+        ]
+
+
+def tool_map(resolved: Sequence[ResolvedTool]) -> dict[str, Tool]:
+    """Offered tools by name, for `runner.run_call`."""
+    return {item.tool.name: item.tool for item in resolved}

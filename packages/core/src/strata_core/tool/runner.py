@@ -1,0 +1,135 @@
+"""Running one tool call: check the arguments, execute, turn failures into results, keep the output small.
+
+Everything a tool can get wrong comes back as a `ToolRunOutcome` the model sees; only cancellation
+propagates. A person's "no" (`RejectedError`, or nobody there to say yes) also sets `blocked`, which stops
+the turn as OpenCode's processor does; a configured deny or a rejection with feedback does not, so the
+model can act on the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anyio
+from attrs import frozen
+
+from strata_core.permission import NoResponderError, PermissionError_, RejectedError, Rule
+from strata_core.tool.arguments import first_problem, invalid_arguments_message
+from strata_core.tool.base import Tool, ToolContext, ToolFailure, ToolResult
+from strata_core.tool.invalid import NAME as INVALID
+from strata_core.tool.invalid import InvalidTool, invalid_input_message, unavailable_tool_message
+from strata_core.tool.truncation import Truncation
+
+
+@frozen
+class ToolRunOutcome:
+    result: ToolResult
+    is_error: bool = False
+    error: str | None = None
+    blocked: bool = False
+
+
+@frozen
+class ToolCallOutcome:
+    """A call as it was finally run: an unknown or unreadable call is rewritten to the `invalid` tool."""
+
+    tool_name: str
+    input: Mapping[str, Any]
+    outcome: ToolRunOutcome
+
+
+def _failed(message: str, *, blocked: bool = False) -> ToolRunOutcome:
+    return ToolRunOutcome(ToolResult(output=message), is_error=True, error=message, blocked=blocked)
+
+
+def _message(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+async def _execute(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult | ToolRunOutcome:
+    try:
+        return await tool.execute(args, ctx)
+    except anyio.get_cancelled_exc_class():
+        raise
+    except (RejectedError, NoResponderError) as error:
+        return _failed(_message(error), blocked=True)
+    except (PermissionError_, ToolFailure) as error:
+        return _failed(_message(error))
+    except Exception as error:  # any defect in a tool is the model's problem to route around, not a crash
+        return _failed(_message(error))
+
+
+async def _keep_small(result: ToolResult, truncation: Truncation, agent_ruleset: Sequence[Rule] | None) -> ToolResult:
+    # Tools that cut their own output (read, glob, grep, bash) say so with a `truncated` key.
+    if "truncated" in result.metadata:
+        return result
+    kept = await truncation.output(result.output, agent_ruleset=agent_ruleset)
+    metadata = {**result.metadata, "truncated": kept.truncated}
+    if kept.output_path is not None:
+        metadata["outputPath"] = str(kept.output_path)
+    return ToolResult(output=kept.content, title=result.title, metadata=metadata, attachments=result.attachments)
+
+
+async def run_tool(
+    tool: Tool,
+    raw_args: Mapping[str, Any] | None,
+    ctx: ToolContext,
+    *,
+    parse_error: str | None = None,
+    agent_ruleset: Sequence[Rule] | None,
+    truncation: Truncation | None = None,
+) -> ToolRunOutcome:
+    """Validate `raw_args` against `tool`'s schema, run it, and return what the model should see.
+
+    `parse_error` says the model's arguments were not JSON; the call then gets the `invalid` tool's answer.
+    `agent_ruleset` (the agent's own rules) decides the advice in a truncation note.
+    """
+    truncation = truncation or Truncation.default()
+    if parse_error is not None:
+        error = invalid_input_message(tool.name, parse_error)
+        return await run_tool(
+            InvalidTool(), {"tool": tool.name, "error": error}, ctx, agent_ruleset=agent_ruleset, truncation=truncation
+        )
+    args: Mapping[str, Any] = raw_args if raw_args is not None else {}
+    problem = first_problem(tool.parameters(), args)
+    if problem is not None:
+        return _failed(invalid_arguments_message(tool.name, problem))
+    executed = await _execute(tool, args, ctx)
+    if isinstance(executed, ToolRunOutcome):
+        return executed
+    return ToolRunOutcome(await _keep_small(executed, truncation, agent_ruleset))
+
+
+def repair_tool_name(name: str, available: Mapping[str, Tool]) -> str | None:
+    """The offered tool a call means: its exact name, or the name in lower case (`Read` -> `read`)."""
+    if name in available:
+        return name
+    lowered = name.lower()
+    return lowered if lowered in available else None
+
+
+async def run_call(
+    tools: Mapping[str, Tool],
+    name: str,
+    raw_args: Mapping[str, Any] | None,
+    ctx: ToolContext,
+    *,
+    parse_error: str | None = None,
+    agent_ruleset: Sequence[Rule] | None,
+    truncation: Truncation | None = None,
+) -> ToolCallOutcome:
+    """Run a model's call by name among the offered `tools`, rewriting it to `invalid` when it cannot run."""
+    target = repair_tool_name(name, tools)
+    if target is None or parse_error is not None:
+        reason = (
+            unavailable_tool_message(name, tools)
+            if target is None
+            else invalid_input_message(target, parse_error or "")
+        )
+        invalid_args = {"tool": name, "error": reason}
+        outcome = await run_tool(InvalidTool(), invalid_args, ctx, agent_ruleset=agent_ruleset, truncation=truncation)
+        return ToolCallOutcome(INVALID, invalid_args, outcome)
+    args = raw_args if raw_args is not None else {}
+    outcome = await run_tool(tools[target], args, ctx, agent_ruleset=agent_ruleset, truncation=truncation)
+    return ToolCallOutcome(target, args, outcome)

@@ -1,0 +1,166 @@
+"""Keeping tool output within what a model should read: head or tail cut, with the whole saved to disk.
+
+OpenCode's rule (reference §14.3): an output over 2000 lines or 51,200 bytes keeps whole lines from one
+end, says how much was cut, and points at a file under `tool-output/` holding everything. The pointer's
+advice depends on whether the agent may delegate to a subagent (`task` not denied).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import anyio
+from attrs import frozen
+
+from strata_core import ids
+from strata_core.paths import StrataPaths
+from strata_core.permission import Rule, evaluate
+
+MAX_LINES = 2000
+MAX_BYTES = 50 * 1024
+RETENTION_SECONDS = 7 * 24 * 60 * 60
+FILE_PREFIX = "tool_"
+
+Direction = Literal["head", "tail"]
+
+
+@frozen
+class TruncatedOutput:
+    content: str
+    truncated: bool
+    output_path: Path | None = None
+
+
+@frozen
+class Cut:
+    """What survives a cut: the kept lines and how much went, in lines or (when bytes ran out) bytes."""
+
+    kept: tuple[str, ...]
+    removed: int
+    unit: Literal["lines", "bytes"]
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", errors="surrogatepass"))
+
+
+def fits(text: str, max_lines: int, max_bytes: int) -> bool:
+    return text.count("\n") + 1 <= max_lines and _utf8_len(text) <= max_bytes
+
+
+def cut(text: str, max_lines: int, max_bytes: int, direction: Direction = "head") -> Cut:
+    """Whole lines from one end, as many as the line and byte budgets allow (a newline costs one byte)."""
+    lines = text.split("\n")
+    ordered = lines if direction == "head" else list(reversed(lines))
+    kept: list[str] = []
+    used = 0
+    out_of_bytes = False
+    for line in ordered:
+        if len(kept) >= max_lines:
+            break
+        size = _utf8_len(line) + (1 if kept else 0)
+        if used + size > max_bytes:
+            out_of_bytes = True
+            break
+        kept.append(line)
+        used += size
+    if direction == "tail":
+        kept.reverse()
+    if out_of_bytes:
+        return Cut(tuple(kept), _utf8_len(text) - used, "bytes")
+    return Cut(tuple(kept), len(lines) - len(kept), "lines")
+
+
+def may_delegate(agent_ruleset: Sequence[Rule] | None) -> bool:
+    """Whether the agent may hand the saved file to a subagent (its `task` permission is not denied)."""
+    if agent_ruleset is None:
+        return False
+    return evaluate("task", "*", agent_ruleset).action != "deny"
+
+
+def hint(saved: Path, agent_ruleset: Sequence[Rule] | None) -> str:
+    head = f"The tool call succeeded but the output was truncated. Full output saved to: {saved}\n"
+    if may_delegate(agent_ruleset):
+        return head + (
+            "Use the Task tool to have explore agent process this file with Grep and Read (with offset/limit). "
+            "Do NOT read the full file yourself - delegate to save context."
+        )
+    return head + "Use Grep to search the full content or Read with offset/limit to view specific sections."
+
+
+@frozen
+class Truncation:
+    """Truncation limits and the directory where full outputs are kept (`StrataPaths.tool_output`)."""
+
+    directory: Path
+    max_lines: int = MAX_LINES
+    max_bytes: int = MAX_BYTES
+
+    @classmethod
+    def from_paths(
+        cls, paths: StrataPaths, *, max_lines: int | None = None, max_bytes: int | None = None
+    ) -> Truncation:
+        return cls(paths.tool_output, max_lines or MAX_LINES, max_bytes or MAX_BYTES)
+
+    @classmethod
+    def default(cls) -> Truncation:
+        return cls.from_paths(StrataPaths.from_env())
+
+    def write_sync(self, text: str) -> Path:
+        """Save `text` as `tool_<ascending id>`; ascending ids keep the files in creation order."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / ids.ascending("tool")
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    async def write(self, text: str) -> Path:
+        return await anyio.to_thread.run_sync(self.write_sync, text)
+
+    async def output(
+        self,
+        text: str,
+        *,
+        direction: Direction = "head",
+        agent_ruleset: Sequence[Rule] | None = None,
+        max_lines: int | None = None,
+        max_bytes: int | None = None,
+    ) -> TruncatedOutput:
+        """`text` unchanged when it fits; otherwise the kept end, a cut note and a pointer to the full file."""
+        lines_limit = max_lines or self.max_lines
+        bytes_limit = max_bytes or self.max_bytes
+        if fits(text, lines_limit, bytes_limit):
+            return TruncatedOutput(text, False)
+        result = cut(text, lines_limit, bytes_limit, direction)
+        saved = await self.write(text)
+        preview = "\n".join(result.kept)
+        note = f"...{result.removed} {result.unit} truncated..."
+        advice = hint(saved, agent_ruleset)
+        head = direction == "head"
+        content = f"{preview}\n\n{note}\n\n{advice}" if head else f"{note}\n\n{advice}\n\n{preview}"
+        return TruncatedOutput(content, True, saved)
+
+    def cleanup(self, now: float | None = None) -> int:
+        """Delete saved outputs older than seven days; returns how many went. The runtime calls this at start."""
+        return cleanup_tool_output(self.directory, now=now)
+
+
+def cleanup_tool_output(directory: Path, *, now: float | None = None) -> int:
+    cutoff = (time.time() if now is None else now) - RETENTION_SECONDS
+    removed = 0
+    try:
+        entries = list(directory.iterdir())
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.name.startswith(FILE_PREFIX):
+            continue
+        try:
+            if entry.stat().st_mtime < cutoff:
+                entry.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
