@@ -13,9 +13,8 @@ from attrs import define, field
 
 from strata_core import llm
 from strata_core.message import AssistantMessage, MessageTime, PathInfo
-from strata_core.permission import PermissionError_
-from strata_core.tool.base import ToolContext, ToolFailure, ToolResult, ToolTarget
-from strata_core.tool_calls import ToolOutcome, stops_the_turn
+from strata_core.tool.base import ToolContext, ToolResult, ToolTarget
+from strata_core.tool.runner import ToolCallOutcome, run_call
 
 HANG = object()
 """Put in a script to make the stream wait forever at that point (until cancelled)."""
@@ -79,15 +78,17 @@ class FuncTool:
         return result if isinstance(result, ToolResult) else ToolResult(output=str(result))
 
 
-async def plain_executor(tool: Any, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutcome:
-    """What the real runner does, minus validation and truncation."""
-    try:
-        result = await tool.execute(args, ctx)
-    except PermissionError_ as error:
-        return ToolOutcome(str(error), is_error=True, blocked=stops_the_turn(error))
-    except ToolFailure as error:
-        return ToolOutcome(str(error), is_error=True)
-    return ToolOutcome(result.output, result.title, result.metadata, result.attachments)
+async def plain_executor(
+    tools: Mapping[str, Any],
+    name: str,
+    raw_args: Mapping[str, Any] | None,
+    ctx: ToolContext,
+    *,
+    parse_error: str | None = None,
+    agent_ruleset: Sequence[Any] | None = None,
+) -> ToolCallOutcome:
+    """The real runner, with truncation files kept in this test's home."""
+    return await run_call(tools, name, raw_args, ctx, parse_error=parse_error, agent_ruleset=agent_ruleset)
 
 
 def assistant(session_id: str = "ses_1", message_id: str = "msg_2", **changes: Any) -> AssistantMessage:

@@ -117,7 +117,11 @@ async def test_a_tool_call_runs_and_its_part_ends_completed(store: MemorySession
     assert result == "continue"
     (part,) = _tool_parts(stored)
     assert isinstance(part.state, ToolStateCompleted)
-    assert (part.state.output, part.state.title, part.state.metadata) == ("echo hi", "Echoed", {"call": "call_1"})
+    assert (part.state.output, part.state.title, part.state.metadata) == (
+        "echo hi",
+        "Echoed",
+        {"call": "call_1", "truncated": False},
+    )
     assert part.state.input == {"text": "hi"}
     assert stored.info.finish == "tool-calls"
 
@@ -159,12 +163,25 @@ async def test_failures_become_error_results_not_exceptions(store: MemorySession
     tools = {"fail": FuncTool("fail", fail), "crash": FuncTool("crash", crash)}
     result, stored = await Harness(store).run(FakeModel([events]), tools)
     assert result == "continue"
-    errors = [p.state.error for p in _tool_parts(stored) if isinstance(p.state, ToolStateError)]
-    assert errors == [
-        "file not found: a.txt",
-        "Tool execution failed: division by zero",
-        "Model tried to call unavailable tool 'nope'. Available tools: crash, fail.",
-        "The arguments provided to the tool are invalid: Expecting value at 1:2",
+    parts = _tool_parts(stored)
+    errors = [p.state.error for p in parts if isinstance(p.state, ToolStateError)]
+    assert errors == ["file not found: a.txt", "division by zero"]
+    # Calls that cannot run at all are rewritten to the `invalid` tool, whose answer tells the model why.
+    invalid = [
+        (p.tool, p.state.input["tool"], p.state.output) for p in parts if isinstance(p.state, ToolStateCompleted)
+    ]
+    assert invalid == [
+        (
+            "invalid",
+            "nope",
+            "The arguments provided to the tool are invalid: "
+            "Model tried to call unavailable tool 'nope'. Available tools: crash, fail, invalid.",
+        ),
+        (
+            "invalid",
+            "fail",
+            "The arguments provided to the tool are invalid: Invalid input for tool fail: Expecting value at 1:2",
+        ),
     ]
 
 

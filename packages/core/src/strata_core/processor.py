@@ -36,6 +36,7 @@ from strata_core.message import (
 )
 from strata_core.overflow import CompactionSettings, is_overflow
 from strata_core.part_writer import NowMs, PartWriter, wall_clock_ms
+from strata_core.permission import Rule
 from strata_core.permission_flow import PermissionFlow
 from strata_core.session.store import SessionStore
 from strata_core.tool.base import Tool, ToolContext
@@ -61,6 +62,8 @@ class StepInput:
     tools: Mapping[str, Tool]
     tool_context: ToolContext
     """A template: the runner fills in the call id, the permission ask and the progress callback."""
+    agent_ruleset: Sequence[Rule] | None = None
+    """The agent's own rules, for the runner's truncation advice (the context holds the effective rules)."""
     earlier_tool_calls: Sequence[ToolPart] = ()
     """Tool parts of this turn's earlier steps, oldest first, for the doom-loop check."""
     compaction: CompactionSettings = field(factory=CompactionSettings)
@@ -140,6 +143,7 @@ class _StepRun:
                     self.step.tools,
                     self.step.tool_context,
                     group,
+                    self.step.agent_ruleset,
                 )
                 await self._consume()
                 if self.message.error is not None:
@@ -276,20 +280,14 @@ class _StepRun:
                 **self.write.new_part_ids(), call_id=call.call_id, tool=call.tool_name, state=ToolStatePending()
             )
             self.tools[call.call_id] = part
-        part.tool = self._repaired_name(call.tool_name)
+        assert self.runner is not None
+        part.tool = self.runner.repaired_name(call.tool_name)
         if call.provider_metadata:
             part.metadata = {**(part.metadata or {}), "providerMetadata": dict(call.provider_metadata)}
         part.state = ToolStateRunning(input=dict(call.input or {}), time=PartTime(self.write.now()))
         await self.write.part(part)
         self.tool_calls.append(part)
-        assert self.runner is not None
         self.runner.start(part, call, doom_loop=is_doom_loop(self.tool_calls))
-
-    def _repaired_name(self, name: str) -> str:
-        # OpenCode's tool-call repair: a model that capitalises a tool's name still reaches it.
-        if name not in self.step.tools and name.lower() in self.step.tools:
-            return name.lower()
-        return name
 
     async def _finish(self, event: llm.Finish) -> None:
         tokens = tokens_from_usage(event.usage)

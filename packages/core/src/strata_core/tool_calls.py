@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import structlog
 from anyio.abc import TaskGroup
-from attrs import define, evolve, field, frozen
+from attrs import define, evolve, field
 
 from strata_core import llm
 from strata_core.message import (
@@ -26,9 +26,10 @@ from strata_core.message import (
     ToolStateRunning,
 )
 from strata_core.part_writer import PartWriter
-from strata_core.permission import CorrectedError, NoResponderError, PermissionError_, RejectedError
+from strata_core.permission import NoResponderError, PermissionError_, RejectedError, Rule
 from strata_core.permission_flow import PermissionFlow
-from strata_core.tool.base import Attachment, Tool, ToolContext
+from strata_core.tool.base import Attachment, Tool, ToolContext, ToolResult
+from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, repair_tool_name
 
 log = structlog.get_logger(__name__)
 
@@ -36,29 +37,32 @@ TOOL_ABORTED = "Tool execution aborted"
 DOOM_LOOP_THRESHOLD = 3
 
 
-@frozen
-class ToolOutcome:
-    """What running one tool call produced, as its part will record it."""
-
-    output: str
-    """The result text, or the error text when `is_error`."""
-    title: str = ""
-    metadata: Mapping[str, Any] = field(factory=dict)
-    attachments: tuple[Attachment, ...] = ()
-    is_error: bool = False
-    blocked: bool = False
-    """The person refused (or nobody could answer): the turn stops after this step."""
-
-
 class ToolExecutor(Protocol):
-    """Runs one tool call (argument validation, permission outcomes, truncation) into an outcome."""
+    """Runs one call by name among the offered tools: repair, argument checks, permission outcomes, truncation.
 
-    async def __call__(self, tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> ToolOutcome: ...
+    `tool.runner.run_call` is the default; an unknown or unreadable call comes back rewritten to `invalid`.
+    """
+
+    async def __call__(
+        self,
+        tools: Mapping[str, Tool],
+        name: str,
+        raw_args: Mapping[str, Any] | None,
+        ctx: ToolContext,
+        *,
+        parse_error: str | None = None,
+        agent_ruleset: Sequence[Rule] | None,
+    ) -> ToolCallOutcome: ...
 
 
 def stops_the_turn(error: PermissionError_) -> bool:
-    """A refusal, or an ask nobody can answer, ends the turn; a configured deny lets the model adapt."""
-    return isinstance(error, RejectedError | CorrectedError | NoResponderError)
+    """A plain refusal, or an ask nobody can answer, ends the turn (the runner's rule too); a configured deny or
+    a refusal with feedback lets the model act on the message."""
+    return isinstance(error, RejectedError | NoResponderError)
+
+
+def _refused(error: PermissionError_) -> ToolRunOutcome:
+    return ToolRunOutcome(ToolResult(output=str(error)), is_error=True, error=str(error), blocked=stops_the_turn(error))
 
 
 def is_doom_loop(calls: Sequence[ToolPart]) -> bool:
@@ -97,53 +101,69 @@ class ToolCallRunner:
     tools: Mapping[str, Tool]
     template: ToolContext
     group: TaskGroup
+    agent_ruleset: Sequence[Rule] | None = None
+    """The agent's own rules (without the session's): the runner words its truncation advice by them."""
     blocked: bool = False
     _progress_queued: set[str] = field(factory=set, init=False)
+
+    def repaired_name(self, name: str) -> str:
+        """The offered tool a call means (`Read` -> `read`), or the name as given when none is offered."""
+        return repair_tool_name(name, self.tools) or name
 
     def start(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> None:
         self.group.start_soon(self._run, part, call, doom_loop)
 
     async def _run(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> None:
-        outcome = await self._outcome(part, call, doom_loop)
+        called = await self._call(part, call, doom_loop)
+        outcome = called.outcome
         self.blocked = self.blocked or outcome.blocked
         state = part.state
         assert isinstance(state, ToolStateRunning), "only this task moves a running call on"
+        # An unknown or unreadable call was rewritten to `invalid`: the part records what actually ran.
+        part.tool = called.tool_name
+        args = dict(called.input)
         end = self.writer.now()
+        result = outcome.result
         if outcome.is_error:
-            metadata = dict(outcome.metadata) or None
             part.state = ToolStateError(
-                input=state.input, error=outcome.output, time=PartTime(state.time.start, end), metadata=metadata
+                input=args,
+                error=outcome.error or result.output,
+                time=PartTime(state.time.start, end),
+                metadata=dict(result.metadata) or None,
             )
         else:
             part.state = ToolStateCompleted(
-                input=state.input,
-                output=outcome.output,
-                title=outcome.title or part.tool,
-                metadata=dict(outcome.metadata),
+                input=args,
+                output=result.output,
+                title=result.title or part.tool,
+                metadata=dict(result.metadata),
                 time=ToolCompletedTime(start=state.time.start, end=end),
-                attachments=self._attachments(outcome.attachments) or None,
+                attachments=self._attachments(result.attachments) or None,
             )
         await self.writer.part(part)
 
-    async def _outcome(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> ToolOutcome:
-        if call.parse_error is not None:
-            return ToolOutcome(f"The arguments provided to the tool are invalid: {call.parse_error}", is_error=True)
-        tool = self.tools.get(part.tool)
-        if tool is None:
-            available = ", ".join(sorted(self.tools))
-            message = f"Model tried to call unavailable tool '{part.tool}'. Available tools: {available}."
-            return ToolOutcome(message, is_error=True)
+    async def _call(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> ToolCallOutcome:
         ctx = self._context(part)
         if doom_loop:
             try:
                 await ctx.ask("doom_loop", [part.tool], [part.tool], {"tool": part.tool, "input": part.state.input})
             except PermissionError_ as error:
-                return ToolOutcome(str(error), is_error=True, blocked=stops_the_turn(error))
+                return ToolCallOutcome(part.tool, part.state.input, _refused(error))
         try:
-            return await self.execute_tool(tool, part.state.input, ctx)
+            return await self.execute_tool(
+                self.tools,
+                call.tool_name,
+                call.input,
+                ctx,
+                parse_error=call.parse_error,
+                agent_ruleset=self.agent_ruleset,
+            )
         except Exception as error:  # executors return failures as outcomes; a defect still becomes one
             log.exception("tool_calls.executor_failed", tool=part.tool)
-            return ToolOutcome(f"Tool execution failed: {error}", is_error=True)
+            message = f"Tool execution failed: {error}"
+            return ToolCallOutcome(
+                part.tool, part.state.input, ToolRunOutcome(ToolResult(output=message), True, message)
+            )
 
     def _context(self, part: ToolPart) -> ToolContext:
         message = self.writer.message
