@@ -148,6 +148,7 @@ async def test_an_export_has_opencodes_shape_and_camel_case_keys(store: SessionS
 
     assert set(data) == {"info", "messages"}
     assert data["info"]["projectID"] == "proj" and data["info"]["title"] == "Export me"
+    assert data["info"]["slug"].startswith("strata-")  # OpenCode's importer requires one
     first, second = data["messages"]
     assert first["info"]["id"] == user_id and first["info"]["model"] == {"providerID": "test", "modelID": "model"}
     assert second["info"]["parentID"] == user_id and second["info"]["tokens"]["cache"] == {"read": 0, "write": 0}
