@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tool_fakes import Asker, Updates
+from tool_fakes import Asker, MakeContext, Updates
 
 from strata_core.llm import ModelInfo
 from strata_core.tool.base import ToolContext
@@ -43,9 +42,6 @@ def updates() -> Updates:
 @pytest.fixture
 def truncation(tmp_path: Path) -> Truncation:
     return Truncation(tmp_path / "data" / "tool-output")
-
-
-MakeContext = Callable[..., ToolContext]
 
 
 @pytest.fixture

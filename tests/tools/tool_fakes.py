@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from attrs import define, field
@@ -89,3 +89,7 @@ class NamedTool:
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(output=f"{self._name} ran")
+
+
+MakeContext = Callable[..., ToolContext]
+"""The `make_ctx` fixture: a tool context for the test project, with fields overridden by keyword."""
