@@ -73,6 +73,8 @@ class Result:
     target: Target | None = None
     runs: int = 1
     note: str = ""
+    versus_opencode: bool = False
+    """A side-by-side row: its OpenCode column says `absent` when OpenCode was not run."""
 
     @property
     def ratio(self) -> float | None:
@@ -116,6 +118,7 @@ class Result:
             "verdict": self.verdict(),
             "runs": self.runs,
             "note": self.note,
+            "versus_opencode": self.versus_opencode,
         }
 
     @classmethod
@@ -132,6 +135,7 @@ class Result:
             target=target,
             runs=int(data.get("runs", 1)),
             note=str(data.get("note", "")),
+            versus_opencode=bool(data.get("versus_opencode", data.get("opencode") is not None)),
         )
 
 
@@ -166,7 +170,7 @@ def markdown_table(results: Sequence[Result]) -> str:
                     r.scenario,
                     r.metric,
                     format_value(r.strata, r.unit),
-                    format_value(r.opencode, r.unit) if r.opencode is not None or r.target else "",
+                    format_value(r.opencode, r.unit) if r.opencode is not None or r.versus_opencode else "",
                     "" if ratio is None else f"{ratio:.1f}x",
                     "" if r.target is None else r.target.describe(r.unit),
                     r.verdict(),

@@ -1,0 +1,126 @@
+"""The benchmark runner's pieces work: fixtures, one quick scenario, process measurement, the table.
+
+No timing is asserted here (timings are benchmarks, not tests): only that each piece runs and has the shape
+the runner and the README rely on.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import prompt_assembly
+from benchmarks.__main__ import report, run_module, update_readme
+from benchmarks.common import (
+    Result,
+    at_least,
+    at_most,
+    clean_env,
+    markdown_table,
+    measure_process,
+    ratio_at_least,
+)
+from benchmarks.opencode_side_by_side import (
+    HELLO,
+    TOOL_SESSION,
+    TOOL_STEPS,
+    build_project,
+    check_edits,
+    project_files,
+)
+
+
+def test_prompt_fixture_has_200_instruction_files_and_a_nested_working_directory(tmp_path: Path) -> None:
+    fixture = prompt_assembly.build_fixture(tmp_path, ["http://127.0.0.1:9/instructions/a"])
+    markdown = [p for p in fixture.worktree.rglob("*.md")]
+    assert len(markdown) == prompt_assembly.INSTRUCTION_FILES == 200
+    assert fixture.directory.is_relative_to(fixture.worktree)
+    assert len(fixture.directory.relative_to(fixture.worktree).parts) == prompt_assembly.NESTED_DEPTH
+    config = json.loads((fixture.worktree / "strata.json").read_text())
+    assert config["instructions"][-1] == "http://127.0.0.1:9/instructions/a"
+
+
+def test_prompt_assembly_quick_scenario_builds_the_whole_prompt() -> None:
+    # A short URL timeout stands in for the 5 s one; check() inside raises if any file or URL is missing.
+    timings = prompt_assembly.measure(with_hang=True, runs=1, url_timeout=0.3, warmup=False)
+    assert len(timings) == 1
+
+
+def test_tool_session_script_has_twenty_tool_steps_naming_the_work_dir(tmp_path: Path) -> None:
+    script = TOOL_SESSION.script(tmp_path)
+    tool_turns = [turn for turn in script if "tool_calls" in turn]
+    assert len(tool_turns) == TOOL_STEPS == 20
+    assert {turn["tool_calls"][0]["name"] for turn in tool_turns} == {"read", "glob", "grep", "edit", "bash"}
+    assert "text" in script[-1]
+    assert all(
+        str(tmp_path) in json.dumps(turn) for turn in tool_turns if turn["tool_calls"][0]["name"] in ("read", "edit")
+    )
+    assert HELLO.script(tmp_path) == [{"text": "Hello! How can I help you today?"}]
+
+
+def test_project_fixture_is_a_committed_repo_whose_edits_can_be_checked(tmp_path: Path) -> None:
+    build_project(tmp_path, 4321)
+    assert (tmp_path / ".git").is_dir()
+    assert "127.0.0.1:4321" in (tmp_path / "opencode.json").read_text()
+    assert set(project_files()) <= {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()}
+    with pytest.raises(RuntimeError, match="edits not applied"):
+        check_edits(tmp_path)
+    # Each scripted edit's old string is in the fixture exactly once, so the edit tools can apply it.
+    for turn in TOOL_SESSION.script(tmp_path):
+        for call in turn.get("tool_calls", []):
+            if call["name"] == "edit":
+                text = Path(call["arguments"]["filePath"]).read_text()
+                assert text.count(call["arguments"]["oldString"]) == 1
+
+
+def test_measure_process_reports_a_childs_exit_output_and_usage(tmp_path: Path) -> None:
+    code = "import sys; print('out'); print('err', file=sys.stderr); sys.exit(3)"
+    sample = measure_process([sys.executable, "-c", code], cwd=tmp_path, env=clean_env(tmp_path))
+    assert (sample.returncode, sample.stdout, sample.stderr) == (3, "out\n", "err\n")
+    assert sample.wall > 0 and sample.cpu > 0 and sample.peak_rss_mib > 1
+
+
+def test_clean_env_carries_no_keys_and_a_fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "secret")
+    env = clean_env(tmp_path)
+    assert env["HOME"] == str(tmp_path)
+    assert "OPENAI_API_KEY" not in env and env["TERM"] == "dumb"
+
+
+def test_verdicts_for_each_kind_of_target() -> None:
+    assert Result("s", "wall", "s", 0.2, 4.0, ratio_at_least(10), versus_opencode=True).verdict() == "met"
+    assert Result("s", "wall", "s", 0.8, 4.0, ratio_at_least(10)).verdict() == "missed: 5.0x of 10x"
+    assert Result("s", "wall", "s", 0.8, None, ratio_at_least(10)).verdict() == "OpenCode absent"
+    assert Result("s", "rss", "MiB", 80, target=at_most(75)).verdict().startswith("missed by 5")
+    assert Result("s", "rate", "events/s", 60_000, target=at_least(50_000)).verdict() == "met"
+    assert Result("s", "rate", "events/s", None, target=at_least(50_000)).verdict() == "not measured"
+
+
+def test_runner_table_has_one_row_per_result_and_the_readme_keeps_other_sections(tmp_path: Path) -> None:
+    rows = [
+        Result("hello", "wall", "s", 0.25, 3.1, ratio_at_least(10), versus_opencode=True),
+        Result("hello", "peak RSS", "MiB", 60.0, None, at_most(75), versus_opencode=True),
+        Result("prompt", "wall", "ms", 40.0, target=at_most(100)),
+    ]
+    table = markdown_table(rows).splitlines()
+    assert table[0].startswith("| scenario | metric | Strata | OpenCode | ratio | target | verdict |")
+    assert len(table) == 2 + len(rows)
+    assert all(line.count("|") == 8 for line in table)
+    assert "| 12.4x |" in table[2] and "| absent |" in table[3]
+
+    machine = {"date": "2026-12-01", "nproc": "2", "cpu": "cpu", "memory": "1 GiB", "os": "Linux", "python": "3.11"}
+    text = report(rows, {**machine, "opencode": "absent"}, "uv run python -m benchmarks")
+    readme = tmp_path / "README.md"
+    readme.write_text("# Benchmarks\n\nIntro.\n\n## Summary\n\nold table\n\n## Stream decoding\n\nkept\n")
+    update_readme(text, readme)
+    updated = readme.read_text()
+    assert "old table" not in updated and "| 12.4x |" in updated
+    assert updated.index("## Summary") < updated.index("## Stream decoding") and "kept" in updated
+
+
+def test_a_missing_benchmark_module_is_a_row_not_a_crash() -> None:
+    [row] = run_module("no_such_benchmark", quick=True, runs=1)
+    assert row.strata is None and "not present" in row.note
