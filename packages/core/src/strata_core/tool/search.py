@@ -1,0 +1,275 @@
+"""Finding files and matching lines under a directory: ripgrep when available, pure Python when not.
+
+Both paths agree on what is searched: hidden files yes, `.git/` no, symlinks not followed, and files
+ignored by `.gitignore` (inside a git repository), `.ignore` or `.rgignore` skipped. `rg` is the one from
+the pinned `ripgrep` wheel (or PATH); without it, `wcmatch` matches the globs and `pathspec` reads the
+ignore files, so the tools work offline on any machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import anyio
+import pathspec
+from attrs import frozen
+from wcmatch import glob as wcglob
+
+GIT_EXCLUDE = "--glob=!**/.git/**"
+_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.MATCHBASE | wcglob.NEGATE | wcglob.NEGATEALL
+MAX_STDERR = 8192
+
+
+class SearchError(Exception):
+    """The search itself failed (a bad regular expression, rg crashing); the message is for the model."""
+
+
+@frozen
+class LineMatch:
+    path: str
+    """Relative to the searched directory, `/`-separated."""
+    line: int
+    text: str
+    """The matched line as ripgrep reports it: with its newline."""
+
+
+@frozen
+class Found:
+    files: tuple[str, ...] = ()
+    lines: tuple[LineMatch, ...] = ()
+    more: bool = False
+    """The limit was reached; there may be more."""
+
+
+@cache
+def find_rg() -> str | None:
+    """`rg` on PATH, else the one the `ripgrep` wheel put next to this Python."""
+    found = shutil.which("rg")
+    if found:
+        return found
+    bundled = Path(sys.executable).parent / "rg"
+    return str(bundled) if bundled.is_file() and os.access(bundled, os.X_OK) else None
+
+
+def _strip_dot(path: str) -> str:
+    return re.sub(r"^(?:\./)+", "", path.replace("\\", "/"))
+
+
+# --------------------------------------------------------------------------------------------- ripgrep
+
+
+async def _rg_lines(rg: str, args: list[str], cwd: Path, limit: int) -> tuple[list[str], bool, int, str]:
+    """Run rg, keep up to `limit` stdout lines (then stop it); returns lines, stopped-early, exit code, stderr."""
+    lines: list[str] = []
+    errors = bytearray()
+    stopped = False
+    async with await anyio.open_process(
+        [rg, *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        stderr = process.stderr
+
+        async def drain_stderr() -> None:
+            async for chunk in stderr:
+                if len(errors) < MAX_STDERR:
+                    errors.extend(chunk)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(drain_stderr)
+            pending = b""
+            async for chunk in process.stdout:
+                *complete, pending = (pending + chunk).split(b"\n")
+                lines.extend(part.decode("utf-8", errors="replace") for part in complete if part)
+                if len(lines) > limit:
+                    stopped = True
+                    process.kill()
+                    break
+            if pending and not stopped:
+                lines.append(pending.decode("utf-8", errors="replace"))
+        code = await process.wait()
+    return lines[:limit], stopped or len(lines) > limit, code, errors.decode("utf-8", errors="replace")
+
+
+def _parse_match(record: str) -> LineMatch | None:
+    try:
+        event = json.loads(record)
+    except json.JSONDecodeError:
+        return None
+    if event.get("type") != "match":
+        return None
+    data = event["data"]
+    lines = data["lines"]
+    text = lines["text"] if "text" in lines else _decode_bytes(lines.get("bytes", ""))
+    path = data["path"]
+    name = path["text"] if "text" in path else _decode_bytes(path.get("bytes", ""))
+    return LineMatch(_strip_dot(name), int(data["line_number"]), text)
+
+
+def _decode_bytes(encoded: str) -> str:
+    import base64
+
+    return base64.b64decode(encoded).decode("utf-8", errors="replace")
+
+
+# ------------------------------------------------------------------------------------- pure-Python walk
+
+
+def _git_root(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return None
+
+
+def _load_ignores(directory: Path, use_gitignore: bool) -> pathspec.GitIgnoreSpec | None:
+    names = [".gitignore", ".ignore", ".rgignore"] if use_gitignore else [".ignore", ".rgignore"]
+    lines: list[str] = []
+    for name in names:
+        try:
+            lines.extend((directory / name).read_text(encoding="utf-8", errors="replace").splitlines())
+        except OSError:
+            continue
+    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+Rules = tuple[tuple[Path, pathspec.GitIgnoreSpec], ...]
+
+
+def _ignored(path: Path, is_dir: bool, rules: Rules) -> bool:
+    for base, spec in reversed(rules):  # the nearest ignore file speaks first
+        relative = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+        verdict = spec.check_file(relative).include
+        if verdict is not None:
+            return verdict
+    return False
+
+
+def _inherited_rules(root: Path) -> Rules:
+    repo = _git_root(root)
+    chain = [d for d in reversed(root.parents) if repo is not None and (d == repo or repo in d.parents)]
+    rules = []
+    for directory in chain:
+        spec = _load_ignores(directory, use_gitignore=True)
+        if spec is not None:
+            rules.append((directory, spec))
+    return tuple(rules)
+
+
+def walk_files(root: Path) -> Iterator[str]:
+    """Relative paths of the files rg would search under `root`, hidden ones included."""
+    use_gitignore = _git_root(root) is not None
+    rules_by_dir: dict[str, Rules] = {str(root): _inherited_rules(root)}
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        rules = rules_by_dir.pop(dirpath)
+        spec = _load_ignores(here, use_gitignore)
+        if spec is not None:
+            rules = (*rules, (here, spec))
+        kept_dirs = []
+        for name in sorted(dirnames):
+            child = here / name
+            if name == ".git" or child.is_symlink() or _ignored(child, True, rules):
+                continue
+            kept_dirs.append(name)
+            rules_by_dir[str(child)] = rules
+        dirnames[:] = kept_dirs
+        for name in sorted(filenames):
+            child = here / name
+            if not child.is_symlink() and not _ignored(child, False, rules):
+                yield child.relative_to(root).as_posix()
+
+
+def glob_matches(relative: str, pattern: str) -> bool:
+    """rg's `--glob` for one path: a pattern without `/` matches a file name at any depth; `!` negates."""
+    return bool(wcglob.globmatch(relative, pattern, flags=_GLOB_FLAGS))
+
+
+def _python_files(root: Path, pattern: str | None, limit: int) -> Found:
+    files: list[str] = []
+    for relative in walk_files(root):
+        if pattern is None or glob_matches(relative, pattern):
+            files.append(relative)
+            if len(files) > limit:
+                return Found(files=tuple(files[:limit]), more=True)
+    return Found(files=tuple(files))
+
+
+def _grep_file(root: Path, relative: str, regex: re.Pattern[str]) -> Iterator[LineMatch]:
+    try:
+        data = (root / relative).read_bytes()
+    except OSError:
+        return
+    if b"\x00" in data[:8192]:  # rg skips binary files it was not asked for by name
+        return
+    for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(keepends=True), start=1):
+        if regex.search(line.rstrip("\r\n")):
+            yield LineMatch(relative, number, line)
+
+
+def _python_grep(root: Path, pattern: str, target: str, include: str | None, limit: int) -> Found:
+    try:
+        regex = re.compile(pattern)
+    except re.error as error:
+        raise SearchError(f"regex parse error: {error}") from None
+    candidates = (
+        [target] if target != "." else [p for p in walk_files(root) if include is None or glob_matches(p, include)]
+    )
+    matches: list[LineMatch] = []
+    for relative in candidates:
+        for match in _grep_file(root, relative, regex):
+            matches.append(match)
+            if len(matches) > limit:
+                return Found(lines=tuple(matches[:limit]), more=True)
+    return Found(lines=tuple(matches))
+
+
+# ------------------------------------------------------------------------------------------ the API
+
+
+@frozen
+class Search:
+    """File and content search under a directory. `use_rg=False` forces the pure-Python path."""
+
+    use_rg: bool = True
+
+    def _rg(self) -> str | None:
+        return find_rg() if self.use_rg else None
+
+    async def files(self, root: Path, *, pattern: str | None, limit: int) -> Found:
+        """Up to `limit` files under `root` matching the glob `pattern` (every file when `None`)."""
+        rg = self._rg()
+        if rg is None:
+            return await anyio.to_thread.run_sync(_python_files, root, pattern, limit)
+        args = ["--no-config", "--files", "--hidden", *([f"--glob={pattern}"] if pattern else []), GIT_EXCLUDE, "."]
+        lines, more, code, stderr = await _rg_lines(rg, args, root, limit)
+        if code not in (0, 1, 2) and not more:
+            raise SearchError(stderr.strip() or f"ripgrep failed with code {code}")
+        return Found(files=tuple(_strip_dot(line) for line in lines), more=more)
+
+    async def grep(self, root: Path, pattern: str, *, target: str = ".", include: str | None, limit: int) -> Found:
+        """Up to `limit` lines matching the regular expression, in `root` (or in the file `target` inside it)."""
+        rg = self._rg()
+        if rg is None:
+            return await anyio.to_thread.run_sync(_python_grep, root, pattern, target, include, limit)
+        args = ["--no-config", "--json", "--hidden", "--no-messages"]
+        args += [f"--glob={include}"] if include else []
+        args += [GIT_EXCLUDE, "--", pattern, target]
+        records, more, code, stderr = await _rg_lines(rg, args, root, _RECORD_BUDGET * limit)
+        if code == 2 and ("regex parse error" in stderr or "error parsing regex" in stderr):
+            raise SearchError(stderr.strip())
+        if code not in (0, 1, 2) and not more:
+            raise SearchError(stderr.strip() or f"ripgrep failed with code {code}")
+        matches = [m for m in (_parse_match(record) for record in records) if m is not None]
+        return Found(lines=tuple(matches[:limit]), more=more or len(matches) > limit)
+
+
+_RECORD_BUDGET = 4
+"""rg's JSON stream interleaves begin/end/summary records with matches; allow for them before stopping."""
