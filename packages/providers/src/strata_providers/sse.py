@@ -107,7 +107,7 @@ async def stream_attempt(
         async with client.stream("POST", request.url, headers=request.headers, content=content) as response:
             await _check_response(response)
             async for sse in EventSource(response).aiter_sse():
-                for event in _decode(decoder, sse):
+                for event in decode_event(decoder, sse):
                     yield event
                 if decoder.finished:
                     return
@@ -140,7 +140,8 @@ async def _check_response(response: httpx.Response) -> None:
         )
 
 
-def _decode(decoder: StreamDecoder, sse: ServerSentEvent) -> list[StreamEvent]:
+def decode_event(decoder: StreamDecoder, sse: ServerSentEvent) -> list[StreamEvent]:
+    """The decoder's events for one SSE event; anything it did not expect becomes a `BadResponseError`."""
     try:
         return decoder.feed(sse)
     except ModelError:

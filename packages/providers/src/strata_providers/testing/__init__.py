@@ -1,0 +1,31 @@
+"""Scripted models for tests: in-process (`ScriptedModel`) and over real HTTP (`ScriptedServer`).
+
+Both play the same script of turns (see `Turn`) and record every request they receive. Use `ScriptedModel`
+to test code that takes a `LanguageModel`; use `ScriptedServer` to test everything down to the bytes on the
+wire, with a provider whose `baseURL` is `server.base_url`.
+"""
+
+from strata_providers.testing.script import (
+    DEFAULT_TITLE_MARKERS,
+    ScriptedToolCall,
+    ScriptError,
+    ScriptExhaustedError,
+    Turn,
+    TurnUsage,
+    parse_script,
+)
+from strata_providers.testing.scripted_model import ScriptedModel
+from strata_providers.testing.scripted_server import RecordedRequest, ScriptedServer
+
+__all__ = [
+    "DEFAULT_TITLE_MARKERS",
+    "RecordedRequest",
+    "ScriptError",
+    "ScriptExhaustedError",
+    "ScriptedModel",
+    "ScriptedServer",
+    "ScriptedToolCall",
+    "Turn",
+    "TurnUsage",
+    "parse_script",
+]
