@@ -17,7 +17,6 @@ from strata_core.llm import (
     ToolResultContent,
     UserMessage,
 )
-
 from strata_providers.anthropic_messages import messages_request_body
 
 INFO = ModelInfo("mock", "claude-sonnet-mock", npm="@ai-sdk/anthropic")
@@ -38,7 +37,9 @@ def test_a_plain_call_has_opencodes_fields_in_opencodes_order() -> None:
     result = body(user(TextContent("hi")), tools=(TOOL,))
     assert list(result) == ["model", "max_tokens", "system", "messages", "tools", "tool_choice", "stream"]
     assert result["system"] == [{"type": "text", "text": "sys", "cache_control": EPHEMERAL}]
-    assert result["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": EPHEMERAL}]}]
+    assert result["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": EPHEMERAL}]}
+    ]
     assert result["tools"] == [{"name": "read", "description": "Read a file.", "input_schema": {"type": "object"},
                                 "eager_input_streaming": True}]  # fmt: skip
     assert result["tool_choice"] == {"type": "auto"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 
 import pytest
+
 from strata_core.llm import (
     AuthenticationError,
     BadResponseError,
@@ -13,7 +14,6 @@ from strata_core.llm import (
     ServerError,
     TransportError,
 )
-
 from strata_providers.errors import error_for_status, error_from_payload, is_context_overflow, retry_after_seconds
 
 

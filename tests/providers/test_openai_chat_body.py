@@ -18,7 +18,6 @@ from strata_core.llm import (
     ToolResultContent,
     UserMessage,
 )
-
 from strata_providers.openai_chat import chat_request_body
 
 INFO = ModelInfo("mock", "gpt-4o-mock")

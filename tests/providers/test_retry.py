@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from strata_core.llm import AuthenticationError, RateLimitedError, ServerError, TransportError
-
 from strata_providers.retry import NO_RETRIES, RetryPolicy
 
 
