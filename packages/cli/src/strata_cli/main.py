@@ -20,6 +20,7 @@ from strata_cli import options
 # name -> (module, attribute). The order is the order `strata --help` lists them in.
 _COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("strata_cli.commands.agent", "agent"),
+    "models": ("strata_cli.commands.models", "models"),
     "debug": ("strata_cli.commands.debug", "debug"),
 }
 

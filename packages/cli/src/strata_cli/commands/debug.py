@@ -117,3 +117,34 @@ def skill_list(directory: Path | None, as_json: bool) -> None:
         echo_json([{"name": s.name, "description": s.description, "location": s.location} for s in skills])
     else:
         echo_table(["NAME", "LOCATION"], [(s.name, s.location) for s in skills])
+
+
+@debug.command()
+@options.directory
+@options.agent
+@options.model
+@options.json_output
+def prompt(directory: Path | None, agent: str | None, model: str | None, as_json: bool) -> None:
+    """The exact system prompt a turn would send, and the layers it is made of (no model is called)."""
+    import anyio
+
+    from strata_cli.app import build_container, load_config, pick_agent, pick_model_info
+    from strata_core.system_prompt import AssembledSystemPrompt
+
+    container = build_container(options.resolve_directory(directory))
+
+    async def assemble() -> tuple[str, str, AssembledSystemPrompt]:
+        config = await load_config(container)
+        chosen = await pick_agent(container, agent)
+        info = pick_model_info(container.models.catalog(), config, chosen, model)
+        return chosen.name, info.ref, await container.system_prompt().build(chosen, info, None, False)
+
+    agent_name, model_ref, assembled = anyio.run(assemble)
+    layers = [{"kind": layer.kind, "source": layer.source, "chars": layer.chars} for layer in assembled.layers]
+    if as_json:
+        echo_json({"system": assembled.text, "layers": layers, "agent": agent_name, "model": model_ref})
+        return
+    click.echo(assembled.text)
+    click.echo(f"\n# agent {agent_name} · model {model_ref} · {len(assembled.text)} chars", err=True)
+    for layer in layers:
+        click.echo(f"#   {layer['kind']:<17} {layer['chars']:>7}  {layer['source']}", err=True)
