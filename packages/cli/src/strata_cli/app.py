@@ -46,7 +46,7 @@ class AppContainer(containers.DeclarativeContainer):
     )
     system_prompt = providers.Singleton(SystemPromptService, project=project, instructions=instructions, skills=skills)
 
-    config_data: providers.Dependency[Mapping[str, Any]] = providers.Dependency(instance_of=Mapping)
+    config_data: providers.Dependency[Mapping[str, Any]] = providers.Dependency()
     """The loaded config, supplied by `load_config` once the config service has read it."""
     models = providers.Container(ProvidersContainer, config_data=config_data, env=env)
 
