@@ -1,0 +1,128 @@
+"""The request for one step of a turn: system prompt, history as the model sees it, tools, parameters.
+
+Everything that can be fetched independently (skills, environment, instructions, tool descriptions, the
+history conversion) is gathered in one task group. Reminders and queued-message wrapping are applied to
+an in-memory copy of the history; stored messages are never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import anyio
+from attrs import define, field, frozen
+
+from strata_core import llm
+from strata_core.agent import AgentInfo
+from strata_core.call_parameters import ParameterPolicy
+from strata_core.history import to_model_messages
+from strata_core.instruction import InstructionBlock
+from strata_core.message import MessageWithParts, UserMessage
+from strata_core.permission import Ruleset, from_stored, merge
+from strata_core.reminders import apply_reminders, max_steps_prefill, wrap_queued_user_messages
+from strata_core.session.info import SessionInfo
+from strata_core.system_prompt import SystemPromptParts, SystemPromptService, assemble
+from strata_core.tool.base import Tool, ToolTarget
+from strata_core.tool.registry import ResolvedTool, ToolRegistry, tool_map
+from strata_core.tool.structured_output import StructuredOutputTool
+
+
+def effective_ruleset(agent: AgentInfo, session: SessionInfo) -> Ruleset:
+    """The rules a tool call is judged by: the agent's, then the session's (which win)."""
+    return merge(agent.permission, from_stored(session.permission or ()))
+
+
+@frozen
+class StepState:
+    """Where the turn stands when a step's request is built."""
+
+    session: SessionInfo
+    agent: AgentInfo
+    model: llm.LanguageModel
+    user: UserMessage
+    history: Sequence[MessageWithParts]
+    """The filtered history (`filter_compacted`), chronological."""
+    step: int
+    last_finished_id: str | None
+    is_last_step: bool
+
+
+@frozen
+class StepRequest:
+    request: llm.ModelRequest
+    tools: dict[str, Tool]
+    structured: StructuredOutputTool | None
+    """The StructuredOutput tool of a json_schema turn: it holds the answer once the model calls it."""
+
+
+@define
+class _Gathered:
+    environment: str = ""
+    instructions: list[InstructionBlock] = field(factory=list)
+    skills: str | None = None
+    tools: list[ResolvedTool] = field(factory=list)
+    messages: list[llm.ModelMessage] = field(factory=list)
+
+
+@define
+class TurnRequestBuilder:
+    system_prompt: SystemPromptService
+    registry: ToolRegistry
+    parameters: ParameterPolicy
+
+    async def build(self, state: StepState) -> StepRequest:
+        format_ = state.user.format
+        json_schema = format_ is not None and format_.type == "json_schema"
+        structured = StructuredOutputTool(format_.schema or {}) if format_ is not None and json_schema else None
+        history = _reminded(state)
+        model = state.model.info
+        target = ToolTarget(state.agent.name, effective_ruleset(state.agent, state.session), model)
+        found = _Gathered()
+
+        async def skills() -> None:
+            found.skills = await self.system_prompt.skills_block(state.agent)
+
+        async def environment() -> None:
+            found.environment = await self.system_prompt.environment(model)
+
+        async def instructions() -> None:
+            found.instructions = await self.system_prompt.instructions.system()
+
+        async def tools() -> None:
+            extra = [structured] if structured is not None else []
+            found.tools = await self.registry.resolve(target, user_tools=state.user.tools, extra=extra)
+
+        async def messages() -> None:
+            found.messages = to_model_messages(history, model)
+
+        async with anyio.create_task_group() as group:
+            for gather in (skills, environment, instructions, tools, messages):
+                group.start_soon(gather)
+        parts = SystemPromptParts(found.environment, found.instructions, found.skills)
+        system = assemble(state.agent, model, parts, state.user.system, json_schema)
+        return StepRequest(self._request(state, system.text, found, json_schema), tool_map(found.tools), structured)
+
+    def _request(self, state: StepState, system: str, found: _Gathered, json_schema: bool) -> llm.ModelRequest:
+        session = state.session
+        params = self.parameters.call_parameters(state.model.info, state.agent, session_id=session.id)
+        # Past the step limit the model is told to wrap up, as an assistant prefill; its tools stay (OpenCode).
+        prefill = (llm.AssistantMessage((llm.TextContent(max_steps_prefill()),)),) if state.is_last_step else ()
+        return llm.ModelRequest(
+            system=(system,),
+            messages=(*found.messages, *prefill),
+            tools=tuple(item.definition for item in found.tools),
+            tool_choice="required" if json_schema else None,
+            max_output_tokens=params.max_output_tokens,
+            temperature=params.temperature,
+            top_p=params.top_p,
+            provider_options=params.provider_options,
+            headers={"x-parent-session-id": session.parent_id} if session.parent_id else {},
+            session_id=session.id,
+        )
+
+
+def _reminded(state: StepState) -> list[MessageWithParts]:
+    history = apply_reminders(state.history, state.agent.name)
+    if state.step > 1 and state.last_finished_id is not None:
+        history = wrap_queued_user_messages(history, state.last_finished_id)
+    return history
