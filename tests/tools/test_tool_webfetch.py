@@ -1,0 +1,158 @@
+"""The webfetch tool against a real HTTP server on the loopback interface, started per test."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
+
+import pytest
+from tool_fakes import Asker
+
+from strata_core.tool.base import ToolContext, ToolFailure, ToolResult
+from strata_core.tool.runner import run_tool
+from strata_core.tool.truncation import Truncation
+from strata_core.tool.webfetch import TOO_LARGE, WebFetchTool
+
+pytestmark = pytest.mark.anyio
+
+PAGE = (
+    "<html><head><title>T</title><script>var x=1;</script><style>p{}</style></head><body><h1>Head</h1>"
+    "<p>Hello <b>world</b></p><ul><li>a</li><li>b</li></ul><pre><code>x = 1</code></pre></body></html>"
+)
+PNG = b"\x89PNG\r\n\x1a\nfake"
+
+
+class Handler(BaseHTTPRequestHandler):
+    seen: ClassVar[list[dict[str, str]]] = []
+
+    def log_message(self, format: str, *args: object) -> None:
+        return None
+
+    def _send(self, status: int, body: bytes, content_type: str, **headers: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", headers.pop("length", str(len(body))))
+        for key, value in headers.items():
+            self.send_header(key.replace("_", "-"), value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        Handler.seen.append({"path": self.path, **{k.lower(): v for k, v in self.headers.items()}})
+        if self.path == "/page":
+            self._send(200, PAGE.encode(), "text/html; charset=utf-8")
+        elif self.path == "/plain":
+            self._send(200, b"just text\n", "text/plain")
+        elif self.path == "/img":
+            self._send(200, PNG, "image/png")
+        elif self.path == "/declared-big":
+            self._send(200, b"x", "text/plain", length=str(6 * 1024 * 1024))
+        elif self.path == "/streamed-big":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            chunk = b"x" * 65536
+            try:
+                for _ in range(100):
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+        elif self.path == "/slow":
+            time.sleep(2)
+            self._send(200, b"late", "text/plain")
+        elif self.path == "/challenge":
+            if self.headers.get("User-Agent") == "strata":
+                self._send(200, b"passed", "text/plain")
+            else:
+                self._send(403, b"blocked", "text/html", cf_mitigated="challenge")
+        else:
+            self._send(404, b"nope", "text/plain")
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    Handler.seen = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    httpd.block_on_close = False  # the slow handler may still be sleeping when the test ends
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+async def fetch(ctx: ToolContext, url: str, **extra: object) -> ToolResult:
+    return await WebFetchTool().execute({"url": url, **extra}, ctx)
+
+
+async def test_html_becomes_markdown_by_default(server: str, ctx: ToolContext) -> None:
+    result = await fetch(ctx, f"{server}/page")
+    assert result.output == "T\n\n# Head\n\nHello **world**\n\n- a\n- b\n\n```\nx = 1\n```"
+    assert result.title == f"{server}/page (text/html; charset=utf-8)"
+    assert "text/markdown;q=1.0" in Handler.seen[-1]["accept"]
+    assert "Mozilla/5.0" in Handler.seen[-1]["user-agent"]
+
+
+async def test_text_format_keeps_only_visible_text(server: str, ctx: ToolContext) -> None:
+    result = await fetch(ctx, f"{server}/page", format="text")
+    assert result.output == "THeadHello worldabx = 1"
+    assert Handler.seen[-1]["accept"].startswith("text/plain;q=1.0")
+
+
+async def test_html_format_returns_the_page_as_sent(server: str, ctx: ToolContext) -> None:
+    assert (await fetch(ctx, f"{server}/page", format="html")).output == PAGE
+
+
+async def test_other_content_is_returned_as_is(server: str, ctx: ToolContext) -> None:
+    result = await fetch(ctx, f"{server}/plain")
+    assert result.output == "just text\n" and result.title == f"{server}/plain (text/plain)"
+
+
+async def test_an_image_comes_back_as_an_attachment(server: str, ctx: ToolContext) -> None:
+    result = await fetch(ctx, f"{server}/img")
+    assert result.output == "Image fetched successfully"
+    (attachment,) = result.attachments
+    assert attachment.mime == "image/png" and attachment.url == "data:image/png;base64,iVBORw0KGgpmYWtl"
+
+
+@pytest.mark.parametrize("path", ["/declared-big", "/streamed-big"])
+async def test_responses_over_5_mb_are_refused(server: str, ctx: ToolContext, path: str) -> None:
+    with pytest.raises(ToolFailure, match=f"^{TOO_LARGE.replace('(', '[(]').replace(')', '[)]')}$"):
+        await fetch(ctx, f"{server}{path}")
+
+
+async def test_the_timeout_is_in_seconds(server: str, ctx: ToolContext) -> None:
+    started = time.monotonic()
+    with pytest.raises(ToolFailure, match=r"^Request timed out$"):
+        await fetch(ctx, f"{server}/slow", timeout=0.3)
+    assert time.monotonic() - started < 1.5
+
+
+async def test_a_cloudflare_challenge_is_retried_with_an_honest_user_agent(server: str, ctx: ToolContext) -> None:
+    assert (await fetch(ctx, f"{server}/challenge")).output == "passed"
+    assert [seen["user-agent"] for seen in Handler.seen][-1] == "strata"
+
+
+async def test_error_statuses_and_other_schemes_are_errors(server: str, ctx: ToolContext) -> None:
+    with pytest.raises(ToolFailure, match=r"^Request failed with status code: 404$"):
+        await fetch(ctx, f"{server}/missing")
+    with pytest.raises(ToolFailure, match=r"^URL must start with http:// or https://$"):
+        await fetch(ctx, "ftp://x")
+
+
+async def test_each_url_is_asked_for(server: str, ctx: ToolContext, asker: Asker) -> None:
+    await fetch(ctx, f"{server}/plain")
+    (ask,) = asker.of("webfetch")
+    assert ask.patterns == [f"{server}/plain"] and ask.always == ["*"]
+    assert ask.metadata == {"url": f"{server}/plain", "format": "markdown", "timeout": None}
+
+
+async def test_the_suite_never_leaves_the_machine(ctx: ToolContext, truncation: Truncation) -> None:
+    outcome = await run_tool(
+        WebFetchTool(), {"url": "http://example.com/"}, ctx, agent_ruleset=None, truncation=truncation
+    )
+    assert outcome.is_error and "non-loopback" in (outcome.error or "")
