@@ -9,7 +9,7 @@ import pytest
 from attrs import define, frozen
 from tool_fakes import Asker
 
-from strata_core.permission import Rule, evaluate
+from strata_core.permission import Ruleset, evaluate
 from strata_core.tool.base import ToolContext, ToolFailure
 from strata_core.tool.search import Search
 from strata_core.tool.skill import SkillTool
@@ -31,7 +31,7 @@ class Skills:
     async def get(self, name: str) -> Skill | None:
         return next((s for s in self.skills if s.name == name), None)
 
-    async def available(self, ruleset: Sequence[Rule]) -> Sequence[Skill]:
+    async def available(self, ruleset: Ruleset, /) -> Sequence[Skill]:
         allowed = [s for s in self.skills if evaluate("skill", s.name, ruleset).action != "deny"]
         return sorted(allowed, key=lambda s: s.name)
 

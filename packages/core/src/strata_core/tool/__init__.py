@@ -1,0 +1,144 @@
+"""Tools: the contract, the ten built-ins OpenCode exposes, the registry that offers them and the runner.
+
+Wiring, in short::
+
+    tools = builtin_tools(truncation=Truncation.from_paths(paths), instructions=..., skills=..., agents=...,
+                          subagents=..., todos=...)
+    registry = ToolRegistry(tools)
+    offered = await registry.resolve(ToolTarget(agent.name, rules, model))       # definitions for the request
+    done = await run_call(tool_map(offered), name, args, ctx, agent_ruleset=agent.permission)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from strata_core.tool.base import (
+        Attachment,
+        JSONSchema,
+        Tool,
+        ToolContext,
+        ToolFailure,
+        ToolResult,
+        ToolTarget,
+    )
+    from strata_core.tool.bash import BashTool
+    from strata_core.tool.defaults import builtin_tools
+    from strata_core.tool.edit import EditTool
+    from strata_core.tool.glob import GlobTool
+    from strata_core.tool.grep import GrepTool
+    from strata_core.tool.invalid import InvalidTool
+    from strata_core.tool.read import InstructionText, NearbyInstructions, ReadTool
+    from strata_core.tool.registry import ResolvedTool, ToolRegistry, tool_map
+    from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, run_call, run_tool
+    from strata_core.tool.search import Search
+    from strata_core.tool.skill import SkillLike, SkillSource, SkillTool
+    from strata_core.tool.structured_output import StructuredOutputTool
+    from strata_core.tool.subagent_rules import child_session_rules
+    from strata_core.tool.task import AgentCatalog, AgentLike, SubagentOutcome, SubagentRunner, TaskTool
+    from strata_core.tool.todowrite import InMemoryTodoStore, Todo, TodoStore, TodoWriteTool
+    from strata_core.tool.truncation import TruncatedOutput, Truncation
+    from strata_core.tool.webfetch import WebFetchTool
+    from strata_core.tool.write import WriteTool
+
+# Imported on first use: `strata_core.tool.base` is imported widely, and the tools pull in tree-sitter,
+# markdownify, jsonschema and httpx, which a command that only prints help should not pay for.
+_EXPORTS: dict[str, str] = {
+    "AgentCatalog": "strata_core.tool.task",
+    "AgentLike": "strata_core.tool.task",
+    "Attachment": "strata_core.tool.base",
+    "BashTool": "strata_core.tool.bash",
+    "EditTool": "strata_core.tool.edit",
+    "GlobTool": "strata_core.tool.glob",
+    "GrepTool": "strata_core.tool.grep",
+    "InMemoryTodoStore": "strata_core.tool.todowrite",
+    "InstructionText": "strata_core.tool.read",
+    "InvalidTool": "strata_core.tool.invalid",
+    "JSONSchema": "strata_core.tool.base",
+    "NearbyInstructions": "strata_core.tool.read",
+    "ReadTool": "strata_core.tool.read",
+    "ResolvedTool": "strata_core.tool.registry",
+    "Search": "strata_core.tool.search",
+    "SkillLike": "strata_core.tool.skill",
+    "SkillSource": "strata_core.tool.skill",
+    "SkillTool": "strata_core.tool.skill",
+    "StructuredOutputTool": "strata_core.tool.structured_output",
+    "SubagentOutcome": "strata_core.tool.task",
+    "SubagentRunner": "strata_core.tool.task",
+    "TaskTool": "strata_core.tool.task",
+    "Todo": "strata_core.tool.todowrite",
+    "TodoStore": "strata_core.tool.todowrite",
+    "TodoWriteTool": "strata_core.tool.todowrite",
+    "Tool": "strata_core.tool.base",
+    "ToolCallOutcome": "strata_core.tool.runner",
+    "ToolContext": "strata_core.tool.base",
+    "ToolFailure": "strata_core.tool.base",
+    "ToolRegistry": "strata_core.tool.registry",
+    "ToolResult": "strata_core.tool.base",
+    "ToolRunOutcome": "strata_core.tool.runner",
+    "ToolTarget": "strata_core.tool.base",
+    "TruncatedOutput": "strata_core.tool.truncation",
+    "Truncation": "strata_core.tool.truncation",
+    "WebFetchTool": "strata_core.tool.webfetch",
+    "WriteTool": "strata_core.tool.write",
+    "builtin_tools": "strata_core.tool.defaults",
+    "child_session_rules": "strata_core.tool.subagent_rules",
+    "run_call": "strata_core.tool.runner",
+    "run_tool": "strata_core.tool.runner",
+    "tool_map": "strata_core.tool.registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'strata_core.tool' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "AgentCatalog",
+    "AgentLike",
+    "Attachment",
+    "BashTool",
+    "EditTool",
+    "GlobTool",
+    "GrepTool",
+    "InMemoryTodoStore",
+    "InstructionText",
+    "InvalidTool",
+    "JSONSchema",
+    "NearbyInstructions",
+    "ReadTool",
+    "ResolvedTool",
+    "Search",
+    "SkillLike",
+    "SkillSource",
+    "SkillTool",
+    "StructuredOutputTool",
+    "SubagentOutcome",
+    "SubagentRunner",
+    "TaskTool",
+    "Todo",
+    "TodoStore",
+    "TodoWriteTool",
+    "Tool",
+    "ToolCallOutcome",
+    "ToolContext",
+    "ToolFailure",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolRunOutcome",
+    "ToolTarget",
+    "TruncatedOutput",
+    "Truncation",
+    "WebFetchTool",
+    "WriteTool",
+    "builtin_tools",
+    "child_session_rules",
+    "run_call",
+    "run_tool",
+    "tool_map",
+]

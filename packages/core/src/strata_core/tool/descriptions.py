@@ -7,35 +7,14 @@ the model.
 
 from __future__ import annotations
 
-import importlib
 import re
-from collections.abc import Callable, Mapping
-from functools import cache
-from pathlib import Path
+from collections.abc import Mapping
 
-import strata_core
+from strata_core.prompt_files import read_prompt
 
 _PLACEHOLDER = re.compile(r"\$\{(\w+)\}")
 
-
-def _shared_loader() -> Callable[[str], str] | None:
-    # `strata_core.prompt_files` is the project-wide loader; until it exists (or in a stripped-down embed)
-    # the files are read straight from the package.
-    try:
-        module = importlib.import_module("strata_core.prompt_files")
-    except ImportError:
-        return None
-    loader = getattr(module, "read_prompt", None)
-    return loader if callable(loader) else None
-
-
-@cache
-def read_prompt(relative: str) -> str:
-    """The text of `prompts/<relative>`, e.g. `tools/read.txt`."""
-    loader = _shared_loader()
-    if loader is not None:
-        return str(loader(relative))
-    return (Path(strata_core.__file__).parent / "prompts" / relative).read_text(encoding="utf-8")
+__all__ = ["read_prompt", "render", "tool_description"]
 
 
 def tool_description(name: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Protocol
 import anyio
 from attrs import define, field
 
-from strata_core.permission import Rule
+from strata_core.permission import Ruleset
 from strata_core.tool.base import JSONSchema, ToolContext, ToolFailure, ToolResult
 from strata_core.tool.builtin import BuiltinTool, object_schema, string
 from strata_core.tool.search import Search, SearchError
@@ -42,7 +42,7 @@ class SkillSource(Protocol):
 
     async def get(self, name: str) -> SkillLike | None: ...
 
-    async def available(self, ruleset: Sequence[Rule]) -> Sequence[SkillLike]:
+    async def available(self, ruleset: Ruleset, /) -> Sequence[SkillLike]:
         """The skills an agent with these rules may load, sorted by name."""
         ...
 

@@ -1,0 +1,49 @@
+"""The ten built-in tools, built from the services they need (the composition root calls this)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from strata_core.tool.base import Tool
+from strata_core.tool.bash import DEFAULT_HIDDEN_ENV, BashTool
+from strata_core.tool.edit import EditTool
+from strata_core.tool.glob import GlobTool
+from strata_core.tool.grep import GrepTool
+from strata_core.tool.read import NearbyInstructions, ReadTool
+from strata_core.tool.search import Search
+from strata_core.tool.skill import SkillSource, SkillTool
+from strata_core.tool.task import AgentCatalog, SubagentRunner, TaskTool
+from strata_core.tool.todowrite import InMemoryTodoStore, TodoStore, TodoWriteTool
+from strata_core.tool.truncation import Truncation
+from strata_core.tool.webfetch import WebFetchTool
+from strata_core.tool.write import WriteTool
+
+
+def builtin_tools(
+    *,
+    truncation: Truncation,
+    skills: SkillSource,
+    agents: AgentCatalog,
+    subagents: SubagentRunner,
+    instructions: NearbyInstructions | None = None,
+    todos: TodoStore | None = None,
+    hidden_env: Collection[str] = DEFAULT_HIDDEN_ENV,
+    search: Search | None = None,
+) -> list[Tool]:
+    """bash, edit, glob, grep, read, skill, task, todowrite, webfetch and write, in OpenCode's registry order.
+
+    `hidden_env` lists the environment variables shell commands must not see (the API keys Strata holds).
+    """
+    search = search or Search()
+    return [
+        BashTool(truncation=truncation, hidden_env=frozenset(hidden_env)),
+        ReadTool(instructions=instructions),
+        GlobTool(search=search),
+        GrepTool(search=search),
+        EditTool(),
+        WriteTool(),
+        TaskTool(agents=agents, runner=subagents),
+        WebFetchTool(),
+        TodoWriteTool(store=todos or InMemoryTodoStore()),
+        SkillTool(skills=skills, search=search),
+    ]

@@ -1,0 +1,93 @@
+"""The ten built-ins as the composition root builds them, and the core services fitting the tools' protocols."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from attrs import frozen
+from tool_fakes import rules
+
+from strata_core.agent import AgentService
+from strata_core.instruction import InstructionService
+from strata_core.llm import ModelInfo
+from strata_core.permission import Ruleset
+from strata_core.skill import SkillService
+from strata_core.tool.base import ToolContext, ToolTarget
+from strata_core.tool.defaults import builtin_tools
+from strata_core.tool.read import NearbyInstructions
+from strata_core.tool.registry import ToolRegistry
+from strata_core.tool.skill import SkillLike, SkillSource
+from strata_core.tool.task import AgentCatalog, AgentLike, SubagentOutcome
+from strata_core.tool.truncation import Truncation
+
+pytestmark = pytest.mark.anyio
+
+RECORDED = json.loads((Path(__file__).parent / "schemas" / "opencode_tool_schemas.json").read_text())
+
+
+# These three functions are checked by mypy (the suite runs it on tests/): the services other modules
+# provide fit the small protocols the tools declare, so wiring needs no adapters.
+def skills_fit(service: SkillService) -> SkillSource:
+    return service
+
+
+def agents_fit(service: AgentService) -> AgentCatalog:
+    return service
+
+
+def instructions_fit(service: InstructionService) -> NearbyInstructions:
+    return service
+
+
+@frozen
+class Agent:
+    name: str
+    description: str | None
+    mode: str
+
+
+class NoSkills:
+    async def get(self, name: str) -> SkillLike | None:
+        return None
+
+    async def available(self, ruleset: Ruleset, /) -> Sequence[SkillLike]:
+        return []
+
+
+class OneAgent:
+    async def list(self) -> Sequence[AgentLike]:
+        return [Agent("explore", "Looks around.", "subagent")]
+
+    async def get(self, name: str) -> AgentLike | None:
+        return None
+
+
+class NoSubagents:
+    async def run(
+        self, parent_session_id: str, agent_name: str, description: str, prompt: str, task_id: str | None,
+        ctx: ToolContext,
+    ) -> SubagentOutcome:  # fmt: skip
+        raise AssertionError("not called")
+
+
+async def test_the_builtins_resolve_to_opencodes_tool_set_with_strata_descriptions(tmp_path: Path) -> None:
+    tools = builtin_tools(
+        truncation=Truncation(tmp_path), skills=NoSkills(), agents=OneAgent(), subagents=NoSubagents()
+    )
+    assert [tool.name for tool in tools] == [
+        "bash", "read", "glob", "grep", "edit", "write", "task", "webfetch", "todowrite", "skill",
+    ]  # fmt: skip
+    target = ToolTarget("build", rules({"*": "allow"}), ModelInfo("mock", "mock-model"))
+    resolved = await ToolRegistry(tools).resolve(target)
+    assert [item.definition.name for item in resolved] == RECORDED["tool_order"]
+    for item in resolved:
+        theirs = RECORDED["tools"][item.definition.name]
+        assert item.definition.description.strip(), item.definition.name
+        assert item.definition.parameters["required"] == theirs["required"]
+    task = next(item for item in resolved if item.definition.name == "task")
+    assert task.definition.description.endswith(
+        "Available agent types and the tools they have access to:\n- explore: Looks around."
+    )
