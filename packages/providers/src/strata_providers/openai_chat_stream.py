@@ -68,12 +68,14 @@ class ChatStreamDecoder:
         raise TransportError("the stream ended before the model finished (no finish_reason, no [DONE])")
 
     def _delta(self, delta: Mapping[str, Any], data: str) -> list[StreamEvent]:
+        content = delta.get("content")
+        if len(delta) == 1 and isinstance(content, str) and content:  # most chunks: one piece of text
+            return self._parts.text(content)
         events: list[StreamEvent] = []
         # `reasoning_content` (DeepSeek, vLLM, OpenCode's replay) or `reasoning` (OpenRouter, Ollama).
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
             events += self._parts.reasoning(reasoning)
-        content = delta.get("content")
         if isinstance(content, str) and content:
             events += self._parts.text(content)
         for call in delta.get("tool_calls") or ():

@@ -52,6 +52,8 @@ class ImplicitParts:
     _count: int = 0
 
     def text(self, delta: str) -> list[StreamEvent]:
+        if self._text_id is not None and self._reasoning_id is None:  # the common case, kept cheap
+            return [TextDelta(self._text_id, delta)]
         events = self._close_reasoning()
         if self._text_id is None:
             self._text_id = self._next_id("text")
