@@ -78,7 +78,7 @@ async def test_the_builtins_resolve_to_opencodes_tool_set_with_strata_descriptio
         truncation=Truncation(tmp_path), skills=NoSkills(), agents=OneAgent(), subagents=NoSubagents()
     )
     assert [tool.name for tool in tools] == [
-        "bash", "read", "glob", "grep", "edit", "write", "task", "webfetch", "todowrite", "skill",
+        "bash", "read", "glob", "grep", "edit", "write", "task", "webfetch", "todowrite", "skill", "apply_patch",
     ]  # fmt: skip
     target = ToolTarget("build", rules({"*": "allow"}), ModelInfo("mock", "mock-model"))
     resolved = await ToolRegistry(tools).resolve(target)
@@ -91,3 +91,12 @@ async def test_the_builtins_resolve_to_opencodes_tool_set_with_strata_descriptio
     assert task.definition.description.endswith(
         "Available agent types and the tools they have access to:\n- explore: Looks around."
     )
+
+
+async def test_gpt5_style_models_get_apply_patch_like_opencode(tmp_path: Path) -> None:
+    tools = builtin_tools(
+        truncation=Truncation(tmp_path), skills=NoSkills(), agents=OneAgent(), subagents=NoSubagents()
+    )
+    target = ToolTarget("build", rules({"*": "allow"}), ModelInfo("mock", "gpt-5-mock"))
+    resolved = await ToolRegistry(tools).resolve(target)
+    assert [item.definition.name for item in resolved] == RECORDED["gpt_model_tool_order"]

@@ -1,4 +1,4 @@
-"""Tools: the contract, the ten built-ins OpenCode exposes, the registry that offers them and the runner.
+"""Tools: the contract, the built-ins OpenCode exposes, the registry that offers them and the runner.
 
 Wiring, in short::
 
@@ -15,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from strata_core.tool.apply_patch import ApplyPatchTool
     from strata_core.tool.base import (
         Attachment,
         JSONSchema,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "AgentCatalog": "strata_core.tool.task",
     "AgentLike": "strata_core.tool.task",
+    "ApplyPatchTool": "strata_core.tool.apply_patch",
     "Attachment": "strata_core.tool.base",
     "BashTool": "strata_core.tool.bash",
     "EditTool": "strata_core.tool.edit",
@@ -101,6 +103,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "AgentCatalog",
     "AgentLike",
+    "ApplyPatchTool",
     "Attachment",
     "BashTool",
     "EditTool",

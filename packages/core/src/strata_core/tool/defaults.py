@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from strata_core.tool.apply_patch import ApplyPatchTool
 from strata_core.tool.base import Tool
 from strata_core.tool.bash import DEFAULT_HIDDEN_ENV, BashTool
 from strata_core.tool.edit import EditTool
@@ -30,7 +31,9 @@ def builtin_tools(
     hidden_env: Collection[str] = DEFAULT_HIDDEN_ENV,
     search: Search | None = None,
 ) -> list[Tool]:
-    """bash, edit, glob, grep, read, skill, task, todowrite, webfetch and write, in OpenCode's registry order.
+    """bash, read, glob, grep, edit, write, task, webfetch, todowrite, skill and apply_patch (OpenCode's order).
+
+    The registry offers apply_patch instead of edit and write to GPT-5-style models, as OpenCode does.
 
     `hidden_env` lists the environment variables shell commands must not see (the API keys Strata holds).
     """
@@ -46,4 +49,5 @@ def builtin_tools(
         WebFetchTool(),
         TodoWriteTool(store=todos or InMemoryTodoStore()),
         SkillTool(skills=skills, search=search),
+        ApplyPatchTool(),
     ]

@@ -34,8 +34,8 @@ def prefers_patch(model: ModelInfo) -> bool:
 
 
 def _offered_for_model(name: str, model: ModelInfo, registered: set[str]) -> bool:
-    # Strata keeps edit/write for patch-preferring models when no apply_patch tool is registered, so such a
-    # model can still change files (OpenCode would have removed them in favour of apply_patch).
+    # A registry without apply_patch (an embedder's choice) keeps edit/write for patch-preferring models, so
+    # such a model can still change files.
     patch = prefers_patch(model) and PATCH_TOOL in registered
     if name == PATCH_TOOL:
         return patch
