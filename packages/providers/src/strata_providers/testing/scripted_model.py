@@ -15,7 +15,7 @@ raises `ScriptExhaustedError` naming the request, so a test that makes one call 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
@@ -52,7 +52,7 @@ class ScriptedModel:
 
     def __init__(
         self,
-        script: Sequence[Turn | dict[str, Any]] = (),
+        script: Sequence[Turn | Mapping[str, Any]] = (),
         *,
         info: ModelInfo = SCRIPTED_INFO,
         title_markers: Sequence[str] = DEFAULT_TITLE_MARKERS,

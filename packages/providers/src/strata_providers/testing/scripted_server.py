@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, Literal
@@ -72,7 +73,7 @@ class ScriptedServer:
 
     def __init__(
         self,
-        script: Sequence[Turn | dict[str, Any]] = (),
+        script: Sequence[Turn | Mapping[str, Any]] = (),
         *,
         title_markers: Sequence[str] = DEFAULT_TITLE_MARKERS,
         title_text: str = TITLE_TEXT,
@@ -89,19 +90,24 @@ class ScriptedServer:
         self._turns_used = 0
         self._port: int | None = None
         self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
-        self._serving: Any = None
+        self._serving: Future[None] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
     def __enter__(self) -> ScriptedServer:
         self._portal_cm = start_blocking_portal(name="scripted-server")
         portal = self._portal_cm.__enter__()
-        self._serving, self._port = portal.start_task(self._serve, name="scripted-server")
+        try:
+            self._serving, self._port = portal.start_task(self._serve, name="scripted-server")
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._portal_cm is not None:
-            self._serving.cancel()
+            if self._serving is not None:
+                self._serving.cancel()
             self._portal_cm.__exit__(None, None, None)
             self._portal_cm = None
             self._port = None
