@@ -269,7 +269,7 @@ async def test_a_refused_connection_is_a_retried_transport_error(client: httpx.A
 async def test_a_stream_that_goes_quiet_fails_on_the_idle_read_timeout() -> None:
     async with (
         ScriptedServer([{"text": "thinking...", "hang": True}]) as server,
-        make_client(read_timeout=0.2) as client,
+        make_client(read_timeout=0.5) as client,
     ):
         events = await collect(model_for("chat", server, client))
     assert of_type(events, TextDelta)
