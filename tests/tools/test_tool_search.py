@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from tool_fakes import Asker
+from tool_fakes import Asker, MakeContext
 
 from strata_core.tool.base import ToolContext, ToolFailure, ToolResult
 from strata_core.tool.glob import GlobTool
@@ -177,3 +177,37 @@ async def test_grep_asks_for_its_pattern(search: Search, tree: Path, ctx: ToolCo
     await grep(search, ctx, "needle", include="*.txt")
     (ask,) = asker.of("grep")
     assert ask.patterns == ["needle"] and ask.metadata == {"pattern": "needle", "path": None, "include": "*.txt"}
+
+
+async def test_without_rg_the_python_walk_answers_the_same(
+    tree: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import strata_core.tool.search as search_module
+
+    monkeypatch.setattr(search_module, "find_rg", lambda: None)
+    with_rg = await glob(Search(use_rg=True), ctx, "*.txt")
+    assert with_rg.output.splitlines()[-1] == f"{tree}/z.txt"
+    assert f"{tree}/ign/x.txt" not in with_rg.output
+
+
+async def test_outside_a_git_repository_gitignore_is_not_applied(
+    search: Search, tmp_path: Path, make_ctx: MakeContext
+) -> None:
+    plain = (tmp_path / "plain").resolve()
+    (plain / "ign").mkdir(parents=True)
+    (plain / "hidden").mkdir()
+    (plain / ".gitignore").write_text("ign/\n")
+    (plain / ".ignore").write_text("hidden/\n")
+    (plain / "ign" / "x.txt").write_text("x")
+    (plain / "hidden" / "y.txt").write_text("x")
+    result = await glob(search, make_ctx(directory=plain, worktree=plain), "*.txt")
+    assert result.output == f"{plain}/ign/x.txt"  # rg reads .gitignore only in a repository; .ignore always
+
+
+async def test_a_glob_names_files_an_ignore_file_would_hide(search: Search, tree: Path, ctx: ToolContext) -> None:
+    # rg's rule: --glob overrides ignore files for the files it matches (ignored directories stay pruned).
+    result = await glob(search, ctx, "*.log")
+    assert result.output == f"{tree}/a.log"
+    matches = await grep(search, ctx, "needle", include="*.log")
+    assert matches.output.startswith(f"Found 1 matches\n{tree}/a.log:")
+    assert (await glob(search, ctx, "ign/*")).output == "No files found"

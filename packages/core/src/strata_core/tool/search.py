@@ -163,8 +163,27 @@ def _inherited_rules(root: Path) -> Rules:
     return tuple(rules)
 
 
-def walk_files(root: Path) -> Iterator[str]:
-    """Relative paths of the files rg would search under `root`, hidden ones included."""
+def glob_matches(relative: str, pattern: str) -> bool:
+    """rg's `--glob` for one path: a pattern without `/` matches a file name at any depth; `!` negates."""
+    return bool(wcglob.globmatch(relative, pattern, flags=_GLOB_FLAGS))
+
+
+def _selected(root: Path, path: Path, is_dir: bool, pattern: str | None, rules: Rules) -> bool:
+    """rg's precedence: a `--glob` decides for the files it names, over any ignore file; a negated glob only
+    excludes. Directories are pruned by ignore files unless the glob names them."""
+    if pattern is None:
+        return not _ignored(path, is_dir, rules)
+    negated = pattern.startswith("!")
+    matched = glob_matches(path.relative_to(root).as_posix(), pattern)
+    if is_dir:
+        return (matched and not negated) or not _ignored(path, True, rules)
+    if negated:
+        return matched and not _ignored(path, False, rules)
+    return matched
+
+
+def walk_files(root: Path, pattern: str | None = None) -> Iterator[str]:
+    """Relative paths of the files rg would list under `root` for the glob `pattern`, hidden ones included."""
     use_gitignore = _git_root(root) is not None
     rules_by_dir: dict[str, Rules] = {str(root): _inherited_rules(root)}
     for dirpath, dirnames, filenames in os.walk(root):
@@ -176,29 +195,22 @@ def walk_files(root: Path) -> Iterator[str]:
         kept_dirs = []
         for name in sorted(dirnames):
             child = here / name
-            if name == ".git" or child.is_symlink() or _ignored(child, True, rules):
-                continue
-            kept_dirs.append(name)
-            rules_by_dir[str(child)] = rules
+            if name != ".git" and not child.is_symlink() and _selected(root, child, True, pattern, rules):
+                kept_dirs.append(name)
+                rules_by_dir[str(child)] = rules
         dirnames[:] = kept_dirs
         for name in sorted(filenames):
             child = here / name
-            if not child.is_symlink() and not _ignored(child, False, rules):
+            if not child.is_symlink() and _selected(root, child, False, pattern, rules):
                 yield child.relative_to(root).as_posix()
-
-
-def glob_matches(relative: str, pattern: str) -> bool:
-    """rg's `--glob` for one path: a pattern without `/` matches a file name at any depth; `!` negates."""
-    return bool(wcglob.globmatch(relative, pattern, flags=_GLOB_FLAGS))
 
 
 def _python_files(root: Path, pattern: str | None, limit: int) -> Found:
     files: list[str] = []
-    for relative in walk_files(root):
-        if pattern is None or glob_matches(relative, pattern):
-            files.append(relative)
-            if len(files) > limit:
-                return Found(files=tuple(files[:limit]), more=True)
+    for relative in walk_files(root, pattern):
+        files.append(relative)
+        if len(files) > limit:
+            return Found(files=tuple(files[:limit]), more=True)
     return Found(files=tuple(files))
 
 
@@ -219,9 +231,7 @@ def _python_grep(root: Path, pattern: str, target: str, include: str | None, lim
         regex = re.compile(pattern)
     except re.error as error:
         raise SearchError(f"regex parse error: {error}") from None
-    candidates = (
-        [target] if target != "." else [p for p in walk_files(root) if include is None or glob_matches(p, include)]
-    )
+    candidates = [target] if target != "." else walk_files(root, include)
     matches: list[LineMatch] = []
     for relative in candidates:
         for match in _grep_file(root, relative, regex):
