@@ -321,7 +321,7 @@ async def test_the_third_identical_call_in_a_row_asks_the_doom_loop_permission(s
         {"read": FuncTool("read", read)},
     )
     assert result == "stop"
-    assert runs == ["c1", "c2"]
+    assert sorted(runs) == ["c1", "c2"]  # concurrent calls: any order
     third = _tool_parts(stored)[2]
     assert isinstance(third.state, ToolStateError) and "Permission 'doom_loop' for read" in third.state.error
 

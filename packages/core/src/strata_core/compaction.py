@@ -191,8 +191,6 @@ class CompactionService:
         )
         head = candidates[:tail] if tail is not None else candidates
         message = self._summary_message(info, agent, model.info, path)
-        await self.store.put_message(message)
-        self.bus.message_updated(message)
         result = await self.processor.process(self._step(message, model, agent, head, summary_of, info.session_id))
         if result == "compact":
             await self._too_large(message, replay is not None)

@@ -1,7 +1,14 @@
-"""Writes of one assistant message and its parts: stored, then announced on the bus.
+"""Writes of one assistant message and its parts: announced on the bus, then stored.
 
-One writer per step, so writes never interleave and a late write can never bring back an older state of
-a part (a tool's progress landing after its result): each write stores the part as it is *now*.
+One writer per step, so writes never interleave, and each write stores the part as it is *now*, so a late
+write can never bring back an older state of a part (a tool's progress landing after its result).
+
+While a step streams, writes are stored behind the step rather than in its way: each change is queued
+(several changes to one part waiting together become one write of its latest state) and a background task
+stores the queue in order, one transaction per write, overlapping the model's stream. `flush()` is the
+barrier where durability matters: before a tool runs (its call must be on disk before its side effects)
+and when the step ends. A kill loses at most the changes still queued, and what is on disk is always an
+earlier state of the same step.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from collections.abc import Callable
 from typing import TypedDict
 
 import anyio
+from anyio.abc import TaskGroup
 from attrs import define, field
 
 from strata_core import ids
@@ -20,6 +28,9 @@ from strata_core.session.store import SessionStore
 
 NowMs = Callable[[], int]
 """Milliseconds since the epoch: message and part times. Injectable so tests can pin them."""
+
+_MESSAGE = "message"
+"""The queue key of the message record itself (part ids never equal it)."""
 
 
 def wall_clock_ms() -> int:
@@ -41,20 +52,75 @@ class PartWriter:
     message: AssistantMessage
     now: NowMs = wall_clock_ms
     _lock: anyio.Lock = field(factory=anyio.Lock, init=False, repr=False)
+    _queue: dict[str, Part | AssistantMessage] = field(factory=dict, init=False, repr=False)
+    """Waiting writes in first-queued order (a part's first write fixes its position in the message)."""
+    _group: TaskGroup | None = field(default=None, init=False, repr=False)
+    _draining: bool = field(default=False, init=False, repr=False)
 
     def new_part_ids(self) -> PartIds:
         return PartIds(id=ids.ascending("prt"), session_id=self.message.session_id, message_id=self.message.id)
 
+    def write_behind(self, group: TaskGroup | None) -> None:
+        """Queue writes and store them from a task in `group` (None: every write is stored before it returns)."""
+        self._group = group
+
     async def part(self, part: Part, delta: str | None = None) -> None:
-        async with self._lock:
-            await self.store.put_part(part)
         self.bus.part_updated(part, delta)
+        await self._store(part.id, part)
 
     async def message_info(self) -> None:
-        async with self._lock:
-            await self.store.put_message(self.message)
         self.bus.message_updated(self.message)
+        await self._store(_MESSAGE, self.message)
+
+    def queue(self, part: Part) -> None:
+        """Announce and queue a change from synchronous code (a tool's progress callback)."""
+        self.bus.part_updated(part)
+        if self._group is not None:
+            self._enqueue(part.id, part)
 
     def announce(self, part: Part, delta: str | None = None) -> None:
         """Publish a change without storing it yet (a streaming delta between coalesced writes)."""
         self.bus.part_updated(part, delta)
+
+    async def flush(self) -> None:
+        """Store everything queued so far; returns once it is all on disk."""
+        await self._drain()
+        async with self._lock:  # a write the background task has in flight
+            pass
+
+    async def _store(self, key: str, record: Part | AssistantMessage) -> None:
+        if self._group is not None:
+            self._enqueue(key, record)
+            return
+        await self.flush()
+        await self._put(record)
+
+    def _enqueue(self, key: str, record: Part | AssistantMessage) -> None:
+        self._queue.setdefault(key, record)
+        if not self._draining and self._group is not None:
+            self._draining = True
+            self._group.start_soon(self._drain_in_background)
+
+    async def _drain_in_background(self) -> None:
+        try:
+            await self._drain()
+        finally:
+            self._draining = False
+
+    async def _drain(self) -> None:
+        while self._queue:
+            # Taken off the queue before it is stored, so a change made meanwhile queues it again.
+            key = next(iter(self._queue))
+            record = self._queue.pop(key)
+            try:
+                await self._put(record)
+            except BaseException:
+                self._queue = {key: record, **self._queue}  # not stored: back at the front
+                raise
+
+    async def _put(self, record: Part | AssistantMessage) -> None:
+        async with self._lock:
+            if isinstance(record, AssistantMessage):
+                await self.store.put_message(record)
+            else:
+                await self.store.put_part(record)

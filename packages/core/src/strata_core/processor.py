@@ -56,7 +56,7 @@ class StepInput:
     """Everything one step needs besides the processor's own services."""
 
     message: AssistantMessage
-    """The (already stored) assistant message this step fills."""
+    """The assistant message this step fills; the processor stores it first."""
     model: llm.LanguageModel
     request: llm.ModelRequest
     tools: Mapping[str, Tool]
@@ -136,6 +136,8 @@ class _StepRun:
         self.tool_calls = list(self.step.earlier_tool_calls)
         try:
             async with anyio.create_task_group() as group:
+                self.write.write_behind(group)
+                await self.write.message_info()
                 self.runner = ToolCallRunner(
                     self.write,
                     self.processor.permissions,
@@ -156,6 +158,7 @@ class _StepRun:
             log.exception("processor.failed", session_id=self.message.session_id)
             self._fail(_single(error))
         finally:
+            self.write.write_behind(None)
             with anyio.CancelScope(shield=True):
                 await self._cleanup()
         if self.needs_compaction:
@@ -183,7 +186,7 @@ class _StepRun:
         elif isinstance(event, llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd):
             await self._reasoning(event)
         elif isinstance(event, llm.ToolInputStart):
-            await self._tool_input_start(event)
+            self._tool_input_start(event)
         elif isinstance(event, llm.ToolInputDelta):
             self._tool_input_delta(event)
         elif isinstance(event, llm.ToolCall):
@@ -257,12 +260,14 @@ class _StepRun:
             _close(part, now, event.provider_metadata)
             await self.write.part(part)
 
-    async def _tool_input_start(self, event: llm.ToolInputStart) -> None:
+    def _tool_input_start(self, event: llm.ToolInputStart) -> None:
+        # Announced now, stored once the call is complete (or by the cleanup, as aborted, if the stream
+        # ends first): storing the short-lived pending state too would cost a write per call for nothing.
         part = ToolPart(
             **self.write.new_part_ids(), call_id=event.call_id, tool=event.tool_name, state=ToolStatePending()
         )
         self.tools[event.call_id] = part
-        await self.write.part(part)
+        self.write.announce(part)
 
     def _tool_input_delta(self, event: llm.ToolInputDelta) -> None:
         part = self.tools.get(event.call_id)
@@ -292,9 +297,9 @@ class _StepRun:
     async def _finish(self, event: llm.Finish) -> None:
         tokens = tokens_from_usage(event.usage)
         await self.write.part(StepFinishPart(**self.write.new_part_ids(), reason=event.reason, tokens=tokens))
+        # The message itself is stored once, at cleanup, right after the stream and the step's tools end.
         self.message.finish = event.reason
         self.message.tokens = tokens
-        await self.write.message_info()
         if not self.message.summary:
             self.needs_compaction = is_overflow(tokens, self.step.model.info.limits, self.step.compaction)
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import structlog
 from anyio.abc import TaskGroup
-from attrs import define, evolve, field
+from attrs import define, evolve
 
 from strata_core import llm
 from strata_core.message import (
@@ -104,7 +104,6 @@ class ToolCallRunner:
     agent_ruleset: Sequence[Rule] | None = None
     """The agent's own rules (without the session's): the runner words its truncation advice by them."""
     blocked: bool = False
-    _progress_queued: set[str] = field(factory=set, init=False)
 
     def repaired_name(self, name: str) -> str:
         """The offered tool a call means (`Read` -> `read`), or the name as given when none is offered."""
@@ -143,6 +142,7 @@ class ToolCallRunner:
         await self.writer.part(part)
 
     async def _call(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> ToolCallOutcome:
+        await self.writer.flush()  # the call is on disk before the tool can change anything
         ctx = self._context(part)
         if doom_loop:
             try:
@@ -188,24 +188,11 @@ class ToolCallRunner:
             if isinstance(state, ToolStateRunning):
                 state.title = title if title is not None else state.title
                 state.metadata = dict(metadata)
-                self._queue_progress_write(part)
+                self.writer.queue(part)
 
         return evolve(
             self.template, message_id=message.id, call_id=part.call_id, ask=ask, update_metadata=update_metadata
         )
-
-    def _queue_progress_write(self, part: ToolPart) -> None:
-        # Tools report progress from synchronous callbacks, often per output chunk: one queued write per
-        # part at a time, which stores whatever the latest progress is when it runs.
-        if part.id in self._progress_queued:
-            return
-        self._progress_queued.add(part.id)
-        self.group.start_soon(self._write_progress, part)
-
-    async def _write_progress(self, part: ToolPart) -> None:
-        self._progress_queued.discard(part.id)
-        if isinstance(part.state, ToolStateRunning):
-            await self.writer.part(part)
 
     def _attachments(self, attachments: Sequence[Attachment]) -> list[FilePart]:
         return [
