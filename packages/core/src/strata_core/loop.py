@@ -102,6 +102,12 @@ class _Run:
     done: anyio.Event = field(factory=anyio.Event)
     new_input: bool = False
     """A prompt arrived while the loop ran: look again before stopping."""
+    session: SessionInfo | None = None
+    messages: list[MessageWithParts] | None = None
+    """The session's messages as last read. After a plain model step only that step's answer is read and
+    appended, instead of the whole session again (the cost of a full read grows with the session)."""
+    answered: str | None = None
+    """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
 
 
 @define
@@ -186,10 +192,9 @@ class SessionLoop:
     async def _loop(self, session_id: str, run: _Run, settings: CompactionSettings) -> None:
         step = 0
         while True:
-            run.new_input = False
             self.bus.publish(SessionStatus(session_id, "busy"))
-            session = await self.sessions.get(session_id)
-            history = filter_compacted(await self.store.messages(session_id))
+            session, messages = await self._refresh(session_id, run)
+            history = filter_compacted(messages)
             state = latest(history)
             if state.user is None:
                 raise RuntimeError(NO_USER_MESSAGE)
@@ -197,9 +202,20 @@ class SessionLoop:
                 outcome: Outcome = "stop"
             else:
                 step += 1
-                outcome = await self._step(session, history, state, step, settings)
+                outcome = await self._step(session, history, state, step, settings, run)
             if outcome == "stop" and not run.new_input:
                 return
+
+    async def _refresh(self, session_id: str, run: _Run) -> tuple[SessionInfo, list[MessageWithParts]]:
+        answered, run.answered = run.answered, None
+        if run.new_input or run.session is None or run.messages is None or answered is None:
+            run.new_input = False  # before reading, so a prompt stored during the read is noticed later
+            run.session = await self.sessions.get(session_id)
+            run.messages = await self.store.messages(session_id)
+        else:
+            answer = await self.store.get_message(session_id, answered)
+            run.messages = [*run.messages, answer] if answer else await self.store.messages(session_id)
+        return run.session, run.messages
 
     async def _step(
         self,
@@ -208,6 +224,7 @@ class SessionLoop:
         state: Latest,
         step: int,
         settings: CompactionSettings,
+        run: _Run,
     ) -> Outcome:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
@@ -226,7 +243,7 @@ class SessionLoop:
             await self.compaction.create(session.id, user.agent, user.model, auto=True)
             return "continue"
         agent = await self._agent(session.id, user.agent)
-        return await self._model_step(session, history, state, agent, model, step, settings)
+        return await self._model_step(session, history, state, agent, model, step, settings, run)
 
     async def _task(
         self,
@@ -258,6 +275,7 @@ class SessionLoop:
         model: llm.LanguageModel,
         step: int,
         settings: CompactionSettings,
+        run: _Run,
     ) -> Outcome:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
@@ -268,8 +286,6 @@ class SessionLoop:
             StepState(session, agent, model, user, history, step, finished_id, is_last_step)
         )
         message = self._new_answer(user, agent, model.info, project)
-        await self.store.put_message(message)
-        self.bus.message_updated(message)
         context = self._tool_context(session, agent, project, model.info, history, state.user)
         step_input = StepInput(
             message=message,
@@ -285,12 +301,13 @@ class SessionLoop:
             result = await self.processor.process(step_input)
         finally:
             self.instructions.clear(message.id)
-        if built.structured is not None:
-            return await self._structured_outcome(message, built.structured.captured, result)
         if result == "compact":
             overflow = not message.finish
             await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
             return "continue"
+        run.answered = message.id
+        if built.structured is not None:
+            return await self._structured_outcome(message, built.structured.captured, result)
         return result
 
     async def _structured_outcome(

@@ -7,7 +7,7 @@ an in-memory copy of the history; stored messages are never touched.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import anyio
 from attrs import define, field, frozen
@@ -64,11 +64,18 @@ class _Gathered:
     messages: list[llm.ModelMessage] = field(factory=list)
 
 
+_ToolsKey = tuple[str, Ruleset, str, frozenset[tuple[str, bool]]]
+_TOOL_CACHE_SIZE = 32
+
+
 @define
 class TurnRequestBuilder:
     system_prompt: SystemPromptService
     registry: ToolRegistry
     parameters: ParameterPolicy
+    _tools: dict[_ToolsKey, list[ResolvedTool]] = field(factory=dict, init=False, repr=False)
+    """Resolved tool sets by caller: their descriptions (agents for task, skills for skill) come from
+    services that load once, so a turn's steps reuse them instead of describing every tool again."""
 
     async def build(self, state: StepState) -> StepRequest:
         format_ = state.user.format
@@ -89,8 +96,7 @@ class TurnRequestBuilder:
             found.instructions = await self.system_prompt.instructions.system()
 
         async def tools() -> None:
-            extra = [structured] if structured is not None else []
-            found.tools = await self.registry.resolve(target, user_tools=state.user.tools, extra=extra)
+            found.tools = await self._resolve_tools(target, state.user.tools, structured)
 
         async def messages() -> None:
             found.messages = to_model_messages(history, model)
@@ -101,6 +107,19 @@ class TurnRequestBuilder:
         parts = SystemPromptParts(found.environment, found.instructions, found.skills)
         system = assemble(state.agent, model, parts, state.user.system, json_schema)
         return StepRequest(self._request(state, system.text, found, json_schema), tool_map(found.tools), structured)
+
+    async def _resolve_tools(
+        self, target: ToolTarget, user_tools: Mapping[str, bool] | None, structured: StructuredOutputTool | None
+    ) -> list[ResolvedTool]:
+        if structured is not None:  # a fresh tool per step: it holds that step's answer
+            return await self.registry.resolve(target, user_tools=user_tools, extra=[structured])
+        key = (target.agent_name, target.ruleset, target.model.ref, frozenset((user_tools or {}).items()))
+        cached = self._tools.get(key)
+        if cached is None:
+            if len(self._tools) >= _TOOL_CACHE_SIZE:
+                self._tools.clear()
+            cached = self._tools[key] = await self.registry.resolve(target, user_tools=user_tools)
+        return cached
 
     def _request(self, state: StepState, system: str, found: _Gathered, json_schema: bool) -> llm.ModelRequest:
         session = state.session
