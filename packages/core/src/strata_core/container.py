@@ -1,0 +1,141 @@
+"""`CoreContainer`: the core's services as dependency-injector providers, declarations only.
+
+What the core cannot make itself is a `Dependency`: the session store, the model resolver, the project id
+(known once the project is discovered), and the task group background work runs in. `open_runtime()`
+supplies them; an application or a test overrides any provider before first use. No constructor here
+does I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from dependency_injector import containers, providers
+
+from strata_core.agent import AgentService
+from strata_core.bus import Bus
+from strata_core.call_parameters import BasicParameters
+from strata_core.compaction import CompactionService
+from strata_core.config import ConfigService
+from strata_core.instruction import InstructionService
+from strata_core.loop import SessionLoop
+from strata_core.part_writer import wall_clock_ms
+from strata_core.paths import StrataPaths
+from strata_core.permission_flow import PermissionFlow
+from strata_core.processor import Processor
+from strata_core.project import ProjectService
+from strata_core.session.service import SessionService
+from strata_core.skill import SkillService
+from strata_core.subagent import LoopSubagents
+from strata_core.subtask import SubtaskRunner
+from strata_core.system_prompt import SystemClock, SystemPromptService
+from strata_core.title import TitleService
+from strata_core.tool.defaults import builtin_tools
+from strata_core.tool.registry import ToolRegistry
+from strata_core.tool.runner import run_call
+from strata_core.tool.todowrite import InMemoryTodoStore
+from strata_core.tool.truncation import Truncation
+from strata_core.turn_request import TurnRequestBuilder
+
+
+def _later(container: Any, name: str) -> Callable[[], Any]:
+    """A provider of the container, to be called when needed (breaks the loop -> tools -> task -> loop cycle)."""
+    provider: Callable[[], Any] = getattr(container, name)
+    return provider
+
+
+class CoreContainer(containers.DeclarativeContainer):
+    __self__ = providers.Self()
+
+    # -- supplied from outside ------------------------------------------------------------------------
+    directory: providers.Dependency[Path] = providers.Dependency(instance_of=Path)
+    env: providers.Dependency[Mapping[str, str]] = providers.Dependency(default={})
+    store: providers.Dependency[Any] = providers.Dependency()
+    """A `SessionStore`, opened by the runtime."""
+    models: providers.Dependency[Any] = providers.Dependency()
+    """The `llm.ModelResolver` (the providers' catalogue, or a scripted model in tests)."""
+    project_id: providers.Dependency[str] = providers.Dependency(instance_of=str)
+    background: providers.Dependency[Any] = providers.Dependency()
+    """Where titles and prune run: the runtime's task group."""
+    parameters: providers.Provider[Any] = providers.Singleton(BasicParameters)
+    permission_mode: providers.Provider[str] = providers.Object("interactive")
+    now: providers.Provider[Any] = providers.Object(wall_clock_ms)
+    today: providers.Provider[Any] = providers.Singleton(SystemClock)
+    todos: providers.Provider[Any] = providers.Singleton(InMemoryTodoStore)
+
+    # -- the project and its configuration -------------------------------------------------------------
+    paths = providers.Singleton(StrataPaths.from_env, env)
+    project = providers.Singleton(ProjectService, directory)
+    config = providers.Singleton(ConfigService, paths=paths, project=project, env=env)
+    skills = providers.Singleton(SkillService, config=config, project=project, paths=paths, env=env)
+    instructions = providers.Singleton(InstructionService, config=config, project=project, paths=paths, env=env)
+    agents = providers.Singleton(
+        AgentService, config=config, paths=paths, skill_dirs=skills.provided.dirs, project=project
+    )
+    system_prompt = providers.Singleton(
+        SystemPromptService, project=project, instructions=instructions, skills=skills, clock=today
+    )
+
+    # -- sessions, events, permissions -----------------------------------------------------------------
+    bus = providers.Singleton(Bus)
+    permissions = providers.Singleton(PermissionFlow, bus=bus, mode=permission_mode)
+    sessions = providers.Singleton(
+        SessionService, store=store, project_id=project_id, directory=providers.Callable(str, directory), clock=now
+    )
+
+    # -- tools -----------------------------------------------------------------------------------------
+    truncation = providers.Singleton(Truncation.from_paths, paths)
+    subagents = providers.Singleton(
+        LoopSubagents,
+        sessions=sessions,
+        agents=agents,
+        config=config,
+        loop=providers.Callable(_later, __self__, "loop"),
+    )
+    tools = providers.Singleton(
+        builtin_tools,
+        truncation=truncation,
+        skills=skills,
+        agents=agents,
+        subagents=subagents,
+        instructions=instructions,
+        todos=todos,
+    )
+    registry = providers.Singleton(ToolRegistry, tools=tools)
+    execute_tool = providers.Singleton(partial, run_call, truncation=truncation)
+
+    # -- the engine ------------------------------------------------------------------------------------
+    processor = providers.Singleton(
+        Processor, store=store, bus=bus, permissions=permissions, execute_tool=execute_tool, now=now
+    )
+    title = providers.Singleton(TitleService, store=store, bus=bus, agents=agents, models=models, parameters=parameters)
+    compaction = providers.Singleton(
+        CompactionService, store=store, bus=bus, agents=agents, models=models, processor=processor, now=now
+    )
+    requests = providers.Singleton(
+        TurnRequestBuilder, system_prompt=system_prompt, registry=registry, parameters=parameters
+    )
+    subtasks = providers.Singleton(SubtaskRunner, store=store, bus=bus, execute_tool=execute_tool, now=now)
+    loop = providers.Singleton(
+        SessionLoop,
+        store=store,
+        sessions=sessions,
+        bus=bus,
+        agents=agents,
+        models=models,
+        config=config,
+        project=project,
+        requests=requests,
+        processor=processor,
+        compaction=compaction,
+        title=title,
+        instructions=instructions,
+        registry=registry,
+        subtasks=subtasks,
+        background=background,
+        env=env,
+        now=now,
+    )

@@ -1,0 +1,115 @@
+"""Harness for the end-to-end engine scenarios: the real runtime, tools and wires against a loopback model.
+
+Each test writes a project in `tmp_path` (a git repository with real files) whose `strata.json` points a
+provider at a `ScriptedServer`, opens the runtime with the providers' catalogue and parameter rules, and
+then asserts on what the server recorded and on what the SQLite store holds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+from strata_core.config import ConfigInfo
+from strata_core.message import MessageWithParts, TextPart, ToolPart
+from strata_core.permission_flow import PermissionMode
+from strata_core.prompt_input import PromptRequest, TextInput
+from strata_core.runtime import Runtime, open_runtime
+from strata_providers.catalog import ProviderCatalog
+from strata_providers.params import ProviderParameters
+from strata_providers.retry import RetryPolicy
+from strata_providers.testing import ScriptedServer
+
+MODEL = "mock/mock-model"
+TITLE_MARKER = "You name conversations"
+"""A phrase of Strata's title prompt, so the server answers title requests apart from the script."""
+
+
+def provider_config(
+    server: ScriptedServer, *, npm: str = "@ai-sdk/openai-compatible", limit: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    model: dict[str, Any] = {
+        "name": "Mock",
+        "tool_call": True,
+        "limit": dict(limit or {"context": 200_000, "output": 8_000}),
+    }
+    return {
+        "provider": {
+            "mock": {
+                "npm": npm,
+                "name": "Mock",
+                "options": {"baseURL": server.base_url, "apiKey": "test-key"},
+                "models": {"mock-model": model},
+            }
+        },
+        "model": MODEL,
+    }
+
+
+def _catalog(config: ConfigInfo, env: Mapping[str, str], client: Any) -> ProviderCatalog:
+    # Retries wait a few milliseconds, not seconds: the scenarios are about behaviour, not patience.
+    return ProviderCatalog(config.data, env, client, retry=RetryPolicy(initial_delay=0.01, max_delay=0.05))
+
+
+def engine(
+    project: Path,
+    env: Mapping[str, str],
+    server: ScriptedServer,
+    *,
+    mode: PermissionMode = "non_interactive",
+    extra_config: Mapping[str, Any] | None = None,
+    limit: Mapping[str, int] | None = None,
+) -> AbstractAsyncContextManager[Runtime]:
+    """The runtime for `project`, its model served by `server`, its sessions in `project/../strata.db`."""
+    config = {**provider_config(server, limit=limit), **(extra_config or {})}
+    (project / "strata.json").write_text(json.dumps(config))
+    return open_runtime(
+        project,
+        env,
+        permission_mode=mode,
+        model_resolver_factory=_catalog,
+        parameters=ProviderParameters(),
+        store_path=project.parent / "strata.db",
+    )
+
+
+def scripted(script: Sequence[Mapping[str, Any]]) -> ScriptedServer:
+    return ScriptedServer([dict(turn) for turn in script], title_markers=[TITLE_MARKER], done_text=None)
+
+
+def ask(session_id: str, text: str, **changes: Any) -> PromptRequest:
+    return PromptRequest(session_id, [TextInput(text)], **changes)
+
+
+async def stored(runtime: Runtime, session_id: str) -> list[MessageWithParts]:
+    """The session as a fresh read of the store returns it."""
+    return await runtime.store.messages(session_id)
+
+
+def tool_parts(messages: Sequence[MessageWithParts]) -> list[ToolPart]:
+    return [p for m in messages for p in m.parts if isinstance(p, ToolPart)]
+
+
+def texts(message: MessageWithParts) -> list[str]:
+    return [p.text for p in message.parts if isinstance(p, TextPart)]
+
+
+def tool_results(body: Mapping[str, Any]) -> list[str]:
+    """The tool messages of a chat-completions request body, in order."""
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+def user_texts(body: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    for message in body["messages"]:
+        if message["role"] != "user":
+            continue
+        content = message["content"]
+        if isinstance(content, str):
+            out.append(content)
+        else:
+            out += [c["text"] for c in content if c.get("type") == "text"]
+    return out

@@ -1,0 +1,89 @@
+"""Provider failures, cut streams and aborts: the turn ends cleanly and the next prompt carries on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results
+
+from strata_core.bus import PartUpdated, RetryScheduled
+from strata_core.message import ABORTED_ERROR, AssistantMessage, RetryPart, ToolPart, ToolStateError, ToolStateRunning
+
+
+@pytest.mark.anyio
+async def test_a_rate_limit_is_retried_then_succeeds(project: Path, env: dict[str, str]) -> None:
+    script = [{"status": 429, "message": "Slow down"}, {"text": "Made it."}]
+    async with scripted(script) as server, engine(project, env, server) as runtime:
+        session = await runtime.sessions.create()
+        async with runtime.bus.subscribe() as events:
+            answer = await runtime.loop.prompt(ask(session.id, "hi"))
+            retries = [e for e in _drain(events) if isinstance(e, RetryScheduled)]
+    assert len(server.main_requests) == 2
+    assert server.main_requests[0].body == server.main_requests[1].body
+    assert texts(answer) == ["Made it."]
+    retry = next(p for p in answer.parts if isinstance(p, RetryPart))
+    assert retry.attempt == 1 and retry.error.name == "APIError" and retry.error.data.get("statusCode") == 429
+    assert [(e.session_id, e.attempt) for e in retries] == [(session.id, 1)]
+
+
+@pytest.mark.anyio
+async def test_a_stream_cut_mid_way_records_the_error_and_the_next_prompt_continues(
+    project: Path, env: dict[str, str]
+) -> None:
+    script = [{"text": "This answer will be cut short", "chunk_size": 4, "cut_after": 4}, {"text": "Second try."}]
+    async with scripted(script) as server, engine(project, env, server) as runtime:
+        session = await runtime.sessions.create()
+        cut = await runtime.loop.prompt(ask(session.id, "tell me"))
+        again = await runtime.loop.prompt(ask(session.id, "again please"))
+        history = await stored(runtime, session.id)
+    assert isinstance(cut.info, AssistantMessage) and cut.info.error is not None
+    assert cut.info.error.name == "APIError" and cut.info.finish is None
+    assert texts(again) == ["Second try."]
+    assert [m.info.role for m in history] == ["user", "assistant", "user", "assistant"]
+    # The failed answer is not replayed; both user messages are.
+    second = server.main_requests[1].body
+    assert [m["role"] for m in second["messages"]] == ["system", "user", "user"]
+
+
+@pytest.mark.anyio
+async def test_an_abort_mid_tool_interrupts_it_and_leaves_a_resumable_session(
+    project: Path, env: dict[str, str]
+) -> None:
+    script = [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "echo started; sleep 30", "description": "Wait"}}]},
+        {"text": "Stopped waiting."},
+    ]
+    async with scripted(script) as server, engine(project, env, server, mode="auto") as runtime:
+        session = await runtime.sessions.create()
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
+                group.start_soon(runtime.loop.prompt, ask(session.id, "wait for it"))
+                async for event in events:  # until the command has printed, so there is output to keep
+                    part = event.part if isinstance(event, PartUpdated) else None
+                    state = part.state if isinstance(part, ToolPart) else None
+                    if isinstance(state, ToolStateRunning) and "started" in str((state.metadata or {}).get("output")):
+                        break
+                await runtime.loop.cancel(session.id)
+        aborted = await stored(runtime, session.id)
+        answer = await runtime.loop.prompt(ask(session.id, "never mind"))
+    info = aborted[-1].info
+    assert isinstance(info, AssistantMessage) and info.error is not None and info.error.name == ABORTED_ERROR
+    assert info.time.completed is not None
+    (part,) = tool_parts(aborted)
+    assert isinstance(part.state, ToolStateError) and part.state.metadata is not None
+    assert part.state.metadata.get("interrupted") is True
+    assert texts(answer) == ["Stopped waiting."]
+    # The interrupted call is answered in the next request (with what it printed), so no call dangles.
+    (result,) = tool_results(server.main_requests[1].body)
+    assert result.startswith("started\n") and "User aborted the command" in result
+
+
+def _drain(events: object) -> list[object]:
+    out: list[object] = []
+    while True:
+        try:
+            out.append(events.receive_nowait())  # type: ignore[attr-defined]
+        except anyio.WouldBlock:
+            return out
