@@ -62,10 +62,11 @@ def default_shell() -> str:
 
 
 async def ask_permissions(ctx: ToolContext, command: str, found: CommandScan, cwd: Path) -> None:
-    directories = [real(path) if real(path).is_dir() else real(path).parent for path in found.outside]
+    resolved = [real(path) for path in found.outside]
+    directories = [path if path.is_dir() else path.parent for path in resolved]
     if not inside_project(cwd, ctx.directory, ctx.worktree):
         directories.append(real(cwd))
-    directories = list(dict.fromkeys(directories))
+    directories = list(dict.fromkeys(directories))  # one ask per directory, in first-seen order
     if directories:
         globs = [directory_pattern(directory) for directory in directories]
         metadata = {"command": command, "directories": [str(d) for d in directories], "patterns": globs}

@@ -8,7 +8,6 @@ resolved: a link inside the project that points elsewhere is elsewhere, and `a/.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -86,7 +85,3 @@ def permission_patterns(worktree: Path, path: Path) -> list[str]:
     if resolved not in patterns:
         patterns.append(resolved)
     return patterns
-
-
-def unique(items: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(items))
