@@ -211,3 +211,15 @@ async def test_a_glob_names_files_an_ignore_file_would_hide(search: Search, tree
     matches = await grep(search, ctx, "needle", include="*.log")
     assert matches.output.startswith(f"Found 1 matches\n{tree}/a.log:")
     assert (await glob(search, ctx, "ign/*")).output == "No files found"
+
+
+async def test_an_rg_that_cannot_run_falls_back_to_python(
+    tree: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import strata_core.tool.search as search_module
+
+    broken = tree.parent / "rg"
+    broken.write_text("not a program")  # exists but is not executable
+    monkeypatch.setattr(search_module, "find_rg", lambda: str(broken))
+    assert (await glob(Search(), ctx, "z.*")).output == f"{tree}/z.txt"
+    assert (await grep(Search(), ctx, "needle z")).output == f"Found 1 matches\n{tree}/z.txt:\n  Line 1: needle z\n"

@@ -259,7 +259,10 @@ class Search:
         if rg is None:
             return await anyio.to_thread.run_sync(_python_files, root, pattern, limit)
         args = ["--no-config", "--files", "--hidden", *([f"--glob={pattern}"] if pattern else []), GIT_EXCLUDE, "."]
-        lines, more, code, stderr = await _rg_lines(rg, args, root, limit)
+        try:
+            lines, more, code, stderr = await _rg_lines(rg, args, root, limit)
+        except OSError:  # an rg that cannot run here (wrong platform, not executable): search without it
+            return await anyio.to_thread.run_sync(_python_files, root, pattern, limit)
         if code not in (0, 1, 2) and not more:
             raise SearchError(stderr.strip() or f"ripgrep failed with code {code}")
         return Found(files=tuple(_strip_dot(line) for line in lines), more=more)
@@ -272,7 +275,10 @@ class Search:
         args = ["--no-config", "--json", "--hidden", "--no-messages"]
         args += [f"--glob={include}"] if include else []
         args += [GIT_EXCLUDE, "--", pattern, target]
-        records, more, code, stderr = await _rg_lines(rg, args, root, _RECORD_BUDGET * limit)
+        try:
+            records, more, code, stderr = await _rg_lines(rg, args, root, _RECORD_BUDGET * limit)
+        except OSError:
+            return await anyio.to_thread.run_sync(_python_grep, root, pattern, target, include, limit)
         if code == 2 and ("regex parse error" in stderr or "error parsing regex" in stderr):
             raise SearchError(stderr.strip())
         if code not in (0, 1, 2) and not more:
