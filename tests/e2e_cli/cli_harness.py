@@ -6,11 +6,13 @@ own config, keys and sessions never leak in, and each test's sessions land in it
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -55,3 +57,33 @@ def isolated_env(root: Path) -> dict[str, str]:
     }
     home.mkdir(parents=True, exist_ok=True)
     return env
+
+
+def mock_provider_config(
+    base_url: str, *, npm: str = "@ai-sdk/openai-compatible", model: str = "gpt-4o-mock"
+) -> dict[str, Any]:
+    """An opencode.json pointing a `mock` provider at a scripted server (as the oracle fixtures do)."""
+    return {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {
+            "mock": {
+                "npm": npm,
+                "name": "Mock",
+                "options": {"baseURL": base_url, "apiKey": "x"},
+                "models": {model: {"name": model, "tool_call": True}},
+            }
+        },
+        "model": f"mock/{model}",
+    }
+
+
+def write_config(project: Path, config: dict[str, Any]) -> None:
+    (project / "opencode.json").write_text(json.dumps(config, indent=2))
+
+
+def user_text(request_body: dict[str, Any]) -> str:
+    """The text of the last user message of a chat-completions request body."""
+    content = [m for m in request_body["messages"] if m["role"] == "user"][-1]["content"]
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_harness import STRATA, Cli, isolated_env
+
+from strata_providers.testing import ScriptedServer
 
 
 @pytest.fixture
@@ -22,3 +27,14 @@ def project(tmp_path: Path) -> Path:
 def cli(tmp_path: Path, project: Path) -> Cli:
     assert STRATA.exists(), f"the strata console script is not installed at {STRATA}; run `uv sync`"
     return Cli(project, isolated_env(tmp_path))
+
+
+@pytest.fixture
+def scripted() -> Iterator[Callable[[list[dict[str, Any]]], ScriptedServer]]:
+    """Starts a loopback ScriptedServer with the given script (stopped after the test)."""
+    with ExitStack() as stack:
+
+        def start(script: list[dict[str, Any]]) -> ScriptedServer:
+            return stack.enter_context(ScriptedServer(script))
+
+        yield start

@@ -1,61 +1,67 @@
 """The composition root: the one place the CLI decides which implementation serves each concept.
 
-`AppContainer` is a dependency-injector container that only declares providers (no I/O at construction); the
-commands resolve from it explicitly (no `@inject` wiring). Tests and embedders override a provider before
-first use, e.g. `container.env.override(providers.Object({...}))`.
+`AppContainer` declares providers only (no I/O at construction): the core's services (`core`, a
+`CoreContainer`), the providers' catalogue for commands that only look (`models`), and what `open_runtime`
+plugs into the core for a real turn (the catalogue factory and the providers' parameter policy). Commands
+resolve from it explicitly (no `@inject` wiring). Tests and embedders override a provider before first use,
+e.g. `container.model_resolver_factory.override(providers.Object(lambda config, env, client: my_resolver))`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import httpx
 from dependency_injector import containers, providers
 
-from strata_core.agent import AgentInfo, AgentService
-from strata_core.config import ConfigInfo, ConfigService
-from strata_core.instruction import InstructionService
-from strata_core.llm import ModelInfo
-from strata_core.paths import StrataPaths
-from strata_core.project import ProjectService
-from strata_core.skill import SkillService
-from strata_core.system_prompt import SystemPromptService
+from strata_cli.errors import CliError
+from strata_core.agent import AgentInfo, Agents
+from strata_core.config import ConfigInfo
+from strata_core.container import CoreContainer
+from strata_core.llm import ModelInfo, ModelResolver
+from strata_core.permission_flow import PermissionMode
+from strata_core.runtime import open_runtime
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.container import ProvidersContainer
+from strata_providers.params import ProviderParameters
+from strata_providers.retry import RetryPolicy
+
+RETRIES_VARIABLE = "STRATA_MODEL_RETRIES"
 
 
-def _paths(env: Mapping[str, str]) -> StrataPaths:
-    return StrataPaths.from_env(env)
+def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
+    """OpenCode's backoff, with the number of retries adjustable (`STRATA_MODEL_RETRIES=0` fails at once)."""
+    value = env.get(RETRIES_VARIABLE, "").strip()
+    if not value:
+        return RetryPolicy()
+    if not value.isdigit():
+        raise CliError(f"{RETRIES_VARIABLE} must be a whole number of retries (0 or more), not {value!r}.")
+    return RetryPolicy(max_attempts=int(value) + 1)
+
+
+def catalog_for(config: ConfigInfo, env: Mapping[str, str], client: Callable[[], httpx.AsyncClient]) -> ModelResolver:
+    """The model resolver of a real run: the providers' catalogue over the runtime's shared HTTP client."""
+    return ProviderCatalog(config.data, env, client, retry=retry_policy(env))
 
 
 class AppContainer(containers.DeclarativeContainer):
     """Everything the `strata` command runs on, for one project directory and one environment."""
 
-    directory = providers.Dependency(instance_of=Path)
+    directory: providers.Dependency[Path] = providers.Dependency(instance_of=Path)
     env: providers.Provider[Mapping[str, str]] = providers.Object(os.environ)
 
-    paths = providers.Singleton(_paths, env)
-    project = providers.Singleton(ProjectService, directory)
-    config = providers.Singleton(ConfigService, paths=paths, project=project, env=env)
-    skills = providers.Singleton(SkillService, config=config, project=project, paths=paths, env=env)
-    instructions = providers.Singleton(InstructionService, config=config, project=project, paths=paths, env=env)
-    agents = providers.Singleton(
-        AgentService, config=config, paths=paths, skill_dirs=skills.provided.dirs, project=project
-    )
-    system_prompt = providers.Singleton(SystemPromptService, project=project, instructions=instructions, skills=skills)
+    core = providers.Container(CoreContainer, directory=directory, env=env)
 
     config_data: providers.Dependency[Mapping[str, Any]] = providers.Dependency()
-    """The loaded config, supplied by `load_config` once the config service has read it."""
+    """The loaded config, supplied by `load_config`; the offline catalogue reads it as data."""
     models = providers.Container(ProvidersContainer, config_data=config_data, env=env)
+    """For commands that only look at models: its runtime is never opened, so nothing can be called."""
 
-
-async def load_config(container: AppContainer) -> ConfigInfo:
-    """Read the config and hand it to the providers (the catalogue needs it as data, not as a service)."""
-    info = await container.config().get()
-    container.config_data.override(providers.Object(info.data))
-    return info
+    model_resolver_factory: providers.Provider[Any] = providers.Object(catalog_for)
+    parameters = providers.Singleton(ProviderParameters)
 
 
 def build_container(directory: Path, env: Mapping[str, str] | None = None) -> AppContainer:
@@ -69,11 +75,30 @@ def build_container(directory: Path, env: Mapping[str, str] | None = None) -> Ap
     return container
 
 
+def start_runtime(container: AppContainer, permission_mode: PermissionMode) -> Any:
+    """`async with start_runtime(...) as runtime:` — the core opened with this container's pieces."""
+    return open_runtime(
+        container.directory(),
+        container.env(),
+        permission_mode=permission_mode,
+        model_resolver_factory=container.model_resolver_factory(),
+        parameters=container.parameters(),
+        container=container.core(),
+    )
+
+
+async def load_config(container: AppContainer) -> ConfigInfo:
+    """Read the config and hand it to the offline catalogue (which takes it as data, not as a service)."""
+    info: ConfigInfo = await container.core.config().get()
+    container.config_data.override(providers.Object(info.data))
+    return info
+
+
 async def pick_agent(container: AppContainer, name: str | None) -> AgentInfo:
     """The named agent (any mode), or the default one; an unknown name lists the available agents."""
     from strata_cli.agent_view import agent_not_found
 
-    agents = container.agents()
+    agents: Agents = container.core.agents()
     if name is None:
         return await agents.default_agent()
     found = await agents.get(name)

@@ -51,8 +51,10 @@ _SELF_EXPLAINING = frozenset(
         "DeniedError",
         "RejectedError",
         "CorrectedError",
-        "ImportFormatError",
-        "SessionImportError",
+        "ExportFormatError",
+        "SessionExistsError",
+        "MessageNotFoundError",
+        "ProviderConfigError",
     }
 )
 

@@ -19,8 +19,10 @@ from strata_cli import options
 
 # name -> (module, attribute). The order is the order `strata --help` lists them in.
 _COMMANDS: dict[str, tuple[str, str]] = {
-    "agent": ("strata_cli.commands.agent", "agent"),
+    "run": ("strata_cli.commands.run", "run"),
+    "session": ("strata_cli.commands.session", "session"),
     "models": ("strata_cli.commands.models", "models"),
+    "agent": ("strata_cli.commands.agent", "agent"),
     "debug": ("strata_cli.commands.debug", "debug"),
 }
 
@@ -86,7 +88,8 @@ def cli(
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: run the group and turn every failure into a short message and an exit code."""
     try:
-        cli.main(args=list(argv) if argv is not None else None, prog_name="strata", standalone_mode=False)
+        # Without standalone mode click returns (rather than raises) the code of a `click.exceptions.Exit`.
+        code = cli.main(args=list(argv) if argv is not None else None, prog_name="strata", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
@@ -99,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         from strata_cli.errors import report
 
         sys.exit(report(exc, debug=bool(os.environ.get("STRATA_DEBUG"))))
-    sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

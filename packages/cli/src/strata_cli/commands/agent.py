@@ -27,7 +27,7 @@ def list_agents(directory: Path | None, as_json: bool) -> None:
     container = build_container(options.resolve_directory(directory))
 
     async def load() -> tuple[list[tuple[str, str, str]], str]:
-        agents, default = await container.agents().list(), await container.agents().default_agent()
+        agents, default = await container.core.agents().list(), await container.core.agents().default_agent()
         rows = [(a.name, str(a.mode), a.description or "") for a in agents if not a.hidden]
         return rows, default.name
 

@@ -71,7 +71,7 @@ def config(directory: Path | None) -> None:
     from strata_cli.app import build_container
 
     container = build_container(options.resolve_directory(directory))
-    info = anyio.run(container.config().get)
+    info = anyio.run(container.core.config().get)
     echo_json(
         {
             "sources": [str(path) for path in info.sources],
@@ -94,9 +94,9 @@ def agent_info(name: str, directory: Path | None) -> None:
     container = build_container(options.resolve_directory(directory))
 
     async def load() -> dict[str, Any]:
-        found = await container.agents().get(name)
+        found = await container.core.agents().get(name)
         if found is None:
-            raise agent_not_found(name, await container.agents().list())
+            raise agent_not_found(name, await container.core.agents().list())
         return agent_json(found)
 
     echo_json(anyio.run(load))
@@ -112,7 +112,7 @@ def skill_list(directory: Path | None, as_json: bool) -> None:
     from strata_cli.app import build_container
 
     container = build_container(options.resolve_directory(directory))
-    skills = anyio.run(container.skills().all)
+    skills = anyio.run(container.core.skills().all)
     if as_json:
         echo_json([{"name": s.name, "description": s.description, "location": s.location} for s in skills])
     else:
@@ -137,7 +137,7 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
         config = await load_config(container)
         chosen = await pick_agent(container, agent)
         info = pick_model_info(container.models.catalog(), config, chosen, model)
-        return chosen.name, info.ref, await container.system_prompt().build(chosen, info, None, False)
+        return chosen.name, info.ref, await container.core.system_prompt().build(chosen, info, None, False)
 
     agent_name, model_ref, assembled = anyio.run(assemble)
     layers = [{"kind": layer.kind, "source": layer.source, "chars": layer.chars} for layer in assembled.layers]

@@ -1,0 +1,96 @@
+"""`strata run [MESSAGE..]`: one turn, non-interactive, streamed to the terminal (or as JSON lines)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from strata_cli import options
+
+
+@click.command()
+@click.argument("message", nargs=-1)
+@options.model
+@options.agent
+@options.continue_last
+@options.session_id
+@click.option("--fork", is_flag=True, help="Continue in a copy of the session (with -c or -s).")
+@click.option(
+    "-f",
+    "--file",
+    "files",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Attach a file or directory (repeatable).",
+)
+@click.option("--title", default=None, help="Title for the session.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["default", "json"]),
+    default="default",
+    show_default=True,
+    help="default: the answer streamed as text; json: one JSON event per line (see README).",
+)
+@click.option("--auto", is_flag=True, help="Approve every permission that is not denied (otherwise an `ask` fails).")
+@options.directory
+def run(
+    message: tuple[str, ...],
+    model: str | None,
+    agent: str | None,
+    continue_last: bool,
+    session_id: str | None,
+    fork: bool,
+    files: tuple[Path, ...],
+    title: str | None,
+    output_format: str,
+    auto: bool,
+    directory: Path | None,
+) -> None:
+    """Send MESSAGE to the agent and stream the answer.
+
+    The words of MESSAGE are joined with spaces; text piped on stdin is appended. Tool calls are shown one
+    line each on stderr. An `ask` permission fails at once unless --auto (nobody is there to answer).
+    """
+    import anyio
+
+    from strata_cli.app import build_container
+    from strata_cli.run_session import RunSettings, run_once
+
+    text = compose_message(message, read_stdin())
+    if not text and not files:
+        raise click.UsageError("nothing to send: give a message, pipe text on stdin, or attach a file with -f.")
+    if fork and not (continue_last or session_id):
+        raise click.UsageError("--fork needs a session to copy: add -c (the last session) or -s ID.")
+    settings = RunSettings(
+        text=text,
+        files=tuple(path.resolve() for path in files),
+        agent=agent,
+        model=model,
+        continue_last=continue_last,
+        session_id=session_id,
+        fork=fork,
+        title=title,
+        json_output=output_format == "json",
+        auto=auto,
+    )
+    container = build_container(options.resolve_directory(directory))
+    code = anyio.run(run_once, container, settings)
+    if code:
+        raise click.exceptions.Exit(code)
+
+
+def compose_message(words: tuple[str, ...], piped: str | None) -> str:
+    """The message: argument words joined with single spaces (no quoting added), then any piped text on
+    the next line (as `opencode run` appends stdin), without its trailing newlines."""
+    parts = [" ".join(words).strip(), (piped or "").rstrip()]
+    return "\n".join(part for part in parts if part.strip())
+
+
+def read_stdin() -> str | None:
+    """Text piped in, or None when stdin is a terminal (then nobody is typing into it for us)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None
+    return sys.stdin.read()

@@ -1,0 +1,148 @@
+"""The body of `strata run`: pick the session, check agent and model before anything is stored, run one turn.
+
+Checking first means a typo in `--model` or a missing key costs nothing: no empty session is left behind,
+and the error is one paragraph saying what to set. Exit codes: 0 done, 1 failed (the reason is printed),
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from attrs import frozen
+from dependency_injector import providers
+
+from strata_cli.app import AppContainer, pick_agent, start_runtime
+from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED
+from strata_cli.json_events import JsonEventWriter
+from strata_cli.render import RunRenderer
+from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
+from strata_core.agent import AgentInfo
+from strata_core.bus import BusEvent
+from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, UserMessage
+from strata_core.permission import NoResponderError
+from strata_core.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
+from strata_core.runtime import Runtime
+from strata_core.session.info import SessionInfo
+
+
+@frozen
+class RunSettings:
+    text: str
+    files: tuple[Path, ...]
+    agent: str | None
+    model: str | None
+    continue_last: bool
+    session_id: str | None
+    fork: bool
+    title: str | None
+    json_output: bool
+    auto: bool
+
+
+async def run_once(container: AppContainer, settings: RunSettings) -> int:
+    """Run one turn and return the exit code."""
+    container.core.permissions.override(_recording_flow(container))
+    async with start_runtime(container, "auto" if settings.auto else "non_interactive") as runtime:
+        agent = await pick_agent(container, settings.agent)
+        existing = await _existing_session(runtime, settings)
+        model = await expected_model(runtime, agent, settings.model, existing)
+        session = await _session_for_turn(runtime, settings, existing)
+        request = PromptRequest(session.id, _parts(settings), agent=settings.agent, model=settings.model)
+        return await _turn(runtime, settings, session, request, agent.name, model)
+
+
+def _recording_flow(container: AppContainer) -> providers.Provider[RefusalRecordingFlow]:
+    core = container.core
+    return providers.Singleton(RefusalRecordingFlow, bus=core.bus, mode=core.permission_mode)
+
+
+async def _existing_session(runtime: Runtime, settings: RunSettings) -> SessionInfo | None:
+    if settings.session_id:
+        return await runtime.sessions.get(settings.session_id)
+    if settings.continue_last:
+        roots = [s for s in await runtime.sessions.list_sessions() if s.parent_id is None]
+        return roots[0] if roots else None
+    return None
+
+
+async def _session_for_turn(runtime: Runtime, settings: RunSettings, existing: SessionInfo | None) -> SessionInfo:
+    if existing is None:
+        return await runtime.sessions.create(title=settings.title)
+    session = await runtime.sessions.fork(existing.id) if settings.fork else existing
+    if settings.title:
+        session = await runtime.sessions.set_title(session.id, settings.title)
+    return session
+
+
+async def expected_model(
+    runtime: Runtime, agent: AgentInfo, requested: str | None, existing: SessionInfo | None
+) -> str:
+    """The model the loop will pick (same order), resolved now so a bad ref or a missing key fails early."""
+    ref = requested or (agent.model.ref if agent.model else None)
+    if ref is None and existing is not None:
+        history = await runtime.sessions.messages(existing.id)
+        ref = next((m.info.model.ref for m in reversed(history) if isinstance(m.info, UserMessage)), None)
+    model = runtime.models.resolve(ref) if ref else runtime.models.default_model()
+    return model.info.ref
+
+
+def _parts(settings: RunSettings) -> list[PromptPart]:
+    parts: list[PromptPart] = [TextInput(settings.text)] if settings.text else []
+    return parts + [FileInput(path) for path in settings.files]
+
+
+async def _turn(
+    runtime: Runtime, settings: RunSettings, session: SessionInfo, request: PromptRequest, agent: str, model: str
+) -> int:
+    directory = runtime.project.directory
+    if settings.json_output:
+        writer = JsonEventWriter(session.id, _print_line)
+        writer.start(agent=agent, model=model, title=session.title)
+        handle = _sync(writer.handle)
+    else:
+        renderer = RunRenderer(session.id, directory)
+        renderer.header(agent, model)
+        handle = _sync(renderer.handle)
+
+    outcome = await drive_turn(
+        runtime.bus, session.id, lambda: runtime.loop.prompt(request), handle, lambda: runtime.loop.cancel(session.id)
+    )
+    info = outcome.answer.info
+    error = info.error if isinstance(info, AssistantMessage) else None
+    refusals = runtime.permissions.refusals if isinstance(runtime.permissions, RefusalRecordingFlow) else []
+    code = _exit_code(outcome.interrupted or (error is not None and error.name == ABORTED_ERROR), error, refusals)
+    if settings.json_output:
+        writer.finish(ok=code == 0)
+    else:
+        renderer.finish()
+        if code == EXIT_INTERRUPTED:
+            renderer.note("[yellow]Interrupted.[/yellow]")
+        elif refusals:
+            renderer.error(str(refusals[0]))
+    return code
+
+
+def _exit_code(aborted: bool, error: MessageError | None, refusals: Sequence[NoResponderError]) -> int:
+    if aborted:
+        return EXIT_INTERRUPTED
+    if error is not None or refusals:
+        return EXIT_FAILURE
+    return 0
+
+
+def _sync(handler: Callable[[BusEvent], None]) -> EventHandler:
+    """An async event handler around a plain one (the run renderers never wait)."""
+
+    async def handle(event: BusEvent) -> None:
+        handler(event)
+
+    return handle
+
+
+def _print_line(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+

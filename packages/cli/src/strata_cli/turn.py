@@ -1,0 +1,100 @@
+"""Driving one turn from the terminal: the prompt runs in a task while this task hands each bus event to a renderer.
+
+The events of a run end with the loop's `SessionStatus(idle)`, published after everything else the run
+published; stopping there (rather than when `prompt()` returns) guarantees the renderer has seen every part,
+in order. Ctrl-C cancels the running turn through the loop, so the session is left consistent (the aborted
+answer is stored as aborted); a second Ctrl-C gives up at once.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import anyio
+from attrs import define, field
+
+from strata_core.bus import Bus, BusEvent, SessionStatus
+from strata_core.message import MessageWithParts
+from strata_core.permission import NoResponderError, Ruleset
+from strata_core.permission_flow import PermissionFlow
+
+EventHandler = Callable[[BusEvent], Awaitable[None]]
+
+
+@define
+class TurnOutcome:
+    answer: MessageWithParts
+    interrupted: bool
+
+
+async def drive_turn(
+    bus: Bus,
+    session_id: str,
+    start: Callable[[], Awaitable[MessageWithParts]],
+    handle: EventHandler,
+    cancel: Callable[[], Awaitable[None]],
+) -> TurnOutcome:
+    """Run `start()` (a `loop.prompt` or `loop.compact`) while rendering the session's events; Ctrl-C cancels."""
+    answer: list[MessageWithParts] = []
+    interrupted = anyio.Event()
+    finished = anyio.Event()
+
+    async def run() -> None:
+        answer.append(await start())
+        finished.set()
+
+    async with bus.subscribe() as events, anyio.create_task_group() as group:
+        group.start_soon(_cancel_on_interrupt, cancel, interrupted)
+        group.start_soon(run)
+        async for event in events:
+            await handle(event)
+            if isinstance(event, SessionStatus) and event.session_id == session_id and event.status == "idle":
+                break
+        await finished.wait()
+        group.cancel_scope.cancel()
+    return TurnOutcome(answer[0], interrupted.is_set())
+
+
+async def _cancel_on_interrupt(cancel: Callable[[], Awaitable[None]], interrupted: anyio.Event) -> None:
+    if sys.platform == "win32":  # no signal receivers there; Ctrl-C then ends the process as usual
+        await anyio.sleep_forever()
+    with anyio.open_signal_receiver(signal.SIGINT) as signals:
+        async for _ in signals:
+            if interrupted.is_set():
+                raise KeyboardInterrupt
+            interrupted.set()
+            await cancel()
+
+
+@define
+class RefusalRecordingFlow(PermissionFlow):
+    """The core's permission flow, remembering each `ask` it refused because nobody could answer.
+
+    A refused ask ends the turn as a failed tool call; `strata run` reads these to exit non-zero with the
+    reason, rather than guess from the tool's error text.
+    """
+
+    refusals: list[NoResponderError] = field(factory=list, init=False)
+
+    async def ask(
+        self,
+        session_id: str,
+        permission: str,
+        patterns: Sequence[str],
+        always: Sequence[str],
+        metadata: Mapping[str, Any],
+        ruleset: Ruleset,
+        *,
+        message_id: str | None = None,
+        call_id: str | None = None,
+    ) -> None:
+        try:
+            await super().ask(
+                session_id, permission, patterns, always, metadata, ruleset, message_id=message_id, call_id=call_id
+            )
+        except NoResponderError as refusal:
+            self.refusals.append(refusal)
+            raise

@@ -1,0 +1,154 @@
+"""`strata run` end to end: the installed script against a loopback ScriptedServer in a temp project."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from cli_harness import Cli, mock_provider_config, user_text, write_config
+
+from strata_providers.testing import ScriptedServer
+
+Scripted = Callable[[list[dict[str, Any]]], ScriptedServer]
+
+
+def _read_call(path: str) -> dict[str, Any]:
+    return {"tool_calls": [{"name": "read", "arguments": {"filePath": path}}]}
+
+
+def test_a_hello_turn_streams_the_answer_to_stdout(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Hello there."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "say", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Hello there.\n"
+    assert done.stderr.splitlines()[0] == "> build · mock/gpt-4o-mock"
+    # Words are joined with spaces, with no quotes added around them (unlike `opencode run`).
+    assert user_text(server.main_requests[0].body) == "say hello"
+
+
+def test_a_read_tool_turn_shows_one_line_for_the_tool(cli: Cli, scripted: Scripted) -> None:
+    (cli.project / "sub").mkdir()
+    (cli.project / "sub" / "notes.txt").write_text("apples\nbread\n")
+    server = scripted([_read_call(str(cli.project / "sub" / "notes.txt")), {"text": "Two items."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "read the notes")
+    assert done.returncode == 0, done.stderr
+    assert "→ Read sub/notes.txt" in done.stderr.splitlines()
+    assert done.stdout == "Two items.\n"
+    tool_message = server.main_requests[1].body["messages"][-1]
+    assert tool_message["role"] == "tool" and "1: apples" in tool_message["content"]
+
+
+def test_json_format_prints_one_event_per_line(cli: Cli, scripted: Scripted) -> None:
+    (cli.project / "a.txt").write_text("x\n")
+    server = scripted([_read_call(str(cli.project / "a.txt")), {"text": "Done reading."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "--format", "json", "read a.txt")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [event["type"] for event in events]
+    assert kinds[0] == "session" and kinds[-1] == "done"
+    assert kinds.count("step_start") == 2 and kinds.count("step_finish") == 2
+    tool = next(event for event in events if event["type"] == "tool_use")
+    assert tool["part"]["tool"] == "read" and tool["part"]["state"]["status"] == "completed"
+    text = next(event for event in events if event["type"] == "text")
+    assert text["part"]["text"] == "Done reading."
+    assert {event["sessionID"] for event in events} == {events[0]["sessionID"]}
+    assert events[-1]["ok"] is True and events[-1]["finish"] == "stop"
+    assert done.stderr == ""
+
+
+def test_piped_stdin_is_appended_and_files_are_attached(cli: Cli, scripted: Scripted) -> None:
+    (cli.project / "spec.md").write_text("# Spec\nShip it.\n")
+    server = scripted([{"text": "ok"}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "summarise", "-f", "spec.md", stdin="from the pipe\n")
+    assert done.returncode == 0, done.stderr
+    text = user_text(server.main_requests[0].body)
+    assert text.startswith("summarise\nfrom the pipe")
+    assert "Called the Read tool with the following input" in text and "Ship it." in text
+
+
+def test_continue_session_fork_and_title(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "first"}, {"text": "second"}, {"text": "third"}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    assert cli("run", "--title", "My work", "one").returncode == 0
+    assert cli("run", "-c", "two").returncode == 0
+    second = server.main_requests[1].body["messages"]
+    assert [m["role"] for m in second[1:]] == ["user", "assistant", "user"]
+    listed = json.loads(cli("session", "list", "--json").stdout)
+    assert [s["title"] for s in listed] == ["My work"]
+    done = cli("run", "-s", listed[0]["id"], "--fork", "three")
+    assert done.returncode == 0, done.stderr
+    titles = sorted(s["title"] for s in json.loads(cli("session", "list", "--json").stdout))
+    assert titles == ["My work", "My work (fork #1)"]
+
+
+def test_an_ask_fails_fast_without_auto_and_passes_with_it(cli: Cli, scripted: Scripted) -> None:
+    (cli.project / ".env").write_text("TOKEN=1\n")
+    env_file = str(cli.project / ".env")
+    server = scripted([_read_call(env_file), _read_call(env_file), {"text": "read it"}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "show the env")
+    assert done.returncode == 1
+    assert "✗ Read .env — Permission 'read'" in done.stderr
+    assert "Error: Permission 'read' for" in done.stderr and "Re-run with --auto" in done.stderr
+    assert len(server.main_requests) == 1  # the turn stopped: nobody could answer
+    done = cli("run", "--auto", "show the env")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "read it\n"
+
+
+def test_bad_input_gives_one_paragraph_and_a_non_zero_exit(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    cases = {
+        ("run", "-m", "mock/nope", "hi"): 'Error: Unknown model "nope" for provider "mock".',
+        ("run", "--agent", "nobody", "hi"): 'Error: Agent not found: "nobody". Available agents: build,',
+        ("run", "-m", "openai/gpt-4o", "hi"): "Error: Model openai/gpt-4o needs an API key: set OPENAI_API_KEY",
+        ("run", "-s", "ses_missing", "hi"): "Error: Session not found: ses_missing",
+        ("run",): "Error: nothing to send",
+    }
+    for args, expected in cases.items():
+        done = cli(*args)
+        assert done.returncode != 0, args
+        assert done.stderr.splitlines()[-1 if args == ("run",) else 0].startswith(expected), done.stderr
+        assert "Traceback" not in done.stderr
+    assert server.requests == []
+    assert json.loads(cli("session", "list", "--json").stdout) == []  # nothing was left behind
+
+
+def test_no_model_configured_says_what_to_set(cli: Cli) -> None:
+    done = cli("run", "hi")
+    assert done.returncode == 1
+    assert done.stderr.startswith("Error: No model is configured.")
+    assert "OPENAI_API_KEY" in done.stderr and "http://localhost:8080/v1" in done.stderr
+
+
+def test_a_broken_config_names_the_file(cli: Cli) -> None:
+    (cli.project / "opencode.json").write_text('{"model": }')
+    done = cli("run", "hi")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"Error: {cli.project / 'opencode.json'}:1:")
+
+
+def test_an_unreachable_server_is_a_clear_error(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([])
+    port = server.port
+    server.__exit__(None, None, None)  # nothing listens there any more
+    write_config(cli.project, mock_provider_config(f"http://127.0.0.1:{port}/v1"))
+    done = cli("run", "hi", extra_env={"STRATA_MODEL_RETRIES": "0"})
+    assert done.returncode == 1
+    error = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert len(error) == 1 and "127.0.0.1" in error[0], done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_server_error_fails_the_run(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"status": 400, "message": "model is sleeping"}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "hi")
+    assert done.returncode == 1
+    assert "model is sleeping" in done.stderr
