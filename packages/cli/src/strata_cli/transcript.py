@@ -1,0 +1,46 @@
+"""A stored session as plain text (`strata session show`): who said what, each tool call on one line."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from strata_cli.render import tool_line_for
+from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, TextPart, ToolPart
+from strata_core.session.info import SessionInfo
+
+
+def _when(ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
+
+
+def _header(message: MessageWithParts) -> str:
+    info = message.info
+    if isinstance(info, AssistantMessage):
+        return f"## {info.agent} · {info.model_ref}"
+    return f"## user ({info.agent} · {info.model.ref})"
+
+
+def _body(message: MessageWithParts, directory: Path) -> list[str]:
+    lines: list[str] = []
+    for part in message.parts:
+        if isinstance(part, TextPart) and not part.synthetic and part.text.strip():
+            lines.append(part.text.strip())
+        elif isinstance(part, ReasoningPart) and part.text.strip():
+            lines.append(f"(thinking) {part.text.strip().splitlines()[0]}")
+        elif isinstance(part, ToolPart):
+            line = tool_line_for(part, directory)
+            lines.append(line.plain() if line else f"… {part.tool} (did not finish)")
+    info = message.info
+    if isinstance(info, AssistantMessage) and info.error is not None:
+        lines.append(f"Error: {info.error.message}")
+    return lines
+
+
+def transcript_lines(info: SessionInfo, history: Sequence[MessageWithParts], directory: Path) -> list[str]:
+    """The session's title and times, then each message under a `## who` header."""
+    lines = [f"# {info.title}", f"{info.id} · created {_when(info.time.created)} · updated {_when(info.time.updated)}"]
+    for message in history:
+        lines += ["", _header(message), *_body(message, directory)]
+    return lines
