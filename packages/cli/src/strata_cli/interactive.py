@@ -1,13 +1,221 @@
-"""The interactive session (prompt_toolkit); wired once the session loop lands."""
+"""`strata` with no arguments: an interactive session (prompt_toolkit for input, rich for output).
+
+Enter sends, Alt-Enter adds a line, Tab cycles the primary agents, and the bottom toolbar always
+shows the agent and model the next message goes to. A turn runs with the prompt closed; Ctrl-C cancels it
+(the app stays), permission questions are asked inline, and slash commands manage sessions (see `slash`).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from strata_cli.errors import CliError
+import anyio
+from attrs import define, field, frozen
+from prompt_toolkit import PromptSession
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from rich.console import Console
+from rich.markup import escape
+
+from strata_cli import slash
+from strata_cli.agent_view import primary_agents
+from strata_cli.app import AppContainer, build_container, pick_agent, start_runtime
+from strata_cli.errors import CliError, describe
+from strata_cli.interactive_view import TurnView
+from strata_cli.permission_prompt import ask_permission
+from strata_cli.run_session import expected_model
+from strata_cli.turn import drive_turn
+from strata_core.agent import AgentInfo
+from strata_core.bus import PermissionReply, PermissionRequest
+from strata_core.prompt_input import PromptRequest, TextInput
+from strata_core.runtime import Runtime
+from strata_core.session.info import SessionInfo
+
+
+@frozen
+class StartOptions:
+    directory: Path
+    model: str | None
+    agent: str | None
+    continue_last: bool
+    session_id: str | None
 
 
 def run_interactive(
     *, directory: Path, model: str | None, agent: str | None, continue_last: bool, session_id: str | None
 ) -> None:
-    raise CliError("the interactive mode is not available yet; use `strata run MESSAGE`.")
+    """Run the interactive mode until /quit or Ctrl-D."""
+    container = build_container(directory)
+    anyio.run(_main, container, StartOptions(directory, model, agent, continue_last, session_id))
+
+
+async def _main(container: AppContainer, start: StartOptions) -> None:
+    async with start_runtime(container, "interactive") as runtime:
+        app = await Interactive.open(container, runtime, start)
+        await app.run()
+
+
+@define
+class Interactive:
+    """The state of one interactive session: who answers (agent, model), where (session), and the prompt."""
+
+    runtime: Runtime
+    console: Console
+    agents: dict[str, AgentInfo]
+    """Every agent by name; Tab cycles the primary ones."""
+    agent: str
+    base_model: str
+    """The model used when neither /model nor the agent names one: the session's, else the configured default."""
+    session: SessionInfo | None
+    model_override: str | None = None
+    _prompt: PromptSession[str] | None = field(default=None, init=False)
+
+    @classmethod
+    async def open(cls, container: AppContainer, runtime: Runtime, start: StartOptions) -> Interactive:
+        agent = await pick_agent(container, start.agent)
+        session = await _starting_session(runtime, start)
+        base_model = await expected_model(runtime, agent, None, session)
+        if start.model:
+            runtime.models.resolve(start.model)  # a bad --model fails now, with the catalogue's message
+        agents = {info.name: info for info in await runtime.agents.list()}
+        console = Console(highlight=False)
+        return cls(runtime, console, agents, agent.name, base_model, session, start.model)
+
+    @property
+    def primary(self) -> list[str]:
+        return primary_agents(list(self.agents.values()))
+
+    @property
+    def model(self) -> str:
+        """The model the next message goes to."""
+        own = self.agents[self.agent].model
+        return self.model_override or (own.ref if own else self.base_model)
+
+    async def run(self) -> None:
+        self.console.print(
+            f"[bold]Strata[/bold] in {escape(str(self.runtime.project.directory))} — "
+            "Enter sends, Tab switches agent, /help for commands, Ctrl-D quits."
+        )
+        if self.session is not None:
+            self.console.print(f"Continuing [bold]{escape(self.session.title)}[/bold] ({self.session.id})")
+        while True:
+            try:
+                text = await self._prompt_session().prompt_async(self._prompt_message)
+            except KeyboardInterrupt:
+                continue  # Ctrl-C at the prompt clears the input
+            except EOFError:
+                return
+            if not text.strip():
+                continue
+            if not await self._handle(text):
+                return
+
+    async def _handle(self, text: str) -> bool:
+        """Act on one input; False when the person asked to leave."""
+        from strata_cli.slash_actions import run_slash
+
+        try:
+            command = slash.parse(text)
+            if command is None:
+                await self.send(slash.message_text(text))
+                return True
+            return await run_slash(self, command)
+        except slash.UnknownSlashCommand as error:
+            self.console.print(f"[yellow]{escape(str(error))}[/yellow]")
+        except Exception as error:  # an expected failure is shown and the app goes on
+            described = describe(error)
+            if described is None:
+                raise
+            self.console.print(f"[red bold]Error:[/red bold] {escape(described[0])}")
+        return True
+
+    async def send(self, text: str) -> None:
+        """One turn: the message goes to the current agent and model; Ctrl-C stops it."""
+        runtime = self.runtime
+        if self.session is None:
+            self.session = await runtime.sessions.create()
+        session_id = self.session.id
+        request = PromptRequest(session_id, [TextInput(text)], agent=self.agent, model=self.model_override)
+        view = TurnView(self.console, runtime.project.directory, session_id, self._ask, runtime.permissions.reply)
+        outcome = await drive_turn(
+            runtime.bus, session_id, lambda: runtime.loop.prompt(request), view.handle,
+            lambda: runtime.loop.cancel(session_id),
+        )  # fmt: skip
+        view.flush()
+        if outcome.interrupted:
+            self.console.print("[yellow]Interrupted.[/yellow] The session is kept; send another message to go on.")
+        self.session = await runtime.sessions.get(session_id)
+
+    async def compact(self) -> None:
+        """Summarise the current session now, showing the summary as it streams."""
+        runtime = self.runtime
+        if self.session is None:
+            raise CliError("Nothing to compact yet: this is a new session.")
+        session_id = self.session.id
+        view = TurnView(self.console, runtime.project.directory, session_id, self._ask, runtime.permissions.reply)
+        await drive_turn(
+            runtime.bus, session_id, lambda: runtime.loop.compact(session_id), view.handle,
+            lambda: runtime.loop.cancel(session_id),
+        )  # fmt: skip
+        view.flush()
+
+    async def _ask(self, request: PermissionRequest) -> PermissionReply:
+        return await ask_permission(self.console, request, self.runtime.project.directory)
+
+    def _prompt_message(self) -> FormattedText:
+        # A callable, so the prompt re-renders when Tab switches the agent.
+        return FormattedText([("bold", f"{self.agent} > ")])
+
+    def toolbar(self) -> FormattedText:
+        title = self.session.title if self.session else "new session"
+        return FormattedText(
+            [
+                ("bold", f" {self.agent} "),
+                ("", f"· {self.model} │ {title} │ Tab: switch agent · /help · Ctrl-D: quit"),
+            ]
+        )
+
+    def _prompt_session(self) -> PromptSession[str]:
+        if self._prompt is None:
+            history = self.runtime.container.paths().state / "prompt-history"
+            history.parent.mkdir(parents=True, exist_ok=True)
+            self._prompt = PromptSession(
+                history=FileHistory(str(history)),
+                multiline=True,
+                key_bindings=self._key_bindings(),
+                bottom_toolbar=self.toolbar,
+            )
+        return self._prompt
+
+    def _key_bindings(self) -> KeyBindings:
+        keys = KeyBindings()
+
+        # Ctrl-J sends too: an Enter typed while a turn runs reaches the prompt as a line feed (the terminal
+        # is in cooked mode then, which turns CR into LF), and it must not become a newline in the next input.
+        @keys.add("enter")
+        @keys.add("c-j")
+        def _send(event: KeyPressEvent) -> None:
+            event.current_buffer.validate_and_handle()
+
+        @keys.add("escape", "enter")
+        def _newline(event: KeyPressEvent) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @keys.add("tab")
+        def _next_agent(event: KeyPressEvent) -> None:
+            self.agent = slash.next_agent(self.primary, self.agent)
+            event.app.invalidate()
+
+        return keys
+
+
+async def _starting_session(runtime: Runtime, start: StartOptions) -> SessionInfo | None:
+    if start.session_id:
+        return await runtime.sessions.get(start.session_id)
+    if start.continue_last:
+        roots = [s for s in await runtime.sessions.list_sessions() if s.parent_id is None]
+        if not roots:
+            raise CliError("There is no session to continue in this project yet; start without -c.")
+        return roots[0]
+    return None

@@ -55,7 +55,7 @@ def help_text() -> str:
     width = max(len(f"/{name} {arg}".rstrip()) for name, (arg, _) in COMMANDS.items())
     lines = [f"  {f'/{name} {arg}'.rstrip().ljust(width)}  {what}" for name, (arg, what) in COMMANDS.items()]
     keys = [
-        "  Enter sends; Alt-Enter or Ctrl-J adds a line; Tab switches the primary agent;",
+        "  Enter sends; Alt-Enter (Esc then Enter) adds a line; Tab switches the primary agent;",
         "  Ctrl-C stops the running turn (or clears the input); Ctrl-D quits. Start with // to send a leading /.",
     ]
     return "\n".join(["Commands:", *lines, "Keys:", *keys])

@@ -1,0 +1,97 @@
+"""How a turn looks in the interactive mode: markdown answers, one line per tool, permission questions inline.
+
+While text streams, a transient live preview shows it; once the text part is complete (or something else
+needs the screen: a tool line, a question) the preview is replaced by the answer rendered once as markdown.
+Rendering the final text once, rather than re-drawing a growing markdown block, keeps long answers from
+being duplicated when they scroll past the top of the terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from attrs import define, field
+from rich.console import Console
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.markup import escape
+from rich.text import Text
+
+from strata_cli.render import styled, tool_line_for
+from strata_core import bus as b
+from strata_core import message as m
+from strata_core.bus import PermissionReply, PermissionRequest
+
+AskPermission = Callable[[PermissionRequest], Awaitable[PermissionReply]]
+
+
+@define
+class TurnView:
+    """Renders one session's events in the interactive mode and answers its permission questions."""
+
+    console: Console
+    directory: Path
+    session_id: str
+    ask: AskPermission
+    reply: Callable[[str, PermissionReply], None]
+    _assistant_messages: set[str] = field(factory=set, init=False)
+    _shown_tools: set[str] = field(factory=set, init=False)
+    _finished_texts: set[str] = field(factory=set, init=False)
+    _text: m.TextPart | None = field(default=None, init=False)
+    _live: Live | None = field(default=None, init=False)
+
+    async def handle(self, event: b.BusEvent) -> None:
+        if isinstance(event, b.MessageUpdated):
+            if event.message.session_id == self.session_id and event.message.role == "assistant":
+                self._assistant_messages.add(event.message.id)
+        elif isinstance(event, b.PartUpdated):
+            if event.part.message_id in self._assistant_messages:
+                self._part(event.part)
+        elif isinstance(event, b.PermissionAsked):
+            if event.request.session_id == self.session_id:
+                self.flush()
+                self.reply(event.request.id, await self.ask(event.request))
+        elif isinstance(event, b.RetryScheduled):
+            if event.session_id == self.session_id:
+                self.note(f"[yellow]↻[/yellow] {escape(event.message)} — retrying in {event.delay:.0f}s")
+        elif isinstance(event, b.SessionError) and event.session_id == self.session_id:
+            self.note(f"[red bold]Error:[/red bold] {escape(event.error.message)}")
+
+    def note(self, markup: str) -> None:
+        self.flush()
+        self.console.print(markup)
+
+    def flush(self) -> None:
+        """Replace the live preview by the finished markdown of the text so far."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+        if self._text is not None:
+            self._finished_texts.add(self._text.id)
+            if self._text.text.strip():
+                self.console.print(Markdown(self._text.text))
+        self._text = None
+
+    def _part(self, part: m.Part) -> None:
+        if isinstance(part, m.TextPart) and not part.synthetic and part.id not in self._finished_texts:
+            self._stream(part)
+        elif isinstance(part, m.ToolPart) and part.id not in self._shown_tools:
+            line = tool_line_for(part, self.directory)
+            if line is not None:
+                self._shown_tools.add(part.id)
+                self.note(styled(line))
+
+    def _stream(self, part: m.TextPart) -> None:
+        if self._text is not None and self._text.id != part.id:
+            self.flush()
+        self._text = part
+        if part.time is not None and part.time.end is not None:
+            self.flush()
+            return
+        preview = Text(part.text)
+        if self._live is None:
+            self._live = Live(preview, console=self.console, transient=True, vertical_overflow="crop")
+            self._live.start()
+        else:
+            self._live.update(preview)

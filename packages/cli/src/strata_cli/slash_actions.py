@@ -1,0 +1,97 @@
+"""What each slash command of the interactive mode does to the running app."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING
+
+import anyio
+from rich.markup import escape
+from rich.table import Table
+
+from strata_cli.agent_view import agent_not_found
+from strata_cli.errors import CliError
+from strata_cli.output import one_line
+from strata_cli.slash import SlashCommand, help_text
+
+if TYPE_CHECKING:
+    from strata_cli.interactive import Interactive
+
+
+async def run_slash(app: Interactive, command: SlashCommand) -> bool:
+    """Carry out `command`; False when the app should end."""
+    if command.name == "quit":
+        return False
+    if command.name == "help":
+        app.console.print(escape(help_text()))
+    elif command.name == "agent":
+        _agent(app, command.argument)
+    elif command.name == "model":
+        _model(app, command.argument)
+    elif command.name == "sessions":
+        await _sessions(app, command.argument)
+    elif command.name == "new":
+        app.session = None
+        app.console.print("New session: it is created with your next message.")
+    elif command.name == "compact":
+        await app.compact()
+    elif command.name == "export":
+        await _export(app, command.argument)
+    return True
+
+
+def _agent(app: Interactive, name: str) -> None:
+    if not name:
+        for shown in app.agents.values():
+            if not shown.hidden:
+                marker = "→" if shown.name == app.agent else " "
+                about = escape(one_line(shown.description or ""))
+                app.console.print(f"{marker} [bold]{escape(shown.name)}[/bold] ({shown.mode}) {about}")
+        return
+    info = app.agents.get(name)
+    if info is None or info.hidden:
+        raise agent_not_found(name, list(app.agents.values()))
+    if info.mode == "subagent":
+        raise CliError(f'"{name}" is a subagent: primary agents call it through the task tool. Try "@{name}".')
+    app.agent = name
+    app.console.print(f"Agent: [bold]{escape(name)}[/bold] · {escape(app.model)}")
+
+
+def _model(app: Interactive, ref: str) -> None:
+    if not ref:
+        app.console.print(f"Model: [bold]{escape(app.model)}[/bold]. Switch with /model PROVIDER/MODEL; "
+                          "`strata models` lists them.")  # fmt: skip
+        return
+    info = app.runtime.models.resolve(ref).info  # unknown models and missing keys fail here, with the fix
+    app.model_override = info.ref
+    app.console.print(f"Model: [bold]{escape(info.ref)}[/bold]")
+
+
+async def _sessions(app: Interactive, session_id: str) -> None:
+    sessions = app.runtime.sessions
+    if session_id:
+        app.session = await sessions.get(session_id)
+        app.console.print(f"Continuing [bold]{escape(app.session.title)}[/bold] ({app.session.id})")
+        return
+    roots = [s for s in await sessions.list_sessions() if s.parent_id is None]
+    if not roots:
+        app.console.print("No sessions yet in this project.")
+        return
+    table = Table("", "ID", "UPDATED", "TITLE", box=None, pad_edge=False)
+    for info in roots:
+        current = "→" if app.session is not None and app.session.id == info.id else ""
+        updated = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.time.updated / 1000))
+        table.add_row(current, info.id, updated, escape(info.title))
+    app.console.print(table)
+    app.console.print("Continue one with /sessions ID.")
+
+
+async def _export(app: Interactive, target: str) -> None:
+    if app.session is None:
+        raise CliError("Nothing to export yet: this is a new session.")
+    document = await app.runtime.sessions.export(app.session.id)
+    name = target or f"session-{app.session.id}.json"
+    path = anyio.Path(app.runtime.project.directory) / await anyio.Path(name).expanduser()
+    await path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    app.console.print(f"Exported to {escape(str(path))}")

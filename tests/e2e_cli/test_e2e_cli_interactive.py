@@ -1,0 +1,115 @@
+"""The interactive mode for real: `strata` in a pseudo-terminal (pexpect), typed at like a person would."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pexpect
+import pytest
+from cli_harness import STRATA, Cli, mock_provider_config, user_text, write_config
+
+from strata_providers.testing import ScriptedServer
+
+Scripted = Callable[[list[dict[str, Any]]], ScriptedServer]
+CURSOR_POSITION_REQUEST = "\x1b[6n"
+# prompt_toolkit draws the bottom toolbar once the terminal has told it where the cursor is.
+CURSOR_POSITION_ANSWER = "\x1b[1;1R"
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+class Terminal:
+    """A pexpect child read like a screen: colours and cursor moves dropped, cursor-position requests answered
+    the way a terminal emulator does."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+        self.pending = ""
+
+    def expect(self, text: str, timeout: float = 20) -> str:
+        """Wait for `text`; returns what came before it (later calls see only what came after it)."""
+        deadline = time.monotonic() + timeout
+        while text not in self.pending:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} did not appear; the terminal showed:\n{self.pending[-2000:]}")
+            try:
+                chunk = self.child.read_nonblocking(size=4096, timeout=0.2)
+            except pexpect.TIMEOUT:
+                continue
+            if CURSOR_POSITION_REQUEST in chunk:
+                self.child.send(CURSOR_POSITION_ANSWER)
+            self.pending += ANSI.sub("", chunk.replace(CURSOR_POSITION_REQUEST, ""))
+        before, _, self.pending = self.pending.partition(text)
+        return before
+
+    def send(self, keys: str) -> None:
+        self.child.send(keys)
+
+
+@pytest.fixture
+def terminal(cli: Cli) -> Iterator[Callable[[], Terminal]]:
+    children: list[pexpect.spawn] = []
+
+    def start() -> Terminal:
+        env = {**cli.env, "TERM": "xterm-256color"}
+        env.pop("NO_COLOR", None)
+        child = pexpect.spawn(
+            str(STRATA), cwd=str(cli.project), env=env, encoding="utf-8", dimensions=(40, 120), timeout=20
+        )
+        children.append(child)
+        return Terminal(child)
+
+    yield start
+    for child in children:
+        child.terminate(force=True)
+
+
+def test_type_switch_to_plan_answer_a_permission_and_interrupt_a_turn(
+    cli: Cli, scripted: Scripted, terminal: Callable[[], Terminal]
+) -> None:
+    (cli.project / ".env").write_text("TOKEN=1\n")
+    slow = " ".join(f"word{i}" for i in range(200))
+    server = scripted(
+        [
+            {"text": "Hello **there**."},
+            {"text": "Here is the plan."},
+            {"tool_calls": [{"name": "read", "arguments": {"filePath": str(cli.project / ".env")}}]},
+            {"text": "The env has a token."},
+            {"text": slow, "chunk_size": 10, "delay": 0.2},
+            {"text": "Still here."},
+        ]
+    )
+    write_config(cli.project, mock_provider_config(server.base_url))
+    term = terminal()
+    term.expect("build · mock/gpt-4o-mock")  # the bottom toolbar: agent and model
+
+    term.send("say hello\r")
+    term.expect("Hello there.")
+    term.expect("build >")
+
+    term.send("\t")  # Tab: build -> plan, shown in the prompt and the toolbar
+    term.expect("plan · mock/gpt-4o-mock")
+    term.send("make a plan\r")
+    term.expect("Here is the plan.")
+    plan_request = server.main_requests[1].body
+    assert "Plan mode is active" in user_text(plan_request)  # the plan reminder reached the model
+
+    term.send("\t")  # back to build
+    term.expect("build · mock/gpt-4o-mock")
+    term.send("read the env file\r")
+    term.expect("Permission needed: read .env")
+    term.send("o")
+    term.expect("The env has a token.")
+    assert "TOKEN=1" in server.main_requests[3].body["messages"][-1]["content"]
+
+    term.send("write a long essay\r")
+    term.expect("word1")
+    term.child.sendintr()  # Ctrl-C mid-turn stops the turn, not the app
+    term.expect("Interrupted.")
+    term.send("are you there?\r")
+    term.expect("Still here.")
+    term.send("/quit\r")
+    term.child.expect(pexpect.EOF, timeout=20)
+    assert len(server.main_requests) == 6
