@@ -23,12 +23,40 @@ _loopback_only = False
 
 @cache
 def tls_context() -> ssl.SSLContext:
-    """One verifying TLS context per process, shared by every client.
+    """One verifying TLS context per process, shared by every client, built at the first https request.
 
-    httpx builds a fresh context (and reloads the CA bundle, ~20 ms) for each client it creates; instruction
-    URLs, skill pulls and webfetch each make a client per request, so sharing one keeps that cost paid once.
+    httpx builds a fresh context (and reloads the CA bundle, ~20-30 ms) for each client it creates, even one
+    that only ever speaks plain http to a local model; instruction URLs, skill pulls and webfetch each make a
+    client per request. Sharing one, built on demand, pays that cost once and only when TLS is used.
     """
     return httpx.create_ssl_context()
+
+
+class OnDemandTlsTransport(httpx.AsyncBaseTransport):
+    """Routes https requests to a transport on the shared verifying context, built on first use; others to a
+    transport that never loads a CA bundle (its context is never used for plain http, and verifies nothing
+    successfully if it ever were, having no trusted certificates)."""
+
+    def __init__(self) -> None:
+        self._plain: httpx.AsyncHTTPTransport | None = None
+        self._tls: httpx.AsyncHTTPTransport | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.transport_for(request.url.scheme).handle_async_request(request)
+
+    def transport_for(self, scheme: str) -> httpx.AsyncHTTPTransport:
+        if scheme == "https":
+            if self._tls is None:
+                self._tls = httpx.AsyncHTTPTransport(verify=tls_context())
+            return self._tls
+        if self._plain is None:
+            self._plain = httpx.AsyncHTTPTransport(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
+        return self._plain
+
+    async def aclose(self) -> None:
+        for transport in (self._plain, self._tls):
+            if transport is not None:
+                await transport.aclose()
 
 
 class NonLoopbackRequestError(httpx.TransportError):
@@ -48,7 +76,7 @@ class LoopbackOnlyTransport(httpx.AsyncBaseTransport):
     """Passes loopback requests to a real transport and refuses everything else (the test suite's guard)."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self._inner = inner or httpx.AsyncHTTPTransport(verify=tls_context())
+        self._inner = inner or OnDemandTlsTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if not is_loopback_host(request.url.host):
@@ -74,11 +102,10 @@ def make_client(
 ) -> httpx.AsyncClient:
     """A new async client with Strata's timeouts; the caller owns (and closes) it."""
     timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout, pool=connect_timeout)
-    transport = LoopbackOnlyTransport() if _loopback_only else None
+    transport = LoopbackOnlyTransport() if _loopback_only else OnDemandTlsTransport()
     return httpx.AsyncClient(
         timeout=timeout,
         headers={"User-Agent": USER_AGENT, **(headers or {})},
         follow_redirects=follow_redirects,
         transport=transport,
-        verify=tls_context(),
     )
