@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
-
-from jsonschema import ValidationError
-from jsonschema.validators import validator_for
+from typing import TYPE_CHECKING, Any
 
 from strata_core.tool.base import JSONSchema
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 _TYPE_NAMES = {
     "string": "string",
@@ -84,6 +84,9 @@ def describe(error: ValidationError) -> str:
 
 def first_problem(schema: JSONSchema, args: Any) -> str | None:
     """The first way `args` breaks `schema`, described; `None` when the arguments are valid."""
+    # Imported at the first tool call, not at start-up: jsonschema and its registries cost ~25 ms to import.
+    from jsonschema.validators import validator_for
+
     validator_class = validator_for(schema)
     validator = validator_class(schema)
     for error in validator.iter_errors(args):

@@ -12,7 +12,6 @@ from typing import Any, ClassVar
 
 import anyio
 from attrs import define, frozen
-from markdownify import markdownify
 
 from strata_core.http import make_client
 from strata_core.tool.base import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
@@ -63,6 +62,10 @@ def html_to_text(html: str) -> str:
 
 
 def html_to_markdown(html: str) -> str:
+    # Imported here: markdownify pulls in BeautifulSoup and soupsieve (~50 ms), which every `strata` start-up
+    # would otherwise pay for a tool most runs never call.
+    from markdownify import markdownify
+
     return str(markdownify(html, heading_style="ATX", bullets="-", strip=["meta", "link"])).strip()
 
 
