@@ -30,7 +30,6 @@ from strata_providers.testing import ScriptedServer
 RUNS = 24
 PARALLEL = 6
 CHILD = Path(__file__).with_name("crash_child.py")
-TITLE_MARKER = "You name conversations"
 
 
 def _turn_script(project: Path) -> list[dict[str, Any]]:
@@ -84,7 +83,7 @@ def _dangling_calls(body: dict[str, Any]) -> list[str]:
 
 
 async def _check_recovery(root: Path, project: Path, database: Path, env: dict[str, str], session_id: str) -> None:
-    async with ScriptedServer([{"text": "Recovered."}], title_markers=[TITLE_MARKER], done_text=None) as server:
+    async with ScriptedServer([{"text": "Recovered."}], done_text=None) as server:
         _point_at(project, server)
         async with open_runtime(
             project,
@@ -111,7 +110,7 @@ async def _one_run(index: int, base: Path, limiter: anyio.CapacityLimiter, rng: 
             del env[key]
         project = _make_project(root)
         database = root / "strata.db"
-        async with ScriptedServer(_turn_script(project), title_markers=[TITLE_MARKER]) as server:
+        async with ScriptedServer(_turn_script(project)) as server:
             _point_at(project, server)
             session_id = await _run_and_kill(project, database, env, after)
         await _check_recovery(root, project, database, env, session_id)

@@ -24,8 +24,6 @@ from strata_providers.retry import RetryPolicy
 from strata_providers.testing import ScriptedServer
 
 MODEL = "mock/mock-model"
-TITLE_MARKER = "You name conversations"
-"""A phrase of Strata's title prompt, so the server answers title requests apart from the script."""
 
 
 def provider_config(
@@ -77,7 +75,7 @@ def engine(
 
 
 def scripted(script: Sequence[Mapping[str, Any]]) -> ScriptedServer:
-    return ScriptedServer([dict(turn) for turn in script], title_markers=[TITLE_MARKER], done_text=None)
+    return ScriptedServer([dict(turn) for turn in script], done_text=None)
 
 
 def ask(session_id: str, text: str, **changes: Any) -> PromptRequest:

@@ -29,8 +29,6 @@ from strata_core.prompt_input import FileInput, PromptRequest, TextInput
 from strata_core.runtime import Runtime, open_runtime
 from strata_providers.testing import ScriptedModel
 
-TITLE_MARKER = "You name conversations"
-
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
@@ -58,7 +56,7 @@ async def _until_a_tool_runs(events: MemoryObjectReceiveStream[BusEvent]) -> Non
 
 
 def _scripted(script: list[dict[str, Any]]) -> ScriptedModel:
-    return ScriptedModel(script, title_markers=[TITLE_MARKER])
+    return ScriptedModel(script)
 
 
 def _request(session_id: str, text: str, model: ScriptedModel, **changes: Any) -> PromptRequest:
