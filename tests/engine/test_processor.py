@@ -9,7 +9,7 @@ import anyio
 import pytest
 from engine_fakes import HANG, FakeModel, FuncTool, assistant, plain_executor, text_step, tool_context, tool_step
 
-from strata_core import llm
+from strata_core import llm, serialization
 from strata_core.bus import Bus, BusEvent, PermissionAsked, RetryScheduled, SessionError
 from strata_core.message import (
     ABORTED_ERROR,
@@ -62,10 +62,12 @@ class Harness:
             tool_context=tool_context(),
             compaction=CompactionSettings(),
         )
-        result = await self.processor.process(step)
+        outcome = await self.processor.process(step)
         stored = await self.store.get_message("ses_1", message.id)
         assert stored is not None
-        return result, stored
+        # What the processor says it stored is what a fresh read of the store returns.
+        assert serialization.unstructure(outcome.answer) == serialization.unstructure(stored)
+        return outcome.result, stored
 
 
 def _tool_parts(message: MessageWithParts) -> list[ToolPart]:
@@ -344,7 +346,7 @@ async def test_doom_loop_allowed_by_rule_lets_the_call_run(store: MemorySessionS
         tools={"read": FuncTool("read", read)},
         tool_context=evolve(step_context, ruleset=(Rule("doom_loop", "*", "allow"),)),
     )
-    assert await harness.processor.process(step) == "continue"
+    assert (await harness.processor.process(step)).result == "continue"
 
 
 @pytest.mark.anyio

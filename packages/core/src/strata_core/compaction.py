@@ -191,7 +191,8 @@ class CompactionService:
         )
         head = candidates[:tail] if tail is not None else candidates
         message = self._summary_message(info, agent, model.info, path)
-        result = await self.processor.process(self._step(message, model, agent, head, summary_of, info.session_id))
+        step = self._step(message, model, agent, head, summary_of, info.session_id)
+        result = (await self.processor.process(step)).result
         if result == "compact":
             await self._too_large(message, replay is not None)
             return "stop"

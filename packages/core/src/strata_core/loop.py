@@ -106,7 +106,7 @@ class _Run:
     messages: list[MessageWithParts] | None = None
     """The session's messages as last read. After a plain model step only that step's answer is read and
     appended, instead of the whole session again (the cost of a full read grows with the session)."""
-    answered: str | None = None
+    answered: MessageWithParts | None = None
     """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
 
 
@@ -213,8 +213,7 @@ class SessionLoop:
             run.session = await self.sessions.get(session_id)
             run.messages = await self.store.messages(session_id)
         else:
-            answer = await self.store.get_message(session_id, answered)
-            run.messages = [*run.messages, answer] if answer else await self.store.messages(session_id)
+            run.messages = [*run.messages, answered]
         return run.session, run.messages
 
     async def _step(
@@ -298,14 +297,15 @@ class SessionLoop:
             compaction=settings,
         )
         try:
-            result = await self.processor.process(step_input)
+            outcome = await self.processor.process(step_input)
         finally:
             self.instructions.clear(message.id)
+        result = outcome.result
         if result == "compact":
             overflow = not message.finish
             await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
             return "continue"
-        run.answered = message.id
+        run.answered = outcome.answer
         if built.structured is not None:
             return await self._structured_outcome(message, built.structured.captured, result)
         return result

@@ -23,7 +23,7 @@ from attrs import define, field
 
 from strata_core import ids
 from strata_core.bus import Bus
-from strata_core.message import AssistantMessage, Part
+from strata_core.message import AssistantMessage, MessageWithParts, Part
 from strata_core.session.store import SessionStore
 
 NowMs = Callable[[], int]
@@ -56,6 +56,8 @@ class PartWriter:
     """Waiting writes in first-queued order (a part's first write fixes its position in the message)."""
     _group: TaskGroup | None = field(default=None, init=False, repr=False)
     _draining: bool = field(default=False, init=False, repr=False)
+    _parts: dict[str, Part] = field(factory=dict, init=False, repr=False)
+    """Every part given to the store, in the order the store keeps them."""
 
     def new_part_ids(self) -> PartIds:
         return PartIds(id=ids.ascending("prt"), session_id=self.message.session_id, message_id=self.message.id)
@@ -66,7 +68,12 @@ class PartWriter:
 
     async def part(self, part: Part, delta: str | None = None) -> None:
         self.bus.part_updated(part, delta)
+        self._parts.setdefault(part.id, part)
         await self._store(part.id, part)
+
+    def stored(self) -> MessageWithParts:
+        """The message and its parts as the store holds them once everything is flushed."""
+        return MessageWithParts(self.message, list(self._parts.values()))
 
     async def message_info(self) -> None:
         self.bus.message_updated(self.message)
@@ -76,6 +83,7 @@ class PartWriter:
         """Announce and queue a change from synchronous code (a tool's progress callback)."""
         self.bus.part_updated(part)
         if self._group is not None:
+            self._parts.setdefault(part.id, part)
             self._enqueue(part.id, part)
 
     def announce(self, part: Part, delta: str | None = None) -> None:

@@ -23,6 +23,7 @@ from strata_core.message import (
     AssistantMessage,
     MessageError,
     MessageTime,
+    MessageWithParts,
     PartTime,
     ReasoningPart,
     RetryPart,
@@ -69,6 +70,13 @@ class StepInput:
     compaction: CompactionSettings = field(factory=CompactionSettings)
 
 
+@frozen
+class StepOutcome:
+    result: StepResult
+    answer: MessageWithParts
+    """The assistant message as stored at the end of the step (the loop needs not read it back)."""
+
+
 def tokens_from_usage(usage: llm.Usage) -> Tokens:
     return Tokens(
         input=usage.input_tokens,
@@ -106,9 +114,10 @@ class Processor:
     execute_tool: ToolExecutor
     now: NowMs = wall_clock_ms
 
-    async def process(self, step: StepInput) -> StepResult:
+    async def process(self, step: StepInput) -> StepOutcome:
         writer = PartWriter(self.store, self.bus, step.message, self.now)
-        return await _StepRun(self, step, writer).run()
+        result = await _StepRun(self, step, writer).run()
+        return StepOutcome(result, writer.stored())
 
 
 @define
