@@ -17,7 +17,7 @@ def test_version_prints_the_package_version(cli: Cli) -> None:
 def test_help_lists_the_commands(cli: Cli) -> None:
     done = cli("--help")
     assert done.returncode == 0
-    for command in ("agent", "debug"):
+    for command in ("run", "session", "models", "agent", "debug"):
         assert f"  {command} " in done.stdout
 
 

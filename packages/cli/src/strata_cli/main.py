@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -85,24 +86,38 @@ def cli(
     )
 
 
+def _exit(code: int) -> NoReturn:
+    """Leave without tearing the interpreter down.
+
+    Everything that must outlive the process is done by now: the runtime has closed the session store and
+    the HTTP client, and the output is flushed here. Skipping the module-by-module teardown of a few hundred
+    modules saves ~40 ms of every run, which is a tenth of a `strata run`.
+    """
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: run the group and turn every failure into a short message and an exit code."""
     try:
         # Without standalone mode click returns (rather than raises) the code of a `click.exceptions.Exit`.
         code = cli.main(args=list(argv) if argv is not None else None, prog_name="strata", standalone_mode=False)
     except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
+        _exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
-        sys.exit(exc.exit_code)
+        _exit(exc.exit_code)
     except (KeyboardInterrupt, click.exceptions.Abort):
         click.echo("Interrupted.", err=True)
-        sys.exit(130)
+        _exit(130)
     except Exception as exc:  # every other failure: one paragraph, never a traceback (errors.py)
         from strata_cli.errors import report
 
-        sys.exit(report(exc, debug=bool(os.environ.get("STRATA_DEBUG"))))
-    sys.exit(code if isinstance(code, int) else 0)
+        _exit(report(exc, debug=bool(os.environ.get("STRATA_DEBUG"))))
+    _exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":
