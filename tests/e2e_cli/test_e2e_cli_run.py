@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from cli_harness import Cli, mock_provider_config, user_text, write_config
@@ -152,3 +153,17 @@ def test_a_server_error_fails_the_run(cli: Cli, scripted: Scripted) -> None:
     done = cli("run", "hi")
     assert done.returncode == 1
     assert "model is sleeping" in done.stderr
+
+
+def test_a_custom_provider_on_the_messages_wire_run_from_another_directory(
+    cli: Cli, scripted: Scripted, tmp_path: Path
+) -> None:
+    server = scripted([{"text": "From the Messages wire."}])
+    config = mock_provider_config(server.base_url, npm="@ai-sdk/anthropic", model="claude-sonnet-4-5-mock")
+    write_config(cli.project, config)
+    done = cli("run", "--dir", str(cli.project), "hi", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "From the Messages wire.\n"
+    request = server.main_requests[0]
+    assert request.path == "/v1/messages" and request.body["model"] == "claude-sonnet-4-5-mock"
+    assert f"Working directory: {cli.project}" in json.dumps(request.body["system"])
