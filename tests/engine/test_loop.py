@@ -25,7 +25,7 @@ from strata_core.message import (
     ToolPart,
     ToolStateRunning,
 )
-from strata_core.prompt_input import FileInput, PromptRequest, TextInput
+from strata_core.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
 from strata_core.runtime import Runtime, open_runtime
 from strata_providers.testing import ScriptedModel
 
@@ -270,3 +270,60 @@ def test_turn_finished_follows_opencodes_exit_test() -> None:
     assert not turn_finished(latest([user, answer("stop", tool(False))]))
     assert turn_finished(latest([user, answer("stop", tool(True))]))
     assert not turn_finished(latest([user, answer("stop", message_id="msg_0")]))
+
+
+@pytest.mark.anyio
+async def test_manual_compaction_summarises_without_carrying_on(project: Path) -> None:
+    model = _scripted([{"text": "First answer."}, {"text": "## Goal\n- summary"}])
+    async with _runtime(project, model) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(_request(session.id, "hello", model))
+        summary = await runtime.loop.compact(session.id)
+        history = await runtime.sessions.messages(session.id)
+    assert isinstance(summary.info, AssistantMessage) and summary.info.summary
+    assert _texts(summary) == ["## Goal\n- summary"]
+    assert [m.info.role for m in history] == ["user", "assistant", "user", "assistant"]
+    assert len(model.main_requests) == 2
+
+
+@pytest.mark.anyio
+async def test_cancelling_the_callers_scope_aborts_the_turn(project: Path) -> None:
+    model = _scripted(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30", "description": "long"}}]},
+            {"text": "Resumed."},
+        ]
+    )
+    async with _runtime(project, model, permission_mode="auto") as runtime:
+        session = await runtime.sessions.create()
+        async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
+            group.start_soon(runtime.loop.prompt, _request(session.id, "wait", model))
+            await _until_a_tool_runs(events)
+            group.cancel_scope.cancel()
+        aborted = (await runtime.sessions.messages(session.id))[-1]
+        assert isinstance(aborted.info, AssistantMessage) and aborted.info.error is not None
+        assert aborted.info.error.name == ABORTED_ERROR
+        assert not runtime.loop.is_running(session.id)
+        assert _texts(await runtime.loop.prompt(_request(session.id, "go on", model))) == ["Resumed."]
+
+
+@pytest.mark.anyio
+async def test_a_subtask_the_user_starts_runs_the_task_tool_without_a_parent_model_call(project: Path) -> None:
+    model = _scripted([{"text": "Child found two notes."}, {"text": "Summarised for you."}])
+    async with _runtime(project, model) as runtime:
+        session = await runtime.sessions.create()
+        subtask = SubtaskInput("count the notes", "Count notes", "general", command="review")
+        answer = await runtime.loop.prompt(PromptRequest(session.id, [subtask], model=model.info.ref))
+        history = await runtime.sessions.messages(session.id)
+        (child,) = await runtime.sessions.children(session.id)
+    child_call, parent_call = model.main_requests
+    assert _user_texts(child_call) == ["count the notes"]
+    task_answer = history[1]
+    assert isinstance(task_answer.info, AssistantMessage) and task_answer.info.agent == "general"
+    (part,) = [p for p in task_answer.parts if isinstance(p, ToolPart)]
+    assert part.tool == "task" and part.state.status == "completed"
+    assert f'<task id="{child.id}"' in str(part.state.output)  # type: ignore[union-attr]
+    # The command's follow-up asks the model to summarise; the subtask itself shows as a tool run by the user.
+    assert _user_texts(parent_call)[0] == "The following tool was executed by the user"
+    assert _user_texts(parent_call)[-1] == "Summarize the task tool output above and continue with your task."
+    assert _texts(answer) == ["Summarised for you."]

@@ -18,7 +18,7 @@ import structlog
 from attrs import define, field
 
 from strata_core import ids, llm
-from strata_core.agent import AgentInfo, Agents, parse_model
+from strata_core.agent import AgentInfo, Agents
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.compaction import CompactionService
 from strata_core.config import Config
@@ -32,7 +32,6 @@ from strata_core.message import (
     MessageError,
     MessageTime,
     MessageWithParts,
-    ModelRef,
     PathInfo,
     SubtaskPart,
     ToolPart,
@@ -43,7 +42,14 @@ from strata_core.part_writer import NowMs, wall_clock_ms
 from strata_core.permission import Rule, to_config
 from strata_core.processor import Processor, StepInput, StepResult
 from strata_core.project import Project, ProjectInfo
-from strata_core.prompt_input import FileInput, PromptPart, PromptRequest, TextInput, UserMessageWriter
+from strata_core.prompt_input import (
+    FileInput,
+    PromptPart,
+    PromptRequest,
+    SubtaskInput,
+    TextInput,
+    UserMessageWriter,
+)
 from strata_core.session.info import SessionInfo
 from strata_core.session.service import SessionService
 from strata_core.session.store import SessionStore
@@ -52,18 +58,23 @@ from strata_core.title import TitleService
 from strata_core.tool.base import ToolContext
 from strata_core.tool.registry import ToolRegistry
 from strata_core.turn_request import StepState, TurnRequestBuilder, effective_ruleset
+from strata_core.turn_targets import AgentNotFoundError, TurnTargets
 
-__all__ = ["AgentNotFoundError", "FileInput", "PromptPart", "PromptRequest", "SessionLoop", "TextInput"]
+__all__ = [
+    "AgentNotFoundError",
+    "FileInput",
+    "PromptPart",
+    "PromptRequest",
+    "SessionLoop",
+    "SubtaskInput",
+    "TextInput",
+]
 
 log = structlog.get_logger(__name__)
 
 Outcome: TypeAlias = Literal["continue", "stop"]
 NO_USER_MESSAGE = "No user message found in stream. This should never happen."
 STRUCTURED_OUTPUT_MISSING = "Model did not produce structured output"
-
-
-class AgentNotFoundError(LookupError):
-    pass
 
 
 class Spawner(Protocol):
@@ -130,14 +141,18 @@ class SessionLoop:
     env: Mapping[str, str] = field(factory=dict)
     now: NowMs = wall_clock_ms
     _runs: dict[str, _Run] = field(factory=dict, init=False, repr=False)
+    targets: TurnTargets = field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.targets = TurnTargets(self.agents, self.models, self.store, self.bus)
 
     # ------------------------------------------------------------------------------------- public API
 
     async def prompt(self, request: PromptRequest) -> MessageWithParts:
         """Store the user's message and run (or join) the session's loop; the last assistant message."""
         session = await self.sessions.get(request.session_id)
-        agent = await self._agent(session.id, request.agent)
-        model = await self._model_ref(session.id, request.model, agent)
+        agent = await self.targets.agent(session.id, request.agent)
+        model = await self.targets.model_ref(session.id, request.model, agent)
         project = await self.project.info()
         context = self._tool_context(session, agent, project, None, ())
         writer = UserMessageWriter(self.store, self.bus)
@@ -227,7 +242,7 @@ class SessionLoop:
     ) -> Outcome:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
-        model = self._model(session.id, user.model)
+        model = self.targets.model(session.id, user.model)
         if step == 1:
             self._spawn(self.title.generate, session.id, model)
         if state.tasks:
@@ -241,7 +256,7 @@ class SessionLoop:
         ):
             await self.compaction.create(session.id, user.agent, user.model, auto=True)
             return "continue"
-        agent = await self._agent(session.id, user.agent)
+        agent = await self.targets.agent(session.id, user.agent)
         return await self._model_step(session, history, state, agent, model, step, settings, run)
 
     async def _task(
@@ -258,7 +273,7 @@ class SessionLoop:
         if isinstance(task, CompactionPart):
             request = next(m for m in history if m.info.id == task.message_id)
             return await self.compaction.process(request, history, model, settings, path)
-        agent = await self._agent(session.id, user.agent)
+        agent = await self.targets.agent(session.id, user.agent)
         tool = self.registry.get(TASK_TOOL)
         tools = {TASK_TOOL: tool} if tool is not None else {}
         context = self._tool_context(session, agent, project, model.info, history)
@@ -367,34 +382,6 @@ class SessionLoop:
             messages=history,
             extra={"bypass_agent_check": bypass},
         )
-
-    async def _agent(self, session_id: str, name: str | None) -> AgentInfo:
-        agent = await self.agents.get(name) if name else await self.agents.default_agent()
-        if agent is not None:
-            return agent
-        visible = [a.name for a in await self.agents.list() if not a.hidden]
-        message = f'Agent not found: "{name}".' + (f" Available agents: {', '.join(visible)}" if visible else "")
-        self.bus.publish(SessionError(session_id, MessageError("UnknownError", message)))
-        raise AgentNotFoundError(message)
-
-    async def _model_ref(self, session_id: str, requested: str | None, agent: AgentInfo) -> ModelRef:
-        if requested:
-            info = self._model(session_id, parse_model(requested)).info
-            return ModelRef(info.provider_id, info.id)
-        if agent.model is not None:
-            return agent.model
-        for message in reversed(await self.store.messages(session_id)):
-            if isinstance(message.info, UserMessage):
-                return message.info.model
-        info = self.models.default_model().info
-        return ModelRef(info.provider_id, info.id)
-
-    def _model(self, session_id: str, ref: ModelRef) -> llm.LanguageModel:
-        try:
-            return self.models.resolve(ref.ref)
-        except llm.ModelNotFoundError as error:
-            self.bus.publish(SessionError(session_id, MessageError("UnknownError", str(error))))
-            raise
 
     async def _settings(self) -> CompactionSettings:
         return compaction_settings((await self.config.get()).compaction, self.env)

@@ -19,6 +19,7 @@ import anyio
 from attrs import define, frozen
 
 from strata_core import ids
+from strata_core.agent import parse_model
 from strata_core.bus import Bus, SessionError
 from strata_core.history import is_media
 from strata_core.message import (
@@ -28,6 +29,7 @@ from strata_core.message import (
     ModelRef,
     OutputFormat,
     Part,
+    SubtaskPart,
     TextPart,
     UserMessage,
 )
@@ -49,7 +51,21 @@ class FileInput:
     """Guessed from the name when not given; anything that is not an image or a PDF is read as text."""
 
 
-PromptPart: TypeAlias = TextInput | FileInput
+@frozen
+class SubtaskInput:
+    """Work for a subagent that the user starts directly (a `/command` bound to one): the task tool runs it
+    without a model call in this session first (reference 1.5)."""
+
+    prompt: str
+    description: str
+    agent: str
+    model: str | None = None
+    """`provider/model` for the subagent; default: the subagent's own, else this session's."""
+    command: str | None = None
+    """The command that started it; the model is then asked to summarise the result and carry on."""
+
+
+PromptPart: TypeAlias = TextInput | FileInput | SubtaskInput
 
 
 @frozen
@@ -104,6 +120,8 @@ class UserMessageWriter:
         for item in request.parts:
             if isinstance(item, TextInput):
                 parts.append(self._text(info, item.text))
+            elif isinstance(item, SubtaskInput):
+                parts.append(self._subtask(info, item))
             else:
                 parts += await self._file(info, item, ctx, read)
         await self.store.put_message(info)
@@ -117,6 +135,18 @@ class UserMessageWriter:
     def _text(self, info: UserMessage, text: str, *, synthetic: bool = False) -> TextPart:
         return TextPart(
             id=ids.ascending("prt"), session_id=info.session_id, message_id=info.id, text=text, synthetic=synthetic
+        )
+
+    def _subtask(self, info: UserMessage, item: SubtaskInput) -> SubtaskPart:
+        return SubtaskPart(
+            id=ids.ascending("prt"),
+            session_id=info.session_id,
+            message_id=info.id,
+            prompt=item.prompt,
+            description=item.description,
+            agent=item.agent,
+            model=parse_model(item.model) if item.model else None,
+            command=item.command,
         )
 
     async def _file(self, info: UserMessage, item: FileInput, ctx: ToolContext, read: Tool | None) -> list[Part]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from collections.abc import Callable, Mapping
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -80,7 +80,7 @@ class Runtime:
     store: SessionStore
 
 
-class _OpenRuntime:
+class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
     def __init__(
         self,
         container: CoreContainer,
@@ -165,7 +165,7 @@ def open_runtime(
     in_memory_store: bool = False,
     clock: NowMs | None = None,
     container: CoreContainer | None = None,
-) -> _OpenRuntime:
+) -> AbstractAsyncContextManager[Runtime]:
     """`async with open_runtime(directory, env, ...) as runtime:` — the core, ready to run turns.
 
     The model resolver is `models`, else built by `model_resolver_factory` from the loaded config, the
