@@ -18,6 +18,7 @@ CURSOR_POSITION_REQUEST = "\x1b[6n"
 # prompt_toolkit draws the bottom toolbar once the terminal has told it where the cursor is.
 CURSOR_POSITION_ANSWER = "\x1b[1;1R"
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+WHITESPACE = re.compile(r"\s+")
 
 
 class Terminal:
@@ -29,7 +30,9 @@ class Terminal:
         self.pending = ""
 
     def expect(self, text: str, timeout: float = 20) -> str:
-        """Wait for `text`; returns what came before it (later calls see only what came after it)."""
+        """Wait for `text`, whitespace ignored (a redraw skips unchanged cells, spaces included, with cursor
+        moves); returns what came before it, and later calls see only what came after it."""
+        text = WHITESPACE.sub("", text)
         deadline = time.monotonic() + timeout
         while text not in self.pending:
             if time.monotonic() > deadline:
@@ -40,7 +43,7 @@ class Terminal:
                 continue
             if CURSOR_POSITION_REQUEST in chunk:
                 self.child.send(CURSOR_POSITION_ANSWER)
-            self.pending += ANSI.sub("", chunk.replace(CURSOR_POSITION_REQUEST, ""))
+            self.pending += WHITESPACE.sub("", ANSI.sub("", chunk.replace(CURSOR_POSITION_REQUEST, "")))
         before, _, self.pending = self.pending.partition(text)
         return before
 
@@ -70,11 +73,15 @@ def test_type_switch_to_plan_answer_a_permission_and_interrupt_a_turn(
     cli: Cli, scripted: Scripted, terminal: Callable[[], Terminal]
 ) -> None:
     (cli.project / ".env").write_text("TOKEN=1\n")
+    agents = cli.project / ".opencode" / "agent"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text("---\ndescription: Reviews code\nmode: primary\n---\nYou review code.\n")
     slow = " ".join(f"word{i}" for i in range(200))
     server = scripted(
         [
             {"text": "Hello **there**."},
             {"text": "Here is the plan."},
+            {"text": "Looks fine to me."},
             {"tool_calls": [{"name": "read", "arguments": {"filePath": str(cli.project / ".env")}}]},
             {"text": "The env has a token."},
             {"text": slow, "chunk_size": 10, "delay": 0.2},
@@ -96,13 +103,18 @@ def test_type_switch_to_plan_answer_a_permission_and_interrupt_a_turn(
     plan_request = server.main_requests[1].body
     assert "Plan mode is active" in user_text(plan_request)  # the plan reminder reached the model
 
-    term.send("\t")  # back to build
+    term.send("\t")  # a custom primary agent is in the cycle too
+    term.expect("reviewer · mock/gpt-4o-mock")
+    term.send("review this\r")
+    term.expect("Looks fine to me.")
+    assert "You review code." in server.main_requests[2].body["messages"][0]["content"]
+    term.send("\t")  # and then back to build
     term.expect("build · mock/gpt-4o-mock")
     term.send("read the env file\r")
     term.expect("Permission needed: read .env")
     term.send("o")
     term.expect("The env has a token.")
-    assert "TOKEN=1" in server.main_requests[3].body["messages"][-1]["content"]
+    assert "TOKEN=1" in server.main_requests[4].body["messages"][-1]["content"]
 
     term.send("write a long essay\r")
     term.expect("word1")
@@ -112,4 +124,4 @@ def test_type_switch_to_plan_answer_a_permission_and_interrupt_a_turn(
     term.expect("Still here.")
     term.send("/quit\r")
     term.child.expect(pexpect.EOF, timeout=20)
-    assert len(server.main_requests) == 6
+    assert len(server.main_requests) == 7
