@@ -78,9 +78,13 @@ def test_debug_config_merges_sources_and_redacts_keys(cli: Cli) -> None:
     assert "sk-secret" not in done.stdout
 
 
-def test_a_broken_config_names_the_file_and_position(cli: Cli) -> None:
+def test_a_broken_config_names_the_file_and_position_for_every_command(cli: Cli) -> None:
     (cli.project / "opencode.json").write_text('{\n  "model": "a/b",,\n}')
-    for args in (["debug", "config"], ["agent", "list"]):
+    commands = (
+        ["run", "hi"], ["session", "list"], ["models"], ["agent", "list"], ["debug", "config"],
+        ["debug", "prompt"], ["debug", "agent", "build"], ["debug", "skill"],
+    )  # fmt: skip
+    for args in commands:
         done = cli(*args)
         assert done.returncode == 1
         assert done.stderr.startswith(f"Error: {cli.project / 'opencode.json'}:2:")
