@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cli_harness import Cli, mock_provider_config, user_text, write_config
+from cli_harness import STRATA, Cli, mock_provider_config, user_text, write_config
 
 from strata_providers.testing import ScriptedServer
 
@@ -167,3 +170,27 @@ def test_a_custom_provider_on_the_messages_wire_run_from_another_directory(
     request = server.main_requests[0]
     assert request.path == "/v1/messages" and request.body["model"] == "claude-sonnet-4-5-mock"
     assert f"Working directory: {cli.project}" in json.dumps(request.body["system"])
+
+
+def test_ctrl_c_stops_the_turn_keeps_the_session_and_exits_130(cli: Cli, scripted: Scripted) -> None:
+    slow = " ".join(f"word{i}" for i in range(100))
+    server = scripted([{"text": slow, "chunk_size": 10, "delay": 0.2}, {"text": "Resumed."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    proc = subprocess.Popen(
+        [str(STRATA), "run", "--format", "json", "write an essay"], cwd=cli.project, env=dict(cli.env),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not server.main_requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # a few chunks in
+    proc.send_signal(signal.SIGINT)
+    stdout, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    events = [json.loads(line) for line in stdout.splitlines()]
+    assert events[-1]["type"] == "done" and events[-1]["ok"] is False
+    partial = [e for e in events if e["type"] == "text"]
+    assert partial and partial[0]["part"]["text"].startswith("word0") and "word99" not in partial[0]["part"]["text"]
+    done = cli("run", "-c", "go on")  # the session is intact and can be continued
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Resumed.\n"
