@@ -57,7 +57,7 @@ from strata_core.subtask import TASK_TOOL, SubtaskRunner
 from strata_core.title import TitleService
 from strata_core.tool.base import ToolContext
 from strata_core.tool.registry import ToolRegistry
-from strata_core.turn_request import StepState, TurnRequestBuilder, effective_ruleset
+from strata_core.turn_request import ConvertedHistory, StepState, TurnRequestBuilder, effective_ruleset
 from strata_core.turn_targets import AgentNotFoundError, TurnTargets
 
 __all__ = [
@@ -117,6 +117,7 @@ class _Run:
     messages: list[MessageWithParts] | None = None
     """The session's messages as last read. After a plain model step only that step's answer is read and
     appended, instead of the whole session again (the cost of a full read grows with the session)."""
+    converted: ConvertedHistory = field(factory=ConvertedHistory)
     answered: MessageWithParts | None = None
     """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
 
@@ -297,7 +298,7 @@ class SessionLoop:
         is_last_step = agent.steps is not None and step >= agent.steps
         finished_id = state.finished.info.id if state.finished is not None else None
         built = await self.requests.build(
-            StepState(session, agent, model, user, history, step, finished_id, is_last_step)
+            StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted)
         )
         message = self._new_answer(user, agent, model.info, project)
         context = self._tool_context(session, agent, project, model.info, history, state.user)

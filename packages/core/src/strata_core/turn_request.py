@@ -32,6 +32,29 @@ def effective_ruleset(agent: AgentInfo, session: SessionInfo) -> Ruleset:
     return merge(agent.permission, from_stored(session.permission or ()))
 
 
+@define
+class ConvertedHistory:
+    """Each stored message's model messages, kept across the steps of one run of the loop.
+
+    A step's history is the previous step's plus that step's answer, so converting every message again
+    made each step cost more than the last; here each message object is converted once. An entry is only
+    reused for the very object it was made from (a reloaded or reminded copy is converted afresh) and for
+    the same model, since conversion depends on it.
+    """
+
+    _entries: dict[str, tuple[MessageWithParts, str, list[llm.ModelMessage]]] = field(factory=dict)
+
+    def convert(self, history: Sequence[MessageWithParts], model: llm.ModelInfo) -> list[llm.ModelMessage]:
+        out: list[llm.ModelMessage] = []
+        for message in history:
+            entry = self._entries.get(message.info.id)
+            if entry is None or entry[0] is not message or entry[1] != model.ref:
+                entry = (message, model.ref, to_model_messages([message], model))
+                self._entries[message.info.id] = entry
+            out += entry[2]
+        return out
+
+
 @frozen
 class StepState:
     """Where the turn stands when a step's request is built."""
@@ -45,6 +68,7 @@ class StepState:
     step: int
     last_finished_id: str | None
     is_last_step: bool
+    converted: ConvertedHistory = field(factory=ConvertedHistory)
 
 
 @frozen
@@ -99,7 +123,7 @@ class TurnRequestBuilder:
             found.tools = await self._resolve_tools(target, state.user.tools, structured)
 
         async def messages() -> None:
-            found.messages = to_model_messages(history, model)
+            found.messages = state.converted.convert(history, model)
 
         async with anyio.create_task_group() as group:
             for gather in (skills, environment, instructions, tools, messages):

@@ -1,0 +1,51 @@
+"""Request assembly helpers: the per-run history conversion cache gives exactly the uncached result."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from attrs import evolve
+from engine_fakes import HistoryBuilder
+
+from strata_core import llm
+from strata_core.history import to_model_messages
+from strata_core.message import MessageWithParts
+from strata_core.session.memory_store import MemorySessionStore
+from strata_core.turn_request import ConvertedHistory
+
+MODEL = llm.ModelInfo("fake", "fake-model")
+
+
+@pytest.fixture
+async def history() -> AsyncIterator[list[MessageWithParts]]:
+    async with MemorySessionStore.open() as store:
+        build = HistoryBuilder(store)
+        first = await build.user("read two files")
+        await build.assistant(first, "Reading.", tools=[("read", "one"), ("read", "two")])
+        await build.assistant(first, "Both read.")
+        second = await build.user("and now?")
+        await build.assistant(second, "Done.")
+        yield await store.messages("ses_1")
+
+
+@pytest.mark.anyio
+async def test_cached_conversion_equals_converting_the_whole_history(history: list[MessageWithParts]) -> None:
+    cache = ConvertedHistory()
+    assert cache.convert(history, MODEL) == to_model_messages(history, MODEL)
+    assert cache.convert(history[:3], MODEL) == to_model_messages(history[:3], MODEL)
+    other = llm.ModelInfo("other", "model")
+    assert cache.convert(history, other) == to_model_messages(history, other)
+
+
+@pytest.mark.anyio
+async def test_a_changed_copy_of_a_message_is_converted_again(history: list[MessageWithParts]) -> None:
+    cache = ConvertedHistory()
+    cache.convert(history, MODEL)
+    last_user = history[3]
+    reminded = MessageWithParts(
+        last_user.info, [*last_user.parts, evolve(last_user.parts[0], id="prt_x", text="extra")]
+    )
+    changed = [*history[:3], reminded, history[4]]
+    assert cache.convert(changed, MODEL) == to_model_messages(changed, MODEL)
+    assert cache.convert(history, MODEL) == to_model_messages(history, MODEL)
