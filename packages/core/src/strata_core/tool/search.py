@@ -17,11 +17,14 @@ import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 import anyio
-import pathspec
 from attrs import frozen
 from wcmatch import glob as wcglob
+
+if TYPE_CHECKING:
+    import pathspec
 
 GIT_EXCLUDE = "--glob=!**/.git/**"
 _GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.MATCHBASE | wcglob.NEGATE | wcglob.NEGATEALL
@@ -137,10 +140,16 @@ def _load_ignores(directory: Path, use_gitignore: bool) -> pathspec.GitIgnoreSpe
             lines.extend((directory / name).read_text(encoding="utf-8", errors="replace").splitlines())
         except OSError:
             continue
-    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+    if not lines:
+        return None
+    # Imported here: only this pure-Python fallback (no rg) reads ignore files, and pathspec costs ~10-20 ms
+    # to import, which every `strata` start-up would otherwise pay.
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-Rules = tuple[tuple[Path, pathspec.GitIgnoreSpec], ...]
+Rules: TypeAlias = "tuple[tuple[Path, pathspec.GitIgnoreSpec], ...]"
 
 
 def _ignored(path: Path, is_dir: bool, rules: Rules) -> bool:
