@@ -111,6 +111,8 @@ def test_bad_input_gives_one_paragraph_and_a_non_zero_exit(cli: Cli, scripted: S
     cases = {
         ("run", "-m", "mock/nope", "hi"): 'Error: Unknown model "nope" for provider "mock".',
         ("run", "--agent", "nobody", "hi"): 'Error: Agent not found: "nobody". Available agents: build,',
+        ("run", "--agent", "explore", "hi"): 'Error: Agent "explore" is a subagent (primary agents call it through the',
+        ("run", "--agent", "title", "hi"): 'Error: Agent "title" is a hidden agent; choose one of: build, plan.',
         ("run", "-m", "openai/gpt-4o", "hi"): "Error: Model openai/gpt-4o needs an API key: set OPENAI_API_KEY",
         ("run", "-s", "ses_missing", "hi"): "Error: Session not found: ses_missing",
         ("run",): "Error: nothing to send",

@@ -107,6 +107,19 @@ async def pick_agent(container: AppContainer, name: str | None) -> AgentInfo:
     return found
 
 
+async def pick_primary_agent(container: AppContainer, name: str | None) -> AgentInfo:
+    """Like `pick_agent`, for talking to: a subagent or a hidden agent is refused with the ones to choose from
+    (OpenCode falls back to the default agent with a warning; a typo deserves a clear stop instead)."""
+    from strata_cli.agent_view import primary_agents
+
+    agent = await pick_agent(container, name)
+    if agent.mode == "subagent" or agent.hidden:
+        usable = ", ".join(primary_agents(await container.core.agents().list()))
+        kind = "a hidden agent" if agent.hidden else "a subagent (primary agents call it through the task tool)"
+        raise CliError(f'Agent "{agent.name}" is {kind}; choose one of: {usable}.')
+    return agent
+
+
 def pick_model_info(catalog: ProviderCatalog, config: ConfigInfo, agent: AgentInfo, override: str | None) -> ModelInfo:
     """What a turn would use, as OpenCode picks it: `--model`, else the agent's model, else the config's `model`,
     else the first configured provider's. Needs no API key and opens no connection when a model is named."""

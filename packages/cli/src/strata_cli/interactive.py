@@ -20,7 +20,7 @@ from rich.markup import escape
 
 from strata_cli import slash
 from strata_cli.agent_view import primary_agents
-from strata_cli.app import AppContainer, build_container, pick_agent, start_runtime
+from strata_cli.app import AppContainer, build_container, pick_primary_agent, start_runtime
 from strata_cli.errors import CliError, describe
 from strata_cli.interactive_view import TurnView
 from strata_cli.permission_prompt import ask_permission
@@ -73,7 +73,7 @@ class Interactive:
 
     @classmethod
     async def open(cls, container: AppContainer, runtime: Runtime, start: StartOptions) -> Interactive:
-        agent = await pick_agent(container, start.agent)
+        agent = await pick_primary_agent(container, start.agent)
         session = await _starting_session(runtime, start)
         base_model = await expected_model(runtime, agent, None, session)
         if start.model:

@@ -14,7 +14,7 @@ from pathlib import Path
 from attrs import frozen
 from dependency_injector import providers
 
-from strata_cli.app import AppContainer, pick_agent, start_runtime
+from strata_cli.app import AppContainer, pick_primary_agent, start_runtime
 from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED
 from strata_cli.json_events import JsonEventWriter
 from strata_cli.render import RunRenderer
@@ -46,7 +46,7 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
     """Run one turn and return the exit code."""
     container.core.permissions.override(_recording_flow(container))
     async with start_runtime(container, "auto" if settings.auto else "non_interactive") as runtime:
-        agent = await pick_agent(container, settings.agent)
+        agent = await pick_primary_agent(container, settings.agent)
         existing = await _existing_session(runtime, settings)
         model = await expected_model(runtime, agent, settings.model, existing)
         session = await _session_for_turn(runtime, settings, existing)
