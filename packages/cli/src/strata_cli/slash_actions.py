@@ -13,6 +13,7 @@ from rich.table import Table
 from strata_cli.agent_view import agent_not_found
 from strata_cli.errors import CliError
 from strata_cli.output import one_line
+from strata_cli.run_session import expected_model
 from strata_cli.slash import SlashCommand, help_text
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ async def _sessions(app: Interactive, session_id: str) -> None:
     sessions = app.runtime.sessions
     if session_id:
         app.session = await sessions.get(session_id)
+        app.base_model = await expected_model(app.runtime, app.agents[app.agent], None, app.session)
         app.console.print(f"Continuing [bold]{escape(app.session.title)}[/bold] ({app.session.id})")
         return
     roots = [s for s in await sessions.list_sessions() if s.parent_id is None]
