@@ -38,7 +38,7 @@ from strata_core.message import (
 )
 from strata_core.overflow import CompactionSettings, estimate_tokens, usable_context
 from strata_core.part_writer import NowMs, wall_clock_ms
-from strata_core.processor import Processor, StepInput
+from strata_core.processor import Processor, StepInput, new_answer
 from strata_core.prompt_files import read_prompt
 from strata_core.serialization import unstructure
 from strata_core.session.store import SessionStore
@@ -190,7 +190,8 @@ class CompactionService:
             candidates, model.info, turns=settings.tail_turns, budget=tail_budget(settings, model.info.limits)
         )
         head = candidates[:tail] if tail is not None else candidates
-        message = self._summary_message(info, agent, model.info, path)
+        ref = ModelRef(model.info.provider_id, model.info.id)
+        message = new_answer(info, agent.name, ref, path, self.now(), summary=True)
         step = self._step(message, model, agent, head, summary_of, info.session_id)
         result = (await self.processor.process(step)).result
         if result == "compact":
@@ -219,22 +220,6 @@ class CompactionService:
                     part.state.time.compacted = now
                     await self.store.put_part(part)
         return len(chosen)
-
-    def _summary_message(
-        self, request: UserMessage, agent: AgentInfo, model: llm.ModelInfo, path: PathInfo
-    ) -> AssistantMessage:
-        return AssistantMessage(
-            id=ids.ascending("msg"),
-            session_id=request.session_id,
-            parent_id=request.id,
-            time=MessageTime(self.now()),
-            model_id=model.id,
-            provider_id=model.provider_id,
-            mode=agent.name,
-            agent=agent.name,
-            path=path,
-            summary=True,
-        )
 
     def _step(
         self,

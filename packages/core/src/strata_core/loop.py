@@ -17,7 +17,7 @@ import anyio
 import structlog
 from attrs import define, field
 
-from strata_core import ids, llm
+from strata_core import llm
 from strata_core.agent import AgentInfo, Agents
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.compaction import CompactionService
@@ -30,8 +30,8 @@ from strata_core.message import (
     AssistantMessage,
     CompactionPart,
     MessageError,
-    MessageTime,
     MessageWithParts,
+    ModelRef,
     PathInfo,
     SubtaskPart,
     ToolPart,
@@ -40,7 +40,7 @@ from strata_core.message import (
 from strata_core.overflow import CompactionSettings, compaction_settings, is_overflow
 from strata_core.part_writer import NowMs, wall_clock_ms
 from strata_core.permission import Rule, to_config
-from strata_core.processor import Processor, StepInput, StepResult
+from strata_core.processor import Processor, StepInput, StepResult, new_answer
 from strata_core.project import Project, ProjectInfo
 from strata_core.prompt_input import (
     FileInput,
@@ -300,7 +300,9 @@ class SessionLoop:
         built = await self.requests.build(
             StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted)
         )
-        message = self._new_answer(user, agent, model.info, project)
+        path = PathInfo(str(project.directory), str(project.worktree))
+        ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
+        message = new_answer(user, agent.name, ref, path, self.now())
         context = self._tool_context(session, agent, project, model.info, history, state.user)
         step_input = StepInput(
             message=message,
@@ -343,22 +345,6 @@ class SessionLoop:
         return "stop"
 
     # ------------------------------------------------------------------------------------- helpers
-
-    def _new_answer(
-        self, user: UserMessage, agent: AgentInfo, model: llm.ModelInfo, project: ProjectInfo
-    ) -> AssistantMessage:
-        return AssistantMessage(
-            id=ids.ascending("msg"),
-            session_id=user.session_id,
-            parent_id=user.id,
-            time=MessageTime(self.now()),
-            model_id=model.id,
-            provider_id=model.provider_id,
-            mode=agent.name,
-            agent=agent.name,
-            variant=user.model.variant,
-            path=PathInfo(str(project.directory), str(project.worktree)),
-        )
 
     def _tool_context(
         self,

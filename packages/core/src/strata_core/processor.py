@@ -15,7 +15,7 @@ import anyio
 import structlog
 from attrs import define, field, frozen
 
-from strata_core import llm
+from strata_core import ids, llm
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.bus import RetryScheduled as RetryEvent
 from strata_core.message import (
@@ -24,7 +24,9 @@ from strata_core.message import (
     MessageError,
     MessageTime,
     MessageWithParts,
+    ModelRef,
     PartTime,
+    PathInfo,
     ReasoningPart,
     RetryPart,
     StepFinishPart,
@@ -34,6 +36,7 @@ from strata_core.message import (
     ToolPart,
     ToolStatePending,
     ToolStateRunning,
+    UserMessage,
 )
 from strata_core.overflow import CompactionSettings, is_overflow
 from strata_core.part_writer import NowMs, PartWriter, wall_clock_ms
@@ -75,6 +78,25 @@ class StepOutcome:
     result: StepResult
     answer: MessageWithParts
     """The assistant message as stored at the end of the step (the loop needs not read it back)."""
+
+
+def new_answer(
+    parent: UserMessage, agent: str, model: ModelRef, path: PathInfo, created: int, *, summary: bool = False
+) -> AssistantMessage:
+    """An empty assistant message answering `parent`, as a step (or a subtask, or a summary) starts one."""
+    return AssistantMessage(
+        id=ids.ascending("msg"),
+        session_id=parent.session_id,
+        parent_id=parent.id,
+        time=MessageTime(created),
+        model_id=model.model_id,
+        provider_id=model.provider_id,
+        mode=agent,
+        agent=agent,
+        variant=model.variant,
+        path=path,
+        summary=summary,
+    )
 
 
 def tokens_from_usage(usage: llm.Usage) -> Tokens:
