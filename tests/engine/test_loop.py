@@ -23,6 +23,7 @@ from strata_core.message import (
     OutputFormat,
     TextPart,
     ToolPart,
+    ToolStateError,
     ToolStateRunning,
 )
 from strata_core.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
@@ -327,3 +328,20 @@ async def test_a_subtask_the_user_starts_runs_the_task_tool_without_a_parent_mod
     assert _user_texts(parent_call)[0] == "The following tool was executed by the user"
     assert _user_texts(parent_call)[-1] == "Summarize the task tool output above and continue with your task."
     assert _texts(answer) == ["Summarised for you."]
+
+
+@pytest.mark.anyio
+async def test_cancelling_a_user_started_subtask_records_the_abort(project: Path) -> None:
+    model = _scripted([{"text": "Child is thinking", "hang": True}])
+    async with _runtime(project, model) as runtime:
+        session = await runtime.sessions.create()
+        subtask = SubtaskInput("think hard", "Think", "general")
+        async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
+            group.start_soon(runtime.loop.prompt, PromptRequest(session.id, [subtask], model=model.info.ref))
+            await _until_a_tool_runs(events)
+            await runtime.loop.cancel(session.id)
+        task_answer = (await runtime.sessions.messages(session.id))[-1]
+    assert isinstance(task_answer.info, AssistantMessage) and task_answer.info.error is not None
+    assert task_answer.info.error.name == ABORTED_ERROR
+    (part,) = [p for p in task_answer.parts if isinstance(p, ToolPart)]
+    assert isinstance(part.state, ToolStateError) and part.state.error == "Cancelled"

@@ -16,7 +16,8 @@ from attrs import define, evolve
 from strata_core import ids
 from strata_core.bus import Bus
 from strata_core.message import (
-    AssistantMessage,
+    ABORTED_ERROR,
+    MessageError,
     MessageTime,
     PartTime,
     PathInfo,
@@ -31,6 +32,7 @@ from strata_core.message import (
 )
 from strata_core.part_writer import NowMs, PartWriter, wall_clock_ms
 from strata_core.permission import Ruleset
+from strata_core.processor import ABORTED_MESSAGE, new_answer
 from strata_core.session.store import SessionStore
 from strata_core.tool.base import Tool, ToolContext
 from strata_core.tool_calls import ToolExecutor
@@ -63,24 +65,13 @@ class SubtaskRunner:
         path: PathInfo,
         agent_ruleset: Ruleset,
     ) -> None:
-        model = task.model or user.model
-        message = AssistantMessage(
-            id=ids.ascending("msg"),
-            session_id=user.session_id,
-            parent_id=user.id,
-            time=MessageTime(self.now()),
-            model_id=model.model_id,
-            provider_id=model.provider_id,
-            mode=task.agent,
-            agent=task.agent,
-            path=path,
-        )
+        message = new_answer(user, task.agent, task.model or user.model, path, self.now())
         write = PartWriter(self.store, self.bus, message, self.now)
-        await write.message_info()
         running = ToolStateRunning(input=task_input(task), time=PartTime(self.now()))
         part = ToolPart(**write.new_part_ids(), call_id=ids.ascending("tool"), tool=TASK_TOOL, state=running)
-        await write.part(part)
-        try:
+        try:  # from the first write on: a cancel at any point still leaves the call recorded as cancelled
+            await write.message_info()
+            await write.part(part)
             ctx = evolve(context, message_id=message.id, call_id=part.call_id, extra={"bypass_agent_check": True})
             called = await self.execute_tool(tools, TASK_TOOL, running.input, ctx, agent_ruleset=agent_ruleset)
             outcome = called.outcome
@@ -112,6 +103,7 @@ class SubtaskRunner:
                 time=PartTime(running.time.start, end),
                 metadata={"interrupted": True},
             )
+            write.message.error = MessageError(ABORTED_ERROR, ABORTED_MESSAGE)
         await write.part(part)
         write.message.finish = "tool-calls"
         write.message.time.completed = end
