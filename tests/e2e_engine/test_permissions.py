@@ -6,11 +6,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from anyio.abc import TaskGroup
 from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results
 
 from strata_core.bus import PermissionAsked, PermissionReply, PermissionRequest
-from strata_core.message import AssistantMessage, ToolStateCompleted, ToolStateError
+from strata_core.message import AssistantMessage, MessageWithParts, ToolStateCompleted, ToolStateError
 from strata_core.runtime import Runtime
 
 ASK_BASH = {"permission": {"bash": "ask"}}
@@ -20,37 +19,35 @@ def _bash(command: str) -> dict[str, object]:
     return {"name": "bash", "arguments": {"command": command, "description": command}}
 
 
-async def _answer_every_ask(
-    runtime: Runtime, group: TaskGroup, reply: PermissionReply, asked: list[PermissionRequest]
-) -> None:
-    """Answer each permission question with `reply`, the way a person at the terminal would."""
-    ready = anyio.Event()
+async def _prompt_answering(
+    runtime: Runtime, session_id: str, text: str, reply: PermissionReply
+) -> tuple[MessageWithParts, list[PermissionRequest]]:
+    """Run a prompt while answering every permission question with `reply`, as a person at the terminal
+    would; the answer and the questions asked."""
+    asked: list[PermissionRequest] = []
+    async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
 
-    async def answer() -> None:
-        async with runtime.bus.subscribe() as events:
-            ready.set()
+        async def answer() -> None:
             async for event in events:
                 if isinstance(event, PermissionAsked):
                     asked.append(event.request)
                     runtime.permissions.reply(event.request.id, reply)
 
-    group.start_soon(answer)
-    await ready.wait()
+        group.start_soon(answer)
+        result = await runtime.loop.prompt(ask(session_id, text))
+        group.cancel_scope.cancel()
+    return result, asked
 
 
 @pytest.mark.anyio
 async def test_once_runs_the_command_and_asks_again_next_time(project: Path, env: dict[str, str]) -> None:
     script = [{"tool_calls": [_bash("echo one")]}, {"tool_calls": [_bash("echo two")]}, {"text": "Ran both."}]
-    asked: list[PermissionRequest] = []
     async with (
         scripted(script) as server,
         engine(project, env, server, mode="interactive", extra_config=ASK_BASH) as runtime,
     ):
-        async with anyio.create_task_group() as group:
-            await _answer_every_ask(runtime, group, "once", asked)
-            session = await runtime.sessions.create()
-            answer = await runtime.loop.prompt(ask(session.id, "run them"))
-            group.cancel_scope.cancel()
+        session = await runtime.sessions.create()
+        answer, asked = await _prompt_answering(runtime, session.id, "run them", "once")
         history = await stored(runtime, session.id)
     assert [r.patterns for r in asked] == [("echo one",), ("echo two",)]
     assert asked[0].permission == "bash" and asked[0].call_id is not None
@@ -62,16 +59,12 @@ async def test_once_runs_the_command_and_asks_again_next_time(project: Path, env
 @pytest.mark.anyio
 async def test_always_is_remembered_for_the_rest_of_the_session(project: Path, env: dict[str, str]) -> None:
     script = [{"tool_calls": [_bash("echo one")]}, {"tool_calls": [_bash("echo two")]}, {"text": "Ran both."}]
-    asked: list[PermissionRequest] = []
     async with (
         scripted(script) as server,
         engine(project, env, server, mode="interactive", extra_config=ASK_BASH) as runtime,
     ):
-        async with anyio.create_task_group() as group:
-            await _answer_every_ask(runtime, group, "always", asked)
-            session = await runtime.sessions.create()
-            await runtime.loop.prompt(ask(session.id, "run them"))
-            group.cancel_scope.cancel()
+        session = await runtime.sessions.create()
+        _, asked = await _prompt_answering(runtime, session.id, "run them", "always")
         history = await stored(runtime, session.id)
     # `echo *` was approved by the first answer, so the second command ran without a question.
     assert [(r.patterns, r.always) for r in asked] == [(("echo one",), ("echo *",))]
@@ -82,23 +75,16 @@ async def test_always_is_remembered_for_the_rest_of_the_session(project: Path, e
 @pytest.mark.anyio
 async def test_reject_stops_the_turn_with_the_refusal_as_the_result(project: Path, env: dict[str, str]) -> None:
     script = [{"tool_calls": [_bash("rm -rf build")]}, {"text": "After the refusal."}]
-    asked: list[PermissionRequest] = []
     async with (
         scripted(script) as server,
         engine(project, env, server, mode="interactive", extra_config=ASK_BASH) as runtime,
     ):
-        async with anyio.create_task_group() as group:
-            await _answer_every_ask(runtime, group, "reject", asked)
-            session = await runtime.sessions.create()
-            answer = await runtime.loop.prompt(ask(session.id, "clean up"))
-            group.cancel_scope.cancel()
+        session = await runtime.sessions.create()
+        answer, asked = await _prompt_answering(runtime, session.id, "clean up", "reject")
         history = await stored(runtime, session.id)
         # The next prompt continues from a valid history: the refused call has its result.
-        async with anyio.create_task_group() as group:
-            await _answer_every_ask(runtime, group, "reject", asked)
-            await runtime.loop.prompt(ask(session.id, "ok, do not"))
-            group.cancel_scope.cancel()
-    assert len(asked) == 1
+        _, asked_again = await _prompt_answering(runtime, session.id, "ok, do not", "reject")
+    assert len(asked) == 1 and asked_again == []
     (part,) = tool_parts(history)
     assert isinstance(part.state, ToolStateError)
     assert part.state.error == "The user rejected permission to use this specific tool call."
