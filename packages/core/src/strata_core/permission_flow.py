@@ -122,10 +122,6 @@ class PermissionFlow:
         """What "always" answers have approved in this session so far."""
         return tuple(self._approved.get(session_id, ()))
 
-    def forget(self, session_id: str) -> None:
-        """Drop a session's remembered approvals (when the session is deleted)."""
-        self._approved.pop(session_id, None)
-
     def _decide(self, session_id: str, permission: str, patterns: Sequence[str], ruleset: Ruleset) -> _Decision:
         needs_asking = False
         approvals = self._approved.get(session_id, ())

@@ -1,9 +1,9 @@
 """One model step: consume the stream into stored parts, run the tools it calls, record how it ended.
 
-Reference section 8. Every part change is persisted as its own store write (text deltas are coalesced,
-the final text is written at text-end), so a process killed mid-step leaves a session the next prompt can
-continue. Tools start as soon as their call is complete (`tool_calls.py`). Cancellation (an abort)
-propagates once the cleanup has recorded it on the message.
+Reference section 8. Every part change is stored as its own transaction, behind the stream rather than in
+its way (`part_writer.py`; text deltas are coalesced, the final text is stored at text-end), so a process
+killed mid-step leaves a session the next prompt can continue. Tools start as soon as their call is complete
+(`tool_calls.py`). Cancellation (an abort) propagates once the cleanup has recorded it on the message.
 """
 
 from __future__ import annotations
