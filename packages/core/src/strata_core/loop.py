@@ -115,8 +115,8 @@ class _Run:
     """A prompt arrived while the loop ran: look again before stopping."""
     session: SessionInfo | None = None
     messages: list[MessageWithParts] | None = None
-    """The session's messages as last read. After a plain model step only that step's answer is read and
-    appended, instead of the whole session again (the cost of a full read grows with the session)."""
+    """The session's messages as last read. After a plain model step its answer, as the processor stored it,
+    is appended instead of reading the whole session again (a full read costs more as the session grows)."""
     converted: ConvertedHistory = field(factory=ConvertedHistory)
     answered: MessageWithParts | None = None
     """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
