@@ -50,6 +50,12 @@ class Terminal:
     def send(self, keys: str) -> None:
         self.child.send(keys)
 
+    def toolbar_shows(self, text: str) -> None:
+        """Wait for `text` in a fresh drawing of the screen: Ctrl-L makes prompt_toolkit redraw everything,
+        where an ordinary update rewrites only the cells that changed (and the bytes would not spell `text`)."""
+        self.send("\x0c")
+        self.expect(text)
+
 
 @pytest.fixture
 def terminal(cli: Cli) -> Iterator[Callable[[], Terminal]]:
@@ -97,31 +103,37 @@ def test_type_switch_to_plan_answer_a_permission_and_interrupt_a_turn(
     term.expect("build >")
 
     term.send("\t")  # Tab: build -> plan, shown in the prompt and the toolbar
-    term.expect("plan · mock/gpt-4o-mock")
+    term.toolbar_shows("plan · mock/gpt-4o-mock")
     term.send("make a plan\r")
     term.expect("Here is the plan.")
+    term.expect("plan >")  # keys are sent only once the prompt is back, as a person would
     plan_request = server.main_requests[1].body
     assert "Plan mode is active" in user_text(plan_request)  # the plan reminder reached the model
 
     term.send("\t")  # a custom primary agent is in the cycle too
-    term.expect("reviewer · mock/gpt-4o-mock")
+    term.toolbar_shows("reviewer · mock/gpt-4o-mock")
     term.send("review this\r")
     term.expect("Looks fine to me.")
+    term.expect("reviewer >")
     assert "You review code." in server.main_requests[2].body["messages"][0]["content"]
     term.send("\t")  # and then back to build
-    term.expect("build · mock/gpt-4o-mock")
+    term.toolbar_shows("build · mock/gpt-4o-mock")
     term.send("read the env file\r")
     term.expect("Permission needed: read .env")
+    term.expect("allow? [o/a/r]")
     term.send("o")
     term.expect("The env has a token.")
+    term.expect("build >")
     assert "TOKEN=1" in server.main_requests[4].body["messages"][-1]["content"]
 
     term.send("write a long essay\r")
     term.expect("word1")
     term.child.sendintr()  # Ctrl-C mid-turn stops the turn, not the app
     term.expect("Interrupted.")
+    term.expect("build >")
     term.send("are you there?\r")
     term.expect("Still here.")
+    term.expect("build >")
     term.send("/quit\r")
     term.child.expect(pexpect.EOF, timeout=20)
     assert len(server.main_requests) == 7
