@@ -6,7 +6,7 @@ import anyio
 import pytest
 
 from strata_core.bus import Bus, PartUpdated, SessionStatus, TitleUpdated
-from strata_core.message import TextPart
+from strata_core.message import PartTime, TextPart, ToolPart, ToolStateRunning
 
 
 @pytest.mark.anyio
@@ -63,3 +63,16 @@ async def test_part_updates_carry_a_snapshot_not_the_live_part() -> None:
         assert isinstance(event, PartUpdated)
         assert isinstance(event.part, TextPart)
         assert (event.part.text, event.delta) == ("Hel", "Hel")
+
+
+@pytest.mark.anyio
+async def test_a_running_tools_progress_after_publishing_does_not_change_the_event() -> None:
+    bus = Bus()
+    running = ToolStateRunning(input={}, time=PartTime(1), metadata={"output": "a"})
+    part = ToolPart(id="prt_1", session_id="ses_1", message_id="msg_1", call_id="c", tool="bash", state=running)
+    async with bus.subscribe() as stream:
+        bus.part_updated(part)
+        running.metadata = {"output": "ab"}
+        event = stream.receive_nowait()
+    assert isinstance(event, PartUpdated) and isinstance(event.part, ToolPart)
+    assert isinstance(event.part.state, ToolStateRunning) and event.part.state.metadata == {"output": "a"}

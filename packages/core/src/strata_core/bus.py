@@ -23,7 +23,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from attrs import define, field, frozen
 
-from strata_core.message import Message, MessageError, Part
+from strata_core.message import Message, MessageError, Part, ToolPart
 
 SessionStatusName: TypeAlias = Literal["busy", "idle", "retry"]
 PermissionReply: TypeAlias = Literal["once", "always", "reject"]
@@ -145,7 +145,11 @@ class Bus:
         self.publish(MessageUpdated(copy.copy(message)))
 
     def part_updated(self, part: Part, delta: str | None = None) -> None:
-        self.publish(PartUpdated(copy.copy(part), delta))
+        snapshot = copy.copy(part)
+        if isinstance(snapshot, ToolPart):
+            # A running call's state is updated in place (progress): the snapshot gets its own.
+            snapshot.state = copy.copy(snapshot.state)
+        self.publish(PartUpdated(snapshot, delta))
 
     @asynccontextmanager
     async def subscribe(self) -> AsyncIterator[MemoryObjectReceiveStream[BusEvent]]:
