@@ -54,10 +54,13 @@ def run(
     The words of MESSAGE are joined with spaces; text piped on stdin is appended. Tool calls are shown one
     line each on stderr. An `ask` permission fails at once unless --auto (nobody is there to answer).
     """
-    import anyio
+    from strata_cli.lean_start import heavy_imports
 
-    from strata_cli.app import build_container
-    from strata_cli.run_session import RunSettings, run_once
+    with heavy_imports():
+        import anyio
+
+        from strata_cli.app import build_container
+        from strata_cli.run_session import RunSettings, run_once
 
     text = compose_message(message, read_stdin())
     if not text and not files:
