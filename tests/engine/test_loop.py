@@ -345,3 +345,16 @@ async def test_cancelling_a_user_started_subtask_records_the_abort(project: Path
     assert task_answer.info.error.name == ABORTED_ERROR
     (part,) = [p for p in task_answer.parts if isinstance(p, ToolPart)]
     assert isinstance(part.state, ToolStateError) and part.state.error == "Cancelled"
+
+
+@pytest.mark.anyio
+async def test_overflowing_again_right_after_a_compaction_stops_instead_of_compacting_forever(project: Path) -> None:
+    overflow = {"status": 400, "code": "context_length_exceeded", "message": "maximum context length is 8192 tokens"}
+    model = _scripted([overflow, {"text": "## Goal\n- summary"}, overflow])
+    async with _runtime(project, model) as runtime:
+        session = await runtime.sessions.create()
+        answer = await runtime.loop.prompt(_request(session.id, "a question far too long", model))
+    assert len(model.main_requests) == 3
+    assert isinstance(answer.info, AssistantMessage) and answer.info.error is not None
+    assert answer.info.error.name == "ContextOverflowError"
+    assert answer.info.error.message == "Context still exceeds the model limit after compaction"

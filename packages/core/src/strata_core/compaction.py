@@ -18,7 +18,7 @@ from attrs import define, evolve
 
 from strata_core import ids, llm
 from strata_core.agent import AgentInfo, Agents
-from strata_core.bus import Bus, SessionCompacted
+from strata_core.bus import Bus, SessionCompacted, SessionError
 from strata_core.history import is_media, prune_candidates, to_model_messages
 from strata_core.message import (
     CONTEXT_OVERFLOW_ERROR,
@@ -64,6 +64,7 @@ OVERFLOW_NOTE = (
 )
 REPLAY_TOO_LARGE = "Conversation history too large to compact - exceeds model context limit"
 SESSION_TOO_LARGE = "Session too large to compact - context exceeds model limit even after stripping media"
+STILL_TOO_LARGE = "Context still exceeds the model limit after compaction"
 
 
 def summary_prompt(previous_summary: str | None) -> str:
@@ -247,12 +248,19 @@ class CompactionService:
         )
         return StepInput(message=message, model=model, request=request, tools={}, tool_context=context)
 
+    async def still_too_large(self, message: AssistantMessage) -> None:
+        """Record that a step overflowed right after a compaction, which compacting again would only repeat."""
+        await self._record_overflow(message, STILL_TOO_LARGE)
+
     async def _too_large(self, message: AssistantMessage, replaying: bool) -> None:
-        text = REPLAY_TOO_LARGE if replaying else SESSION_TOO_LARGE
+        await self._record_overflow(message, REPLAY_TOO_LARGE if replaying else SESSION_TOO_LARGE)
+
+    async def _record_overflow(self, message: AssistantMessage, text: str) -> None:
         message.error = MessageError(CONTEXT_OVERFLOW_ERROR, text)
         message.finish = "error"
         await self.store.put_message(message)
         self.bus.message_updated(message)
+        self.bus.publish(SessionError(message.session_id, message.error))
 
     async def _carry_on(self, request: UserMessage, replay: MessageWithParts | None, overflow: bool) -> None:
         if replay is not None:

@@ -118,6 +118,8 @@ class _Run:
     """The session's messages as last read. After a plain model step its answer, as the processor stored it,
     is appended instead of reading the whole session again (a full read costs more as the session grows)."""
     converted: ConvertedHistory = field(factory=ConvertedHistory)
+    just_compacted: bool = False
+    """A compaction finished and no step has fitted since: overflowing again must stop, not compact again."""
     answered: MessageWithParts | None = None
     """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
 
@@ -247,7 +249,10 @@ class SessionLoop:
         if step == 1:
             self._spawn(self.title.generate, session.id, model)
         if state.tasks:
-            return await self._task(session, history, state.tasks[-1], user, model, settings)
+            task = state.tasks[-1]
+            outcome = await self._task(session, history, task, user, model, settings)
+            run.just_compacted = isinstance(task, CompactionPart) and outcome == "continue"
+            return outcome
         finished = state.finished
         if (
             finished is not None
@@ -319,6 +324,10 @@ class SessionLoop:
         finally:
             self.instructions.clear(message.id)
         result = outcome.result
+        if result == "compact" and run.just_compacted:
+            await self.compaction.still_too_large(message)
+            return "stop"
+        run.just_compacted = False
         if result == "compact":
             overflow = not message.finish
             await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
