@@ -18,7 +18,7 @@ def debug() -> None:
     """Inspect what Strata would do, without calling a model."""
 
 
-@debug.command()
+@debug.command(short_help="Config, data, cache, state and db paths.")
 @options.json_output
 def paths(as_json: bool) -> None:
     """Where Strata reads config and keeps data, cache, state, the database and tool output."""
@@ -62,7 +62,7 @@ def _is_secret(key: object, value: Any) -> bool:
     return isinstance(value, str) and bool(value) and any(word in str(key).lower() for word in _SECRET_WORDS)
 
 
-@debug.command()
+@debug.command(short_help="The merged config and its sources.")
 @options.directory
 def config(directory: Path | None) -> None:
     """The merged configuration and the files it came from (credentials redacted), as JSON."""
@@ -81,7 +81,7 @@ def config(directory: Path | None) -> None:
     )
 
 
-@debug.command("agent")
+@debug.command("agent", short_help="One agent with its permission rules.")
 @click.argument("name")
 @options.directory
 def agent_info(name: str, directory: Path | None) -> None:
@@ -102,7 +102,7 @@ def agent_info(name: str, directory: Path | None) -> None:
     echo_json(anyio.run(load))
 
 
-@debug.command("skill")
+@debug.command("skill", short_help="Skills and where they were found.")
 @options.directory
 @options.json_output
 def skill_list(directory: Path | None, as_json: bool) -> None:
@@ -119,7 +119,7 @@ def skill_list(directory: Path | None, as_json: bool) -> None:
         echo_table(["NAME", "LOCATION"], [(s.name, s.location) for s in skills])
 
 
-@debug.command()
+@debug.command(short_help="The exact system prompt and its layers.")
 @options.directory
 @options.agent
 @options.model

@@ -11,7 +11,7 @@ from strata_cli import options
 from strata_cli.output import echo_json
 
 
-@click.command()
+@click.command(short_help="List models as provider/model references.")
 @click.argument("provider", required=False)
 @options.directory
 @options.json_output

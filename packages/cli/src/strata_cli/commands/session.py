@@ -76,7 +76,7 @@ def list_sessions(directory: Path | None, as_json: bool, include_children: bool)
         echo_table(["ID", "UPDATED", "TITLE"], [(r["id"], _when(r["updated"]), r["title"]) for r in rows])
 
 
-@session.command()
+@session.command(short_help="Show a session's conversation.")
 @click.argument("session_id", metavar="ID")
 @options.directory
 @options.json_output
@@ -97,7 +97,7 @@ def show(session_id: str, directory: Path | None, as_json: bool) -> None:
         click.echo("\n".join(lines))
 
 
-@session.command()
+@session.command(short_help="Write a session as JSON (OpenCode's export format).")
 @click.argument("session_id", metavar="ID")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE, not stdout.")
 @options.directory
@@ -115,7 +115,7 @@ def export(session_id: str, output: Path | None, directory: Path | None) -> None
         click.echo(f"Exported {session_id} to {output}", err=True)
 
 
-@session.command("import")
+@session.command("import", short_help="Store a session from an export file.")
 @click.argument("source", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
 @click.option("--new-ids", is_flag=True, help="Import a copy under new ids when the session is already stored.")
 @options.directory
@@ -143,7 +143,7 @@ def import_session(source: Path, new_ids: bool, directory: Path | None) -> None:
     click.echo(f"Imported {imported} ({title}): {count} messages")
 
 
-@session.command()
+@session.command(short_help="Delete a session and its subagent sessions.")
 @click.argument("session_id", metavar="ID")
 @options.directory
 def delete(session_id: str, directory: Path | None) -> None:
