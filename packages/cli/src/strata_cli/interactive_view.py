@@ -49,9 +49,10 @@ class TurnView:
             if event.part.message_id in self._assistant_messages:
                 self._part(event.part)
         elif isinstance(event, b.PermissionAsked):
-            if event.request.session_id == self.session_id:
-                self.flush()
-                self.reply(event.request.id, await self.ask(event.request))
+            # Every question is ours to answer, whichever session asks: a subagent started by the task tool
+            # runs in a child session, and its questions would otherwise wait forever.
+            self.flush()
+            self.reply(event.request.id, await self.ask(event.request))
         elif isinstance(event, b.RetryScheduled):
             if event.session_id == self.session_id:
                 self.note(f"[yellow]↻[/yellow] {escape(event.message)} — retrying in {event.delay:.0f}s")
