@@ -53,6 +53,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--runs", type=int, default=None, metavar="N", help="measured runs per scenario")
     parser.add_argument("--no-opencode", action="store_true", help="skip OpenCode's runs (its columns say absent)")
+    parser.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="first wait (up to SECONDS) for the 1-minute load average to drop below 0.5",
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the rows as JSON")
     parser.add_argument("--update-readme", action="store_true", help="rewrite the Summary section of the README")
     args = parser.parse_args(argv)
@@ -166,6 +173,7 @@ def machine_description() -> dict[str, str]:
         "memory": memory_text,
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
+        "load": " ".join(f"{value:.2f}" for value in os.getloadavg()),
         "opencode": f"1.18.33 ({opencode})" if opencode else "absent",
     }
 
@@ -187,7 +195,8 @@ def report(results: Sequence[Result], machine: dict[str, str], command: str) -> 
         f"Run on {machine['date']}: `{command}`",
         "",
         f"Machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['memory']} RAM, {machine['os']}, "
-        f"Python {machine['python']}; OpenCode {machine['opencode']}.",
+        f"Python {machine['python']}; OpenCode {machine['opencode']}. Load average (1, 5, 15 min) at the start: "
+        f"{machine.get('load', 'unknown')}.",
         "",
         markdown_table([r for r in results if r.strata is not None or r.opencode is not None or r.target]),
     ]
@@ -210,9 +219,18 @@ def update_readme(text: str, readme: Path = README) -> None:
     readme.write_text("\n".join(replaced).rstrip("\n") + "\n")
 
 
+def wait_for_quiet(seconds: float, threshold: float = 0.5) -> None:
+    """Wait until nothing else keeps the CPUs busy (other benchmarks, test suites), or `seconds` pass."""
+    deadline = time.monotonic() + seconds
+    while os.getloadavg()[0] >= threshold and time.monotonic() < deadline:
+        time.sleep(5)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     quiet_logging()
+    if args.wait_quiet:
+        wait_for_quiet(args.wait_quiet)
     if args.no_opencode:
         os.environ["STRATA_BENCH_NO_OPENCODE"] = "1"
     machine = machine_description()
