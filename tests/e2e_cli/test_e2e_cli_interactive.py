@@ -137,3 +137,27 @@ def test_type_switch_to_plan_answer_a_permission_and_interrupt_a_turn(
     term.send("/quit\r")
     term.child.expect(pexpect.EOF, timeout=20)
     assert len(server.main_requests) == 7
+
+
+def test_a_subagents_permission_question_is_asked_and_answered(
+    cli: Cli, scripted: Scripted, terminal: Callable[[], Terminal]
+) -> None:
+    (cli.project / ".env").write_text("TOKEN=2\n")
+    task = {"description": "Check the env", "prompt": "Read .env", "subagent_type": "general"}
+    server = scripted(
+        [
+            {"tool_calls": [{"name": "task", "arguments": task}]},
+            {"tool_calls": [{"name": "read", "arguments": {"filePath": str(cli.project / ".env")}}]},
+            {"text": "The token is 2."},
+            {"text": "The subagent found the token."},
+        ]
+    )
+    write_config(cli.project, mock_provider_config(server.base_url))
+    term = terminal()
+    term.expect("build >")
+    term.send("ask a subagent\r")
+    term.expect("Permission needed: read .env")  # asked in the subagent's own session
+    term.expect("allow? [o/a/r]")
+    term.send("o")
+    term.expect("The subagent found the token.")
+    assert "TOKEN=2" in server.main_requests[2].body["messages"][-1]["content"]
