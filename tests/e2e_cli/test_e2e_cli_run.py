@@ -196,3 +196,18 @@ def test_ctrl_c_stops_the_turn_keeps_the_session_and_exits_130(cli: Cli, scripte
     done = cli("run", "-c", "go on")  # the session is intact and can be continued
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Resumed.\n"
+
+
+def test_a_retry_is_announced_and_the_turn_still_succeeds(cli: Cli, scripted: Scripted) -> None:
+    busy = {"status": 429, "retry_after": 0, "message": "slow down"}
+    server = scripted([busy, {"text": "Made it."}, busy, {"text": "Again."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "--format", "json", "hi")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    retry = next(event for event in events if event["type"] == "retry")
+    assert retry["attempt"] == 1 and "slow down" in retry["message"]
+    assert events[-1]["ok"] is True
+    done = cli("run", "hi again")
+    assert done.returncode == 0 and done.stdout == "Again.\n"
+    assert "↻" in done.stderr and "slow down" in done.stderr and "retrying in 0s (attempt 1)" in done.stderr
