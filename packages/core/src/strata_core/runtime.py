@@ -11,8 +11,6 @@ A class rather than an `@asynccontextmanager`, because the task group must not b
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
@@ -49,18 +47,6 @@ ModelResolverFactory: TypeAlias = "Callable[[ConfigInfo, Mapping[str, str], Clie
 """Builds the model resolver once the config is loaded, e.g. `ProviderCatalog(config.data, env, client)`."""
 
 BACKGROUND_GRACE_SECONDS = 5.0
-
-
-def _make_sniffio_probes_cheap() -> None:
-    """Let httpcore's per-request `import sniffio` probe fail fast when sniffio is not installed.
-
-    httpcore tries `import sniffio` each time it makes a lock or an event, several times per request; with
-    sniffio absent, every try searches the whole import path again (about 0.6 ms a step in
-    benchmarks/step_overhead.py). A `None` entry in `sys.modules` makes the same ModuleNotFoundError
-    immediate. Nothing changes when sniffio is installed (the better fix: make it a dependency).
-    """
-    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
-        sys.modules["sniffio"] = None  # type: ignore[assignment]
 
 
 @frozen
@@ -115,7 +101,6 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         c = self._container
         store = await self._open_store()
         c.store.override(providers.Object(store))
-        _make_sniffio_probes_cheap()
         client = await self._stack.enter_async_context(make_client())
         project = await c.project().info()
         c.project_id.override(providers.Object(project.id))
