@@ -65,13 +65,17 @@ class CoreContainer(containers.DeclarativeContainer):
     now: providers.Provider[Any] = providers.Object(wall_clock_ms)
     today: providers.Provider[Any] = providers.Singleton(SystemClock)
     todos: providers.Provider[Any] = providers.Singleton(InMemoryTodoStore)
+    url_fetcher: providers.Provider[Any] = providers.Object(None)
+    """The instruction `UrlFetcher`; None means the default HTTP fetcher."""
 
     # -- the project and its configuration -------------------------------------------------------------
     paths = providers.Singleton(StrataPaths.from_env, env)
     project = providers.Singleton(ProjectService, directory)
     config = providers.Singleton(ConfigService, paths=paths, project=project, env=env)
     skills = providers.Singleton(SkillService, config=config, project=project, paths=paths, env=env)
-    instructions = providers.Singleton(InstructionService, config=config, project=project, paths=paths, env=env)
+    instructions = providers.Singleton(
+        InstructionService, config=config, project=project, paths=paths, env=env, fetcher=url_fetcher
+    )
     agents = providers.Singleton(
         AgentService, config=config, paths=paths, skill_dirs=skills.provided.dirs, project=project
     )
