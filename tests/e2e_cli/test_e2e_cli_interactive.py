@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -161,3 +162,40 @@ def test_a_subagents_permission_question_is_asked_and_answered(
     term.send("o")
     term.expect("The subagent found the token.")
     assert "TOKEN=2" in server.main_requests[2].body["messages"][-1]["content"]
+
+
+def test_slash_commands(cli: Cli, scripted: Scripted, terminal: Callable[[], Terminal]) -> None:
+    server = scripted([{"text": "First answer."}, {"text": "Summary of the work so far."}, {"text": "Fresh start."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    term = terminal()
+    term.expect("build >")
+    term.send("/help\r")
+    term.expect("/compact")
+    term.expect("build >")
+    term.send("/agent plan\r")
+    term.expect("Agent: plan · mock/gpt-4o-mock")
+    term.expect("plan >")
+    term.send("/model mock/nope\r")
+    term.expect('Error: Unknown model "nope" for provider "mock".')
+    term.send("hello\r")
+    term.expect("First answer.")
+    term.expect("plan >")
+    term.send("/compact\r")
+    term.expect("Summary of the work so far.")
+    assert "anchored summary" in server.main_requests[1].body["messages"][0]["content"]  # the compaction agent
+    term.expect("plan >")
+    term.send("/export notes/session.json\r")
+    term.expect("Exported to")
+    exported = json.loads((cli.project / "notes" / "session.json").read_text())
+    term.send("/sessions\r")
+    term.expect("Continue one with /sessions ID.")
+    term.send("/new\r")
+    term.expect("New session")
+    term.send("again\r")
+    term.expect("Fresh start.")
+    term.expect("plan >")
+    term.send("/quit\r")
+    term.child.expect(pexpect.EOF, timeout=20)
+    sessions = json.loads(cli("session", "list", "--json").stdout)
+    assert len(sessions) == 2
+    assert exported["info"]["id"] in {s["id"] for s in sessions}

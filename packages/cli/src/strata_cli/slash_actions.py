@@ -95,5 +95,6 @@ async def _export(app: Interactive, target: str) -> None:
     document = await app.runtime.sessions.export(app.session.id)
     name = target or f"session-{app.session.id}.json"
     path = anyio.Path(app.runtime.project.directory) / await anyio.Path(name).expanduser()
+    await path.parent.mkdir(parents=True, exist_ok=True)
     await path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     app.console.print(f"Exported to {escape(str(path))}")
