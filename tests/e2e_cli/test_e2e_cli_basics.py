@@ -50,3 +50,17 @@ def test_no_arguments_without_a_terminal_explains_how_to_run_one_message(cli: Cl
     done = cli()
     assert done.returncode == 2
     assert "strata run MESSAGE" in done.stderr
+
+
+def test_dir_before_the_command_applies_to_it(cli: Cli, tmp_path: Path) -> None:
+    (cli.project / "strata.json").write_text('{"model": "openai/gpt-4o"}')
+    done = cli("--dir", str(cli.project), "debug", "config", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["config"]["model"] == "openai/gpt-4o"
+
+
+def test_interactive_options_before_a_command_are_refused_not_ignored(cli: Cli) -> None:
+    done = cli("-m", "openai/gpt-4o", "run", "hi")
+    assert done.returncode == 2
+    assert "-m before a command applies to the interactive session only" in done.stderr
+    assert "`strata run -m ...`" in done.stderr

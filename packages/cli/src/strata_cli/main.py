@@ -66,9 +66,19 @@ def cli(
 ) -> None:
     """Strata: an agent session in your terminal.
 
-    With no command, starts an interactive session in the current directory.
+    With no command, starts an interactive session in the current directory. --dir also applies to every
+    command; the other options here are for the interactive session (commands take their own).
     """
     if ctx.invoked_subcommand is not None:
+        # Silently ignoring `strata -m X run ...` would run with another model than the one asked for.
+        given = [flag for flag, value in (("-m", model), ("--agent", agent), ("-s", session_id)) if value]
+        given += ["-c"] if continue_last else []
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)} before a command applies to the interactive session only; put it after "
+                f"the command: `strata {ctx.invoked_subcommand} {' '.join(given)} ...`."
+            )
+        ctx.obj = directory  # the default --dir of every command (see options.resolve_directory)
         return
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError(

@@ -25,6 +25,11 @@ json_output = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 
 def resolve_directory(value: Path | None) -> Path:
-    """The absolute project directory: `--dir` if given, else the working directory (as OpenCode, unresolved
-    symlinks are not kept: the kernel's path is what the environment block and instruction sources show)."""
+    """The absolute project directory: the command's `--dir`, else one given before the command
+    (`strata --dir D run ...`), else the working directory (as in OpenCode, symlinks are resolved: the
+    kernel's path is what the environment block and instruction sources show)."""
+    if value is None:
+        context = click.get_current_context(silent=True)
+        root = context.find_root().obj if context is not None else None
+        value = root if isinstance(root, Path) else None
     return value.resolve() if value is not None else Path.cwd()
