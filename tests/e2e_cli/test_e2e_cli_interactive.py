@@ -177,8 +177,9 @@ def test_slash_commands(cli: Cli, scripted: Scripted, terminal: Callable[[], Ter
     term.expect("plan >")
     term.send("/model mock/nope\r")
     term.expect('Error: Unknown model "nope" for provider "mock".')
-    term.send("hello\r")
+    term.send("hello\x1b\rworld\r")  # Alt-Enter adds a line, Enter sends
     term.expect("First answer.")
+    assert user_text(server.main_requests[0].body).startswith("hello\nworld")
     term.expect("plan >")
     term.send("/compact\r")
     term.expect("Summary of the work so far.")
