@@ -16,7 +16,7 @@ and the kinds are (OpenCode's `run --format json` names where it has them, so co
 | `step_finish` | the model finished a step              | `part` (`reason`, `tokens`, `cost`) |
 | `permission`  | a permission was asked or answered     | `request` (`id`, `permission`, `patterns`), `reply` |
 | `retry`       | a failed model call will be retried    | `attempt`, `delay` (seconds), `message` |
-| `title`       | the session got its title              | `title` |
+| `title`       | the session got its title (if in time) | `title` |
 | `error`       | the turn failed                        | `error` (`name`, `message`, `data`) |
 | `done`        | last line                              | `ok` (bool), `finish` (the last step's reason or null) |
 
