@@ -75,9 +75,8 @@ class Interactive:
     async def open(cls, container: AppContainer, runtime: Runtime, start: StartOptions) -> Interactive:
         agent = await pick_primary_agent(container, start.agent)
         session = await _starting_session(runtime, start)
-        base_model = await expected_model(runtime, agent, None, session)
-        if start.model:
-            runtime.models.resolve(start.model)  # a bad --model fails now, with the catalogue's message
+        # A bad --model, or no model at all, fails now with the catalogue's message saying what to set.
+        base_model = await expected_model(runtime, agent, start.model, session)
         agents = {info.name: info for info in await runtime.agents.list()}
         console = Console(highlight=False)
         return cls(runtime, console, agents, agent.name, base_model, session, start.model)
