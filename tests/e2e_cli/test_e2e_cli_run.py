@@ -124,6 +124,8 @@ def test_bad_input_gives_one_paragraph_and_a_non_zero_exit(cli: Cli, scripted: S
         assert "Traceback" not in done.stderr
     assert server.requests == []
     assert json.loads(cli("session", "list", "--json").stdout) == []  # nothing was left behind
+    missing_key = cli("run", "-m", "anthropic/claude-sonnet-4-5", "hi").stderr
+    assert "ANTHROPIC_API_KEY" in missing_key and "Or use a local OpenAI-compatible server" in missing_key
 
 
 def test_no_model_configured_says_what_to_set(cli: Cli) -> None:

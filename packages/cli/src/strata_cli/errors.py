@@ -20,9 +20,9 @@ EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
 LOCAL_SERVER_EXAMPLE = (
-    'For a local OpenAI-compatible server, put this in strata.json (or opencode.json): {"provider": {"local": '
-    '{"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "http://127.0.0.1:8080/v1"}, '
-    '"models": {"my-model": {}}}}, "model": "local/my-model"}.'
+    'Or use a local OpenAI-compatible server, with no key: {"provider": {"local": {"npm": '
+    '"@ai-sdk/openai-compatible", "options": {"baseURL": "http://127.0.0.1:8080/v1"}, "models": {"my-model": '
+    '{}}}}, "model": "local/my-model"} in strata.json (or opencode.json), then `strata run -m local/my-model ...`.'
 )
 
 
@@ -77,6 +77,13 @@ def _is_cancellation(exc: BaseException) -> bool:
     return "CancelledError" in _class_names(exc) or isinstance(exc, KeyboardInterrupt)
 
 
+def _with_local_example(message: str, names: list[str]) -> str:
+    """A missing-key error also shows a local server setup: it is the way to start without any key."""
+    if "ModelNotFoundError" in names and "apiKey" in message and "baseURL" not in message:
+        return f"{message}\n{LOCAL_SERVER_EXAMPLE}"
+    return message
+
+
 def _model_error_paragraph(exc: BaseException, names: list[str]) -> str:
     message = str(exc).rstrip(".")
     if "AuthenticationError" in names:
@@ -102,7 +109,7 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
     if isinstance(exc, CliError):
         return exc.message, exc.exit_code
     if any(name in _SELF_EXPLAINING for name in names):
-        return str(exc).strip(), EXIT_FAILURE
+        return _with_local_example(str(exc).strip(), names), EXIT_FAILURE
     if "ModelError" in names:
         return _model_error_paragraph(exc, names), EXIT_FAILURE
     if isinstance(exc, OSError) and exc.filename is not None:
