@@ -200,3 +200,19 @@ def test_slash_commands(cli: Cli, scripted: Scripted, terminal: Callable[[], Ter
     sessions = json.loads(cli("session", "list", "--json").stdout)
     assert len(sessions) == 2
     assert exported["info"]["id"] in {s["id"] for s in sessions}
+
+
+def test_bad_start_options_end_with_one_paragraph(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    for args, expected in (
+        (["--agent", "nope"], 'Error: Agent not found: "nope". Available agents: build,'),
+        (["-m", "mock/nope"], 'Error: Unknown model "nope" for provider "mock".'),
+        (["-c"], "Error: There is no session to continue in this project yet; start without -c."),
+    ):
+        child = pexpect.spawn(str(STRATA), args, cwd=str(cli.project), env=dict(cli.env), encoding="utf-8")
+        output = child.read()
+        child.close()
+        assert child.exitstatus == 1, output
+        assert output.startswith(expected), output
+        assert "Traceback" not in output
