@@ -85,7 +85,10 @@ def cli(
             "the interactive mode needs a terminal; to run one message without it, use `strata run MESSAGE` "
             "(text piped to `strata run` is appended to the message)."
         )
-    from strata_cli.interactive import run_interactive
+    from strata_cli.lean_start import heavy_imports
+
+    with heavy_imports():
+        from strata_cli.interactive import run_interactive
 
     run_interactive(
         directory=options.resolve_directory(directory),
