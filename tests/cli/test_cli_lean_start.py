@@ -17,10 +17,12 @@ after = {
     "enabled_during": during,
     "enabled_after": gc.isenabled(),
     "frozen": gc.get_freeze_count(),
-    "loaded": sorted(m for m in ("pygments", "rich.traceback", "httpx._main") if m in sys.modules),
+    "loaded": sorted(m for m in ("pygments", "rich.traceback", "httpx._main", "yaml") if m in sys.modules),
 }
-import httpx, rich.traceback  # still importable, and httpx still works
+import httpx, rich.traceback, yaml  # still importable, and httpx still works
 after["httpx_client"] = httpx.AsyncClient.__name__
+from strata_core.markdown import parse_markdown_text  # frontmatter parsing imports PyYAML when first needed
+after["frontmatter"] = dict(parse_markdown_text("---\\nname: x\\n---\\nbody", None).data)
 print(json.dumps(after))
 """
 
@@ -35,3 +37,4 @@ def test_heavy_imports_run_without_gc_then_freeze_and_skip_unused_extras() -> No
     assert result["frozen"] > 10_000  # the engine's modules, classes and functions
     assert result["loaded"] == []
     assert result["httpx_client"] == "AsyncClient"
+    assert result["frontmatter"] == {"name": "x"}

@@ -6,9 +6,11 @@ A command wraps its first heavy imports (the composition root) in `heavy_imports
   all live until exit, and collecting over and over while they pile up finds nothing (~30 ms);
 - afterwards those objects are frozen (`gc.freeze`), so no later collection scans them again: the turn's own
   collections stay small, and a full one no longer stalls a step for 10-20 ms;
-- two optional extras of third-party libraries that Strata never uses are skipped: structlog's rich
-  tracebacks for its console renderer (Strata renders its own log lines) and httpx's command-line client;
-  each pulls in rich.traceback, rich.syntax and pygments when rich is installed (~15-20 ms).
+- optional extras of third-party libraries that Strata never uses are skipped: structlog's rich
+  tracebacks for its console renderer (Strata renders its own log lines) and httpx's command-line client,
+  each of which pulls in rich.traceback, rich.syntax and pygments when rich is installed (~15-20 ms), and
+  dependency_injector's YAML config loading, which imports PyYAML (~10 ms; Strata's own markdown parsing
+  imports it when it first meets a file with frontmatter).
 """
 
 from __future__ import annotations
@@ -18,16 +20,19 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-UNUSED_EXTRAS = ("rich.traceback", "httpx._main")
-"""Modules that structlog and httpx import only if they can; made unimportable while those two load."""
+UNUSED_EXTRAS = ("rich.traceback", "httpx._main", "yaml")
+"""Modules that structlog, httpx and dependency_injector import only if they can; made unimportable while
+those three load."""
 
 
 def import_without_unused_extras() -> None:
-    """Import structlog and httpx with `UNUSED_EXTRAS` skipped (their `except ImportError` fallbacks apply)."""
+    """Import structlog, httpx and dependency_injector with `UNUSED_EXTRAS` skipped (their `except ImportError`
+    fallbacks apply)."""
     blocked = [name for name in UNUSED_EXTRAS if name not in sys.modules]
     for name in blocked:
         sys.modules[name] = None  # type: ignore[assignment]  # `import` raises ImportError for a None entry
     try:
+        import dependency_injector.containers  # noqa: F401  (and .providers; both try PyYAML)
         import httpx  # noqa: F401
         import structlog  # noqa: F401
     finally:

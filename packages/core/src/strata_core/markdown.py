@@ -10,19 +10,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-# PyYAML is python-frontmatter's YAML library (no type stubs in the lock); only its error class is used here.
-import yaml  # type: ignore[import-untyped]
 from attrs import frozen
-from frontmatter.default_handlers import YAMLHandler
 
-_HANDLER = YAMLHandler()
 # A frontmatter block must open on the file's first line, as gray-matter requires, and close on a `---` line.
 _OPENING = re.compile(r"\A---[ \t]*\r?\n")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.DOTALL | re.MULTILINE)
 _KEY_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$")
+
+
+@cache
+def _yaml() -> tuple[Any, type[Exception]]:
+    """python-frontmatter's YAML handler and PyYAML's error class (PyYAML has no type stubs in the lock)."""
+    # Imported on the first file with frontmatter: PyYAML and python-frontmatter cost ~10 ms to import, which
+    # every `strata` start-up would pay even when the project has no agent, command or skill files.
+    import yaml  # type: ignore[import-untyped]
+    from frontmatter.default_handlers import YAMLHandler
+
+    return YAMLHandler(), yaml.YAMLError
 
 
 @frozen
@@ -55,14 +63,15 @@ def parse_markdown_text(text: str, path: Path) -> MarkdownDocument:
         return MarkdownDocument(data={}, body=text.strip())
     if not _FRONTMATTER.match(text):
         raise MarkdownFrontmatterError(path, 1, "the frontmatter opened here is never closed by a `---` line")
+    _, yaml_error = _yaml()
     try:
         return _parse_strict(text)
-    except yaml.YAMLError:
+    except yaml_error:
         pass
     sanitized, line_of = sanitize_frontmatter(text)
     try:
         return _parse_strict(sanitized)
-    except yaml.YAMLError as error:
+    except yaml_error as error:
         raise _frontmatter_error(path, error, line_of) from error
 
 
@@ -70,12 +79,13 @@ def _parse_strict(text: str) -> MarkdownDocument:
     match = _FRONTMATTER.match(text)
     assert match is not None  # checked by the caller; sanitizing keeps both delimiters
     frontmatter, body = match.group(1), text[match.end() :]
-    data = _HANDLER.load(frontmatter)
+    handler, yaml_error = _yaml()
+    data = handler.load(frontmatter)
     if data is None:
         data = {}
     if not isinstance(data, dict):
         # Raised as a YAML error so it gets the same lenient retry and the same error message.
-        raise yaml.YAMLError(f"expected `key: value` lines, got a {type(data).__name__}")
+        raise yaml_error(f"expected `key: value` lines, got a {type(data).__name__}")
     return MarkdownDocument(data={str(k): v for k, v in data.items()}, body=body.strip())
 
 
