@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-LAZY = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec")
+LAZY = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec", "tree_sitter", "tree_sitter_bash")
 
 
 def test_loading_the_builtin_tools_and_the_processor_imports_no_tool_only_dependency() -> None:

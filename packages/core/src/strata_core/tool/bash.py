@@ -12,7 +12,7 @@ import platform
 import shutil
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
 from attrs import define, field
@@ -22,9 +22,11 @@ from strata_core.tool.base import JSONSchema, ToolContext, ToolFailure, ToolResu
 from strata_core.tool.builtin import MAX_SAFE_INTEGER, BuiltinTool, object_schema, string
 from strata_core.tool.descriptions import render, tool_description
 from strata_core.tool.paths_guard import absolute, directory_pattern, inside_project, real
-from strata_core.tool.shell_parse import CommandScan, scan
-from strata_core.tool.shell_process import OutputCollector, preview, run_shell, tail
 from strata_core.tool.truncation import Truncation
+
+if TYPE_CHECKING:
+    from strata_core.tool.shell_parse import CommandScan
+    from strata_core.tool.shell_process import OutputCollector
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -113,6 +115,10 @@ class BashTool(BuiltinTool):
         return render(tool_description(self.NAME), values)
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
+        # Imported at the first command, not at start-up: the tree-sitter parser and the process runner cost
+        # ~5 ms to import, which every `strata` process would pay though most turns never run a command.
+        from strata_core.tool.shell_parse import scan
+
         command = str(args["command"])
         timeout_ms = args.get("timeout")
         if timeout_ms is not None and timeout_ms < 0:
@@ -126,6 +132,8 @@ class BashTool(BuiltinTool):
         return await self._run(command, cwd, timeout_ms, ctx)
 
     async def _run(self, command: str, cwd: Path, timeout_ms: int, ctx: ToolContext) -> ToolResult:
+        from strata_core.tool.shell_process import OutputCollector, run_shell
+
         ctx.update_metadata(None, {"output": ""})
         collector = OutputCollector(self.truncation, lambda live: ctx.update_metadata(None, {"output": live}))
         env = shell_environment(os.environ, self.hidden_env)
@@ -142,6 +150,8 @@ class BashTool(BuiltinTool):
         return self._result(command, collector, exit.code, notes)
 
     def _result(self, command: str, collector: OutputCollector, code: int | None, notes: list[str]) -> ToolResult:
+        from strata_core.tool.shell_process import preview, tail
+
         end = tail(collector.text, self.truncation.max_lines, self.truncation.max_bytes)
         cut = collector.cut or end.cut
         saved = collector.saved
