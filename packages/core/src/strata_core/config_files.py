@@ -14,7 +14,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import json5
 import structlog
 from wcmatch import glob
 
@@ -110,6 +109,16 @@ def _file_value(match: re.Match[str], *, source: Path, line: int, home: Path, ba
 
 def parse_jsonc(text: str, source: Path) -> Any:
     """JSON with comments and trailing commas (any JSON5, in fact); errors carry the line and column."""
+    try:
+        # Most config files are plain JSON. The stdlib reads them ~1000x faster than the pure-Python json5
+        # (4.8 ms for a 400-byte opencode.json, paid for every file on every start-up), and any text both
+        # accept means the same to both (JSON5 is a superset of JSON), except that an escaped surrogate pair
+        # becomes its one character, as in JavaScript, where json5 would keep two unencodable halves.
+        return json.loads(text)
+    except ValueError:
+        pass
+    import json5  # only for files that really use comments, trailing commas or other JSON5
+
     try:
         return json5.loads(text)
     except ValueError as error:
