@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,18 @@ async def test_each_runtime_has_its_own_services(tmp_path: Path) -> None:
     ):
         assert first.bus is not second.bus and first.loop is not second.loop
         assert (first.permissions.mode, second.permissions.mode) == ("interactive", "auto")
+
+
+@pytest.mark.anyio
+async def test_opening_the_runtime_removes_tool_outputs_older_than_seven_days(tmp_path: Path) -> None:
+    env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data")}
+    saved = tmp_path / "data" / "strata" / "tool-output"
+    saved.mkdir(parents=True)
+    old, fresh = saved / "tool_old", saved / "tool_fresh"
+    for path in (old, fresh):
+        path.write_text("output")
+    eight_days_ago = time.time() - 8 * 24 * 3600
+    os.utime(old, (eight_days_ago, eight_days_ago))
+    async with open_runtime(tmp_path, env, models=FakeResolver({}), in_memory_store=True):
+        pass  # the cleanup runs in the background; leaving the runtime waits for it
+    assert not old.exists() and fresh.exists()

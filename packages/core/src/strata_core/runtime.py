@@ -1,9 +1,10 @@
 """`open_runtime()`: the async lifecycle around the core's services.
 
 It opens what the container only declares: the session store, one shared HTTP client (handed to the model
-resolver's factory), and the task group background work (titles, prune) runs in. On exit, background
-work gets a short grace period to finish (a title arriving just after the answer is still saved), then is
-cancelled; the client and the store close last.
+resolver's factory), and the task group background work runs in (titles, prune, and the removal of saved tool
+outputs older than seven days, started once at opening). On exit, background work gets a short grace period
+to finish (a title arriving just after the answer is still saved), then is cancelled; the client and the
+store close last.
 
 A class rather than an `@asynccontextmanager`, because the task group must not be entered across the
 `yield` of an async generator.
@@ -18,6 +19,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import anyio
+import anyio.to_thread
 from anyio.abc import TaskGroup
 from attrs import frozen
 from dependency_injector import providers
@@ -38,6 +40,7 @@ from strata_core.session.service import SessionService
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore
 from strata_core.system_prompt import SystemPromptService
+from strata_core.tool.truncation import Truncation
 
 if TYPE_CHECKING:
     from httpx import AsyncClient
@@ -109,6 +112,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         c.models.override(providers.Object(models))
         self._background = await self._stack.enter_async_context(anyio.create_task_group())
         c.background.override(providers.Object(self._background))
+        self._background.start_soon(_remove_old_tool_outputs, c.truncation())
         return Runtime(
             container=c,
             loop=c.loop(),
@@ -136,6 +140,11 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             return self._factory(config, self._container.env(), client)
         resolver: llm.ModelResolver = self._container.models()
         return resolver
+
+
+async def _remove_old_tool_outputs(truncation: Truncation) -> None:
+    # In a worker thread of the background task group, so the first request never waits on the directory scan.
+    await anyio.to_thread.run_sync(lambda: truncation.cleanup())
 
 
 def open_runtime(
