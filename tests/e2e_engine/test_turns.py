@@ -102,3 +102,21 @@ async def test_a_tool_that_fails_reports_its_error_to_the_model(project: Path, e
     assert isinstance(part.state, ToolStateError)
     assert tool_results(server.main_requests[1].body) == [part.state.error]
     assert texts(answer) == ["It is missing."]
+
+
+@pytest.mark.anyio
+async def test_the_configured_tool_output_limits_cut_tool_output(project: Path, env: dict[str, str]) -> None:
+    script = [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "seq 1 10", "description": "Count"}}]},
+        {"text": "Counted."},
+    ]
+    limits = {"tool_output": {"max_lines": 3, "max_bytes": 1000}}
+    async with scripted(script) as server, engine(project, env, server, mode="auto", extra_config=limits) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "count to ten"))
+    first, second = (r.body for r in server.main_requests)
+    (bash,) = [t["function"] for t in first["tools"] if t["function"]["name"] == "bash"]
+    assert "longer than 3 lines or 1000 bytes" in bash["description"]
+    (result,) = tool_results(second)
+    assert result.startswith("...output truncated...\n\nFull output saved to: ")
+    assert result.endswith("\n\n9\n10\n")

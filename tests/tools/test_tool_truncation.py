@@ -21,6 +21,14 @@ def test_defaults_are_2000_lines_and_50_kib() -> None:
     assert Truncation.from_paths(paths).directory == paths.tool_output
 
 
+def test_configured_limits_replace_the_defaults_and_unusable_values_keep_them() -> None:
+    paths = StrataPaths.from_env({"HOME": "/h"})
+    configured = Truncation.configured(paths, {"max_lines": 10, "max_bytes": 2048})
+    assert (configured.max_lines, configured.max_bytes) == (10, 2048)
+    unusable = Truncation.configured(paths, {"max_lines": 0, "max_bytes": "big"})
+    assert (unusable.max_lines, unusable.max_bytes) == (MAX_LINES, MAX_BYTES)
+
+
 async def test_output_within_limits_is_unchanged_and_nothing_is_saved(truncation: Truncation) -> None:
     text = "\n".join(f"line {i}" for i in range(2000))
     kept = await truncation.output(text)

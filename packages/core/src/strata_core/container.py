@@ -1,9 +1,9 @@
 """`CoreContainer`: the core's services as dependency-injector providers, declarations only.
 
 What the core cannot make itself is a `Dependency`: the session store, the model resolver, the project id
-(known once the project is discovered), and the task group background work runs in. `open_runtime()`
-supplies them; an application or a test overrides any provider before first use. No constructor here
-does I/O.
+(known once the project is discovered), the loaded config, and the task group background work runs in.
+`open_runtime()` supplies them; an application or a test overrides any provider before first use. No
+constructor here does I/O.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from strata_core.agent import AgentService
 from strata_core.bus import Bus
 from strata_core.call_parameters import BasicParameters
 from strata_core.compaction import CompactionService
-from strata_core.config import ConfigService
+from strata_core.config import ConfigInfo, ConfigService
 from strata_core.instruction import InstructionService
 from strata_core.loop import SessionLoop
 from strata_core.part_writer import wall_clock_ms
@@ -58,6 +58,8 @@ class CoreContainer(containers.DeclarativeContainer):
     models: providers.Dependency[Any] = providers.Dependency()
     """The `llm.ModelResolver` (the providers' catalogue, or a scripted model in tests)."""
     project_id: providers.Dependency[str] = providers.Dependency(instance_of=str)
+    config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
+    """The loaded config, for what is built synchronously from it (tool output limits); the runtime supplies it."""
     background: providers.Dependency[Any] = providers.Dependency()
     """Where titles and prune run: the runtime's task group."""
     parameters: providers.Provider[Any] = providers.Singleton(BasicParameters)
@@ -91,7 +93,7 @@ class CoreContainer(containers.DeclarativeContainer):
     )
 
     # -- tools -----------------------------------------------------------------------------------------
-    truncation = providers.Singleton(Truncation.from_paths, paths)
+    truncation = providers.Singleton(Truncation.configured, paths, config_info.provided.tool_output)
     subagents = providers.Singleton(
         LoopSubagents,
         sessions=sessions,

@@ -108,6 +108,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         project = await c.project().info()
         c.project_id.override(providers.Object(project.id))
         config = await c.config().get()
+        c.config_info.override(providers.Object(config))
         models = self._resolver(config, lambda: client)
         c.models.override(providers.Object(models))
         self._background = await self._stack.enter_async_context(anyio.create_task_group())

@@ -1,16 +1,17 @@
 """Keeping tool output within what a model should read: head or tail cut, with the whole saved to disk.
 
-OpenCode's rule (reference §14.3): an output over 2000 lines or 51,200 bytes keeps whole lines from one
-end, says how much was cut, and points at a file under `tool-output/` holding everything. The pointer's
-advice depends on whether the agent may delegate to a subagent (`task` not denied).
+OpenCode's rule (reference §14.3): an output over 2000 lines or 51,200 bytes (or the config's
+`tool_output {max_lines, max_bytes}`) keeps whole lines from one end, says how much was cut, and points at a
+file under `tool-output/` holding everything. The pointer's advice depends on whether the agent may delegate
+to a subagent (`task` not denied).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 from attrs import frozen
@@ -106,6 +107,15 @@ class Truncation:
         return cls(paths.tool_output, max_lines or MAX_LINES, max_bytes or MAX_BYTES)
 
     @classmethod
+    def configured(cls, paths: StrataPaths, tool_output: Mapping[str, Any]) -> Truncation:
+        """With the config's `tool_output {max_lines, max_bytes}`; a missing or unusable value keeps the default."""
+        return cls.from_paths(
+            paths,
+            max_lines=_positive_int(tool_output.get("max_lines")),
+            max_bytes=_positive_int(tool_output.get("max_bytes")),
+        )
+
+    @classmethod
     def default(cls) -> Truncation:
         return cls.from_paths(StrataPaths.from_env())
 
@@ -145,6 +155,10 @@ class Truncation:
     def cleanup(self, now: float | None = None) -> int:
         """Delete saved outputs older than seven days; returns how many went. The runtime calls this at start."""
         return cleanup_tool_output(self.directory, now=now)
+
+
+def _positive_int(value: object) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 1 else None
 
 
 def cleanup_tool_output(directory: Path, *, now: float | None = None) -> int:
