@@ -105,6 +105,20 @@ def test_an_ask_fails_fast_without_auto_and_passes_with_it(cli: Cli, scripted: S
     assert done.stdout == "read it\n"
 
 
+def test_shell_commands_do_not_see_the_api_keys_strata_holds(cli: Cli, scripted: Scripted) -> None:
+    command = 'echo "${MY_MOCK_KEY:-hidden} ${GROQ_API_KEY:-hidden} ${OPENAI_API_KEY:-hidden} $VISIBLE"'
+    server = scripted([{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "ok"}])
+    config = mock_provider_config(server.base_url)
+    config["provider"]["mock"]["options"]["apiKey"] = "{env:MY_MOCK_KEY}"
+    write_config(cli.project, config)
+    keys = {"MY_MOCK_KEY": "mock-secret", "GROQ_API_KEY": "g", "OPENAI_API_KEY": "o", "VISIBLE": "shown"}
+    done = cli("run", "--auto", "print the keys", extra_env=keys)
+    assert done.returncode == 0, done.stderr
+    assert server.main_requests[0].headers["authorization"] == "Bearer mock-secret"
+    tool_message = server.main_requests[1].body["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["content"].startswith("hidden hidden hidden shown\n")
+
+
 def test_bad_input_gives_one_paragraph_and_a_non_zero_exit(cli: Cli, scripted: Scripted) -> None:
     server = scripted([])
     write_config(cli.project, mock_provider_config(server.base_url))

@@ -199,6 +199,15 @@ def test_a_malformed_provider_config_names_the_field(config: dict[str, Any], fie
     assert field in str(caught.value)
 
 
+def test_key_variables_name_every_variable_a_key_may_come_from() -> None:
+    config = {"provider": {"mine": {"env": ["MINE_TOKEN"], "options": {"apiKey": "s3cret", "baseURL": "http://x"}}}}
+    env = {"MY_KEY_COPY": "s3cret", "UNRELATED": "other"}
+    names = catalog({**config, "disabled_providers": ["openai"]}, env).key_variables()
+    assert {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MINE_TOKEN", "MY_KEY_COPY"} <= names
+    assert "UNRELATED" not in names
+    assert "ANTHROPIC_API_KEY" in catalog({"provider": "malformed"}).key_variables()
+
+
 def test_a_custom_provider_without_a_base_url_says_where_to_put_one() -> None:
     with pytest.raises(ModelNotFoundError, match=r"set provider\.mine\.options\.baseURL"):
         catalog({"provider": {"mine": {"models": {"m": {}}}}}).resolve("mine/m")

@@ -24,6 +24,7 @@ from strata_core.container import CoreContainer
 from strata_core.llm import ModelInfo, ModelResolver
 from strata_core.permission_flow import PermissionMode
 from strata_core.runtime import open_runtime
+from strata_core.tool.bash import DEFAULT_HIDDEN_ENV
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.container import ProvidersContainer
 from strata_providers.params import ProviderParameters
@@ -47,13 +48,25 @@ def catalog_for(config: ConfigInfo, env: Mapping[str, str], client: Callable[[],
     return ProviderCatalog(config.data, env, client, retry=retry_policy(env))
 
 
+def shell_hidden_env(app: AppContainer) -> frozenset[str]:
+    """What shell commands must not see: the built-in list of API-key variables, and every variable the
+    runtime's catalogue may take a key from (built-in providers', configured ones', `{env:VAR}` keys)."""
+    resolver = app.core.models()
+    held = resolver.key_variables() if isinstance(resolver, ProviderCatalog) else frozenset()
+    return DEFAULT_HIDDEN_ENV | held
+
+
 class AppContainer(containers.DeclarativeContainer):
     """Everything the `strata` command runs on, for one project directory and one environment."""
+
+    __self__ = providers.Self()
 
     directory: providers.Dependency[Path] = providers.Dependency(instance_of=Path)
     env: providers.Provider[Mapping[str, str]] = providers.Object(os.environ)
 
-    core = providers.Container(CoreContainer, directory=directory, env=env)
+    core = providers.Container(
+        CoreContainer, directory=directory, env=env, hidden_env=providers.Callable(shell_hidden_env, __self__)
+    )
 
     config_data: providers.Dependency[Mapping[str, Any]] = providers.Dependency()
     """The loaded config, supplied by `load_config`; the offline catalogue reads it as data."""

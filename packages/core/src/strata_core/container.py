@@ -33,6 +33,7 @@ from strata_core.subagent import LoopSubagents
 from strata_core.subtask import SubtaskRunner
 from strata_core.system_prompt import SystemClock, SystemPromptService
 from strata_core.title import TitleService
+from strata_core.tool.bash import DEFAULT_HIDDEN_ENV
 from strata_core.tool.defaults import builtin_tools
 from strata_core.tool.registry import ToolRegistry
 from strata_core.tool.runner import run_call
@@ -69,6 +70,8 @@ class CoreContainer(containers.DeclarativeContainer):
     todos: providers.Provider[Any] = providers.Singleton(InMemoryTodoStore)
     url_fetcher: providers.Provider[Any] = providers.Object(None)
     """The instruction `UrlFetcher`; None means the default HTTP fetcher."""
+    hidden_env: providers.Provider[Any] = providers.Object(DEFAULT_HIDDEN_ENV)
+    """Variables shell commands must not see: the API keys' (the composition root adds its catalogue's)."""
 
     # -- the project and its configuration -------------------------------------------------------------
     paths = providers.Singleton(StrataPaths.from_env, env)
@@ -109,6 +112,7 @@ class CoreContainer(containers.DeclarativeContainer):
         subagents=subagents,
         instructions=instructions,
         todos=todos,
+        hidden_env=hidden_env,
     )
     registry = providers.Singleton(ToolRegistry, tools=tools)
     execute_tool = providers.Singleton(partial, run_call, truncation=truncation)

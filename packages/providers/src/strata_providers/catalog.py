@@ -133,6 +133,23 @@ class ProviderCatalog:
         """The provider's key: `options.apiKey` from config, else the first of its env variables that is set."""
         return spec.api_key or next((self._env[name] for name in spec.env if self._env.get(name)), None)
 
+    def key_variables(self) -> frozenset[str]:
+        """The environment variables that hold API keys this catalogue may send, for shells to leave out.
+
+        Every built-in provider's key variables (disabled or not), each configured provider's `env`, and any
+        variable whose value is a configured `options.apiKey` (a `{env:VAR}` key arrives already substituted).
+        A malformed `provider` config adds nothing here; resolving a model reports it.
+        """
+        names = {name for spec in BUILTIN_PROVIDERS.values() for name in spec.env}
+        try:
+            specs = list(self.providers.values())
+        except ProviderConfigError:
+            specs = []
+        keys = {spec.api_key for spec in specs if spec.api_key}
+        names.update(name for spec in specs for name in spec.env)
+        names.update(name for name, value in self._env.items() if value in keys)
+        return frozenset(names)
+
     def models(self) -> Iterator[ModelInfo]:
         """Every known model of every enabled provider (open providers: their listed models only)."""
         for spec in self.providers.values():

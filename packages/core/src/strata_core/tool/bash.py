@@ -41,7 +41,7 @@ DEFAULT_HIDDEN_ENV = frozenset(
         "OPENCODE_API_KEY", "STRATA_API_KEY",
     }
 )  # fmt: skip
-"""Provider keys Strata may hold. The composition root passes the catalogue's exact list instead."""
+"""Provider keys Strata may hold: the floor, to which the composition root adds its catalogue's key variables."""
 
 
 def timeout_message(timeout_ms: int) -> str:
