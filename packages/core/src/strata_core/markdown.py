@@ -20,6 +20,11 @@ from attrs import frozen
 _OPENING = re.compile(r"\A---[ \t]*\r?\n")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.DOTALL | re.MULTILINE)
 _KEY_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$")
+_SIMPLE_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*): +([A-Za-z].*?) *")
+_YAML_WORDS = frozenset(
+    word for base in ("yes", "no", "true", "false", "on", "off", "null") for word in (base, base.title(), base.upper())
+)
+"""Plain words YAML 1.1 (PyYAML) reads as booleans or null rather than strings."""
 
 
 @cache
@@ -61,8 +66,12 @@ def parse_markdown_text(text: str, path: Path) -> MarkdownDocument:
     """Parse markdown text; `path` is only used in error messages."""
     if not _OPENING.match(text):
         return MarkdownDocument(data={}, body=text.strip())
-    if not _FRONTMATTER.match(text):
+    match = _FRONTMATTER.match(text)
+    if match is None:
         raise MarkdownFrontmatterError(path, 1, "the frontmatter opened here is never closed by a `---` line")
+    simple = simple_frontmatter(match.group(1))
+    if simple is not None:
+        return MarkdownDocument(data=simple, body=text[match.end() :].strip())
     _, yaml_error = _yaml()
     try:
         return _parse_strict(text)
@@ -73,6 +82,32 @@ def parse_markdown_text(text: str, path: Path) -> MarkdownDocument:
         return _parse_strict(sanitized)
     except yaml_error as error:
         raise _frontmatter_error(path, error, line_of) from error
+
+
+def simple_frontmatter(frontmatter: str) -> dict[str, str] | None:
+    """Frontmatter made only of `key: text` lines that YAML reads as plain strings, read without PyYAML.
+
+    Most agent and skill files (the built-in skill among them) need nothing more, and PyYAML costs ~11 ms to
+    import. Only a conservative subset qualifies, so the result is what PyYAML would give: one key and one
+    value per line, the value starting with a letter, with no `: ` or ` #` inside, not ending in `:`, nothing
+    unprintable (tabs and carriage returns included), and neither key nor value a YAML 1.1 boolean or null
+    word. Anything else returns None and goes to PyYAML.
+    """
+    lines = frontmatter.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    data: dict[str, str] = {}
+    for line in lines:
+        match = _SIMPLE_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match.group(1), match.group(2)
+        if key in _YAML_WORDS or value in _YAML_WORDS or not value.isprintable():
+            return None
+        if ": " in value or " #" in value or value.endswith(":"):
+            return None
+        data[key] = value
+    return data or None
 
 
 def _parse_strict(text: str) -> MarkdownDocument:
