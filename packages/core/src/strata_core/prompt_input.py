@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TypeAlias
 
 import anyio
-from attrs import define, frozen
+from attrs import define, evolve, frozen
 
 from strata_core import ids
 from strata_core.agent import parse_model
@@ -159,7 +159,9 @@ class UserMessageWriter:
                 return [called, self._file_part(info, mime, f"data:{mime};base64,{data}", path)]
             if read is None:
                 raise LookupError("the read tool is not available")
-            result = await read.execute({"filePath": str(path)}, ctx)
+            # The user chose the file: like OpenCode, reading it needs no `external_directory` permission.
+            attached = evolve(ctx, extra={**ctx.extra, "bypass_cwd_check": True})
+            result = await read.execute({"filePath": str(path)}, attached)
         except Exception as error:  # an unreadable file is reported to the model, not fatal to the prompt
             message = f"Read tool failed to read {path} with the following error: {error}"
             self.bus.publish(SessionError(info.session_id, MessageError("UnknownError", message)))
