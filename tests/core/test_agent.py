@@ -70,6 +70,14 @@ def test_builtin_flags_and_prompts(paths: StrataPaths) -> None:
     assert agents["plan"].description == "Plan mode. Disallows all edit tools."
 
 
+def test_builtin_descriptions_are_the_prompt_files_without_their_final_newline(paths: StrataPaths) -> None:
+    agents = agents_for(paths)
+    for name in ("build", "plan", "general", "explore"):
+        text = read_prompt(f"agents/descriptions/{name}.txt")
+        assert text.endswith("\n") and agents[name].description == text[:-1]
+    assert agents["explore"].description.startswith("Fast, read-only agent for exploring a codebase")
+
+
 def test_build_may_edit_run_bash_ask_questions_and_enter_plan_mode(paths: StrataPaths) -> None:
     build = agents_for(paths)["build"]
     assert action(build, "edit", "src/app.py") == "allow"

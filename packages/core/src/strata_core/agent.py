@@ -125,18 +125,12 @@ def _explore_rules(paths: StrataPaths, skill_dirs: Sequence[Path]) -> dict[str, 
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Built-in agents (pure). Descriptions are read by the model in the task tool; Strata's own words.
+# Built-in agents (pure). Descriptions are read by the model in the task tool: files under
+# prompts/agents/descriptions/ (build's and plan's are OpenCode's, kept as the reference records them).
 
-_GENERAL_DESCRIPTION = (
-    "General-purpose agent for researching open questions and carrying out multi-step tasks. "
-    "Use it to run several independent pieces of work in parallel."
-)
-_EXPLORE_DESCRIPTION = (
-    'Fast, read-only agent for exploring a codebase: finding files by pattern (e.g. "src/**/*.py"), '
-    'searching code for keywords (e.g. "retry policy"), or answering questions about how the code works. '
-    'Say how thorough it should be: "quick" for a basic lookup, "medium" for a moderate search, or '
-    '"very thorough" for a comprehensive search across many locations and naming conventions.'
-)
+
+def _description(name: str) -> str:
+    return read_prompt(f"agents/descriptions/{name}.txt").rstrip("\n")
 
 
 def builtin_agents(
@@ -152,28 +146,28 @@ def builtin_agents(
     agents = [
         AgentInfo(
             name="build",
-            description="The default agent. Executes tools based on configured permissions.",
+            description=_description("build"),
             mode="primary",
             native=True,
             permission=rules({"question": "allow", "plan_enter": "allow"}),
         ),
         AgentInfo(
             name="plan",
-            description="Plan mode. Disallows all edit tools.",
+            description=_description("plan"),
             mode="primary",
             native=True,
             permission=rules(_plan_rules(paths, worktree)),
         ),
         AgentInfo(
             name="general",
-            description=_GENERAL_DESCRIPTION,
+            description=_description("general"),
             mode="subagent",
             native=True,
             permission=rules({"todowrite": "deny"}),
         ),
         AgentInfo(
             name="explore",
-            description=_EXPLORE_DESCRIPTION,
+            description=_description("explore"),
             mode="subagent",
             native=True,
             permission=rules(_explore_rules(paths, skill_dirs)),
