@@ -211,6 +211,22 @@ async def test_on_overflow_the_last_user_message_is_replayed_with_media_as_text(
 
 
 @pytest.mark.anyio
+async def test_after_an_overflow_with_nothing_to_replay_the_model_is_told_attachments_were_left_out(
+    store: MemorySessionStore,
+) -> None:
+    history = HistoryBuilder(store)
+    only = await history.user("look at this")
+    await history.assistant(only, "looking")
+    service = _service(store)
+    await service.create("ses_1", "build", MODEL, auto=True, overflow=True)
+    outcome = await _process(store, service, FakeModel([text_step("summary")]), CompactionSettings(tail_turns=0))
+    assert outcome == "continue"
+    note = read_prompt("compaction/overflow_note.txt").rstrip("\n")
+    assert note.startswith("The last request did not fit in the model's context window")
+    assert _texts((await store.messages("ses_1"))[-1]) == [f"{note}\n\n{CONTINUE_TEXT}"]
+
+
+@pytest.mark.anyio
 async def test_a_summary_request_that_overflows_stops_with_context_overflow(store: MemorySessionStore) -> None:
     history = HistoryBuilder(store)
     await history.user("huge")

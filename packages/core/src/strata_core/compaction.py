@@ -57,14 +57,14 @@ UPDATE_ANCHOR = (
     "<previous-summary>\n{previous}\n</previous-summary>"
 )
 CONTINUE_TEXT = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed."
-OVERFLOW_NOTE = (
-    "The last request did not fit in the model's context window, so the conversation above was summarised "
-    "and images and other attachments were left out of the summary. Ask the user to attach them again if "
-    "you still need them."
-)
 REPLAY_TOO_LARGE = "Conversation history too large to compact - exceeds model context limit"
 SESSION_TOO_LARGE = "Session too large to compact - context exceeds model limit even after stripping media"
 STILL_TOO_LARGE = "Context still exceeds the model limit after compaction"
+
+
+def overflow_note() -> str:
+    """What the model is told before carrying on after an overflow: attachments were left out of the summary."""
+    return read_prompt("compaction/overflow_note.txt").rstrip("\n")
 
 
 def summary_prompt(previous_summary: str | None) -> str:
@@ -266,7 +266,7 @@ class CompactionService:
         if replay is not None:
             await self._replay(replay)
             return
-        text = f"{OVERFLOW_NOTE}\n\n{CONTINUE_TEXT}" if overflow else CONTINUE_TEXT
+        text = f"{overflow_note()}\n\n{CONTINUE_TEXT}" if overflow else CONTINUE_TEXT
         info = evolve(request, id=ids.ascending("msg"), time=MessageTime(self.now()))
         part = TextPart(
             id=ids.ascending("prt"),
