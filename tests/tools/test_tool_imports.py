@@ -8,14 +8,16 @@ import os
 import subprocess
 import sys
 
-LAZY = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec", "tree_sitter", "tree_sitter_bash")
+LAZY_PACKAGES = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec", "tree_sitter")
+LAZY_MODULES = ("strata_core.tool.shell_parse", "strata_core.tool.shell_process", "strata_core.tool.patch")
 
 
 def test_loading_the_builtin_tools_and_the_processor_imports_no_tool_only_dependency() -> None:
     code = (
         "import json, sys\n"
         "import strata_core.tool.defaults, strata_core.processor\n"
-        f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {set(LAZY)!r})))"
+        f"lazy = {set(LAZY_PACKAGES)!r}, {set(LAZY_MODULES)!r}\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in lazy[0] or m in lazy[1])))"
     )
     env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ["HOME"]}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=True)

@@ -7,7 +7,7 @@ permission ask covers all the files, with the combined diff.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import anyio
 from attrs import define, frozen
@@ -24,8 +24,11 @@ from strata_core.tool.file_text import (
     with_bom,
 )
 from strata_core.tool.file_text import write_text_file as write_file
-from strata_core.tool.patch import BEGIN, END, Hunk, PatchError, parse_patch, updated_contents
 from strata_core.tool.paths_guard import absolute, assert_external_directory, permission_patterns, relative_to_worktree
+
+if TYPE_CHECKING:
+    # The patch parser is imported when a patch arrives (~2.5 ms that every start-up would otherwise pay).
+    from strata_core.tool.patch import Hunk
 
 VERIFY = "apply_patch verification failed: "
 
@@ -50,6 +53,8 @@ class PlannedChange:
 
 
 def _plan(hunk: Hunk, directory: Path) -> PlannedChange:
+    from strata_core.tool.patch import PatchError, updated_contents
+
     path = absolute(hunk.path, directory)
     if hunk.kind == "add":
         text = hunk.contents if not hunk.contents or hunk.contents.endswith("\n") else hunk.contents + "\n"
@@ -99,6 +104,8 @@ def _summary_line(change: PlannedChange, worktree: Path) -> str:
 
 
 def parse_or_fail(text: str) -> list[Hunk]:
+    from strata_core.tool.patch import BEGIN, END, PatchError, parse_patch
+
     if not text:
         raise ToolFailure("patchText is required")
     try:
