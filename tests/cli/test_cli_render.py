@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import attrs
 from rich.console import Console
 
+from strata_cli.model_parts import ModelParts
 from strata_cli.render import RunRenderer
 from strata_core import bus as b
 from strata_core import message as m
@@ -76,3 +78,15 @@ def test_parts_of_the_user_message_are_not_echoed() -> None:
     renderer, out, _ = _renderer()
     renderer.handle(_text("what the user typed"))
     assert out.getvalue() == ""
+
+
+def test_only_updates_of_the_sessions_assistant_parts_are_picked_out() -> None:
+    parts = ModelParts(SESSION)
+    child = attrs.evolve(_assistant(), id="msg_9", session_id="ses_child")
+    assert parts.part_of(b.MessageUpdated(_assistant())) is None
+    assert parts.part_of(b.MessageUpdated(child)) is None
+    mine = _text("mine")
+    theirs = b.PartUpdated(m.TextPart(id="p", session_id="ses_child", message_id="msg_9", text="x"))
+    assert parts.part_of(mine) == mine.part
+    assert parts.part_of(theirs) is None
+    assert parts.part_of(b.SessionError(SESSION, m.MessageError("APIError", "no"))) is None

@@ -18,7 +18,8 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
-from strata_cli.render import styled, tool_line_for
+from strata_cli.model_parts import ModelParts
+from strata_cli.render import FinishedToolLines, styled
 from strata_core import bus as b
 from strata_core import message as m
 from strata_core.bus import PermissionReply, PermissionRequest
@@ -35,19 +36,24 @@ class TurnView:
     session_id: str
     ask: AskPermission
     reply: Callable[[str, PermissionReply], None]
-    _assistant_messages: set[str] = field(factory=set, init=False)
-    _shown_tools: set[str] = field(factory=set, init=False)
+    _model_parts: ModelParts = field(init=False)
+    _tool_lines: FinishedToolLines = field(init=False)
     _finished_texts: set[str] = field(factory=set, init=False)
     _text: m.TextPart | None = field(default=None, init=False)
     _live: Live | None = field(default=None, init=False)
 
+    @_model_parts.default
+    def _follow_session(self) -> ModelParts:
+        return ModelParts(self.session_id)
+
+    @_tool_lines.default
+    def _lines_in_directory(self) -> FinishedToolLines:
+        return FinishedToolLines(self.directory)
+
     async def handle(self, event: b.BusEvent) -> None:
-        if isinstance(event, b.MessageUpdated):
-            if event.message.session_id == self.session_id and event.message.role == "assistant":
-                self._assistant_messages.add(event.message.id)
-        elif isinstance(event, b.PartUpdated):
-            if event.part.message_id in self._assistant_messages:
-                self._part(event.part)
+        part = self._model_parts.part_of(event)
+        if part is not None:
+            self._part(part)
         elif isinstance(event, b.PermissionAsked):
             # Every question is ours to answer, whichever session asks: a subagent started by the task tool
             # runs in a child session, and its questions would otherwise wait forever.
@@ -77,10 +83,9 @@ class TurnView:
     def _part(self, part: m.Part) -> None:
         if isinstance(part, m.TextPart) and not part.synthetic and part.id not in self._finished_texts:
             self._stream(part)
-        elif isinstance(part, m.ToolPart) and part.id not in self._shown_tools:
-            line = tool_line_for(part, self.directory)
+        elif isinstance(part, m.ToolPart):
+            line = self._tool_lines.first(part)
             if line is not None:
-                self._shown_tools.add(part.id)
                 self.note(styled(line))
 
     def _stream(self, part: m.TextPart) -> None:

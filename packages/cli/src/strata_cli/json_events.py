@@ -35,6 +35,7 @@ from typing import Any
 
 from attrs import define, field
 
+from strata_cli.model_parts import ModelParts
 from strata_core import bus as b
 from strata_core import message as m
 from strata_core.serialization import unstructure
@@ -53,10 +54,14 @@ class JsonEventWriter:
     session_id: str
     emit: Emit
     clock: Callable[[], int] = _now_ms
-    _assistant_messages: set[str] = field(factory=set, init=False)
+    _model_parts: ModelParts = field(init=False)
     _printed: set[str] = field(factory=set, init=False)
     _open: dict[str, m.Part] = field(factory=dict, init=False)
     _finish: str | None = field(default=None, init=False)
+
+    @_model_parts.default
+    def _follow_session(self) -> ModelParts:
+        return ModelParts(self.session_id)
 
     def line(self, kind: str, **fields: Any) -> None:
         record = {"type": kind, "timestamp": self.clock(), "sessionID": self.session_id, **fields}
@@ -66,13 +71,10 @@ class JsonEventWriter:
         self.line("session", agent=agent, model=model, title=title)
 
     def handle(self, event: b.BusEvent) -> None:
-        if isinstance(event, b.MessageUpdated):
-            # Only the model's parts are output; the user's own parts are what the caller sent.
-            if event.message.session_id == self.session_id and event.message.role == "assistant":
-                self._assistant_messages.add(event.message.id)
-        elif isinstance(event, b.PartUpdated):
-            if event.part.message_id in self._assistant_messages:
-                self._part(event.part)
+        # Only the model's parts are output; the user's own parts are what the caller sent.
+        part = self._model_parts.part_of(event)
+        if part is not None:
+            self._part(part)
         elif isinstance(event, b.PermissionAsked):
             if event.request.session_id == self.session_id:
                 self.line("permission", request=_request(event.request), reply=None)

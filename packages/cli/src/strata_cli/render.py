@@ -15,6 +15,7 @@ from attrs import define, field
 from rich.console import Console
 from rich.markup import escape
 
+from strata_cli.model_parts import ModelParts
 from strata_cli.tool_lines import ToolLine, describe
 from strata_core import bus as b
 from strata_core import message as m
@@ -35,6 +36,23 @@ def tool_line_for(part: m.ToolPart, directory: Path) -> ToolLine | None:
     return None
 
 
+@define
+class FinishedToolLines:
+    """Each tool call's line, given once: when its part first arrives finished or failed."""
+
+    directory: Path
+    _shown: set[str] = field(factory=set, init=False)
+
+    def first(self, part: m.ToolPart) -> ToolLine | None:
+        """The part's line if it has one now and none was given before; otherwise None."""
+        if part.id in self._shown:
+            return None
+        line = tool_line_for(part, self.directory)
+        if line is not None:
+            self._shown.add(part.id)
+        return line
+
+
 def styled(line: ToolLine) -> str:
     """Rich markup for a tool line: a dim icon, red when it failed."""
     if line.failed:
@@ -51,22 +69,27 @@ class RunRenderer:
     directory: Path
     out: TextIO = field(factory=lambda: sys.stdout)
     console: Console = field(factory=error_console)
-    _assistant_messages: set[str] = field(factory=set, init=False)
+    _model_parts: ModelParts = field(init=False)
+    _tool_lines: FinishedToolLines = field(init=False)
     _written: dict[str, int] = field(factory=dict, init=False)
-    _shown_tools: set[str] = field(factory=set, init=False)
     _mid_line: bool = field(default=False, init=False)
     _current_text: str | None = field(default=None, init=False)
+
+    @_model_parts.default
+    def _follow_session(self) -> ModelParts:
+        return ModelParts(self.session_id)
+
+    @_tool_lines.default
+    def _lines_in_directory(self) -> FinishedToolLines:
+        return FinishedToolLines(self.directory)
 
     def header(self, agent: str, model: str) -> None:
         self.console.print(f"[bold]>[/bold] {escape(agent)} · {escape(model)}")
 
     def handle(self, event: b.BusEvent) -> None:
-        if isinstance(event, b.MessageUpdated):
-            if event.message.session_id == self.session_id and event.message.role == "assistant":
-                self._assistant_messages.add(event.message.id)
-        elif isinstance(event, b.PartUpdated):
-            if event.part.message_id in self._assistant_messages:
-                self._part(event.part)
+        part = self._model_parts.part_of(event)
+        if part is not None:
+            self._part(part)
         elif isinstance(event, b.RetryScheduled):
             if event.session_id == self.session_id:
                 self.note(f"[yellow]↻[/yellow] {escape(event.message)} — retrying in {event.delay:.0f}s "
@@ -88,10 +111,9 @@ class RunRenderer:
     def _part(self, part: m.Part) -> None:
         if isinstance(part, m.TextPart) and not part.synthetic:
             self._text(part)
-        elif isinstance(part, m.ToolPart) and part.id not in self._shown_tools:
-            line = tool_line_for(part, self.directory)
+        elif isinstance(part, m.ToolPart):
+            line = self._tool_lines.first(part)
             if line is not None:
-                self._shown_tools.add(part.id)
                 self.note(styled(line))
 
     def _text(self, part: m.TextPart) -> None:
