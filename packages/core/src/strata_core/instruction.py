@@ -341,19 +341,6 @@ class InstructionService:
                 blocks.append(InstructionBlock(str(path), text))
         return blocks
 
-    def _nearby_files(self, target: Path, root: Path) -> list[Path]:
-        # Proper containment instead of OpenCode's string prefix test, which also matched `/repo-other`
-        # for a root of `/repo`. The root itself is excluded: its file is already in the system prompt.
-        names = project_file_names(self.env)
-        found: list[Path] = []
-        current = target.parent
-        while current != root and current.is_relative_to(root):
-            nearest = nearest_instruction_file(current, names)
-            if nearest is not None:
-                found.append(_absolute(nearest))
-            current = current.parent
-        return found
-
     def clear(self, message_id: str) -> None:
         """Forget which files were attached for a finished assistant message."""
         self._claims.pop(message_id, None)
