@@ -42,6 +42,7 @@ from strata_core.config_files import (
     tools_to_permission,
     unique,
 )
+from strata_core.flags import env_flag
 from strata_core.paths import StrataPaths
 from strata_core.project import Project, ProjectInfo
 
@@ -240,12 +241,8 @@ def _env_pairs(env: Mapping[str, str], suffix: str) -> list[tuple[str, str]]:
     return [(name, env[name]) for name in names if env.get(name)]
 
 
-def _flag(env: Mapping[str, str], suffix: str) -> bool:
-    return any(value.strip().lower() in ("1", "true") for _, value in _env_pairs(env, suffix))
-
-
 def _project_config_disabled(env: Mapping[str, str]) -> bool:
-    return _flag(env, "DISABLE_PROJECT_CONFIG")
+    return env_flag(env, "DISABLE_PROJECT_CONFIG")
 
 
 def _post_process(data: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
@@ -259,8 +256,8 @@ def _post_process(data: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any
     if data.get("tools"):
         # Legacy switches are the base; an explicit `permission` overrides them.
         data["permission"] = merge_deep(tools_to_permission(data["tools"]), permission_object(data.get("permission")))
-    if _flag(env, "DISABLE_AUTOCOMPACT"):
+    if env_flag(env, "DISABLE_AUTOCOMPACT"):
         data["compaction"] = {**(data.get("compaction") or {}), "auto": False}
-    if _flag(env, "DISABLE_PRUNE"):
+    if env_flag(env, "DISABLE_PRUNE"):
         data["compaction"] = {**(data.get("compaction") or {}), "prune": False}
     return data

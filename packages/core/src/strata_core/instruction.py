@@ -24,6 +24,7 @@ from attrs import define, field, frozen
 from wcmatch import glob as wcglob
 
 from strata_core.config import Config
+from strata_core.flags import env_flag
 from strata_core.http import make_client
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
 from strata_core.paths import StrataPaths
@@ -92,11 +93,6 @@ class Instruction(Protocol):
 
 # ---------------------------------------------------------------------------------------------------------
 # Flags and names
-
-
-def env_flag(env: Mapping[str, str], name: str) -> bool:
-    """`STRATA_{name}` or `OPENCODE_{name}` set to `1`/`true` (OpenCode's truthiness, any case)."""
-    return any(env.get(f"{prefix}_{name}", "").strip().lower() in ("1", "true") for prefix in ("STRATA", "OPENCODE"))
 
 
 def claude_code_prompt_disabled(env: Mapping[str, str]) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 
 from attrs import frozen
 
+from strata_core.flags import env_flag
 from strata_core.llm import ModelLimits
 from strata_core.message import Tokens
 
@@ -36,17 +37,14 @@ class CompactionSettings:
 def compaction_settings(config: Mapping[str, Any], env: Mapping[str, str]) -> CompactionSettings:
     """The `compaction` config block, with OpenCode's env switches (`*_DISABLE_AUTOCOMPACT`, `*_DISABLE_PRUNE`)."""
 
-    def flag(name: str) -> bool:
-        return any(env.get(f"{prefix}_{name}", "").lower() in ("1", "true") for prefix in ("OPENCODE", "STRATA"))
-
     def optional_int(key: str) -> int | None:
         value = config.get(key)
         return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
     tail_turns = optional_int("tail_turns")
     return CompactionSettings(
-        auto=config.get("auto") is not False and not flag("DISABLE_AUTOCOMPACT"),
-        prune=bool(config.get("prune")) and not flag("DISABLE_PRUNE"),
+        auto=config.get("auto") is not False and not env_flag(env, "DISABLE_AUTOCOMPACT"),
+        prune=bool(config.get("prune")) and not env_flag(env, "DISABLE_PRUNE"),
         reserved=optional_int("reserved"),
         tail_turns=2 if tail_turns is None else tail_turns,
         preserve_recent_tokens=optional_int("preserve_recent_tokens"),

@@ -13,7 +13,7 @@ from pathlib import Path
 from attrs import evolve, frozen
 
 from strata_core import ids
-from strata_core.instruction import env_flag
+from strata_core.flags import env_flag
 from strata_core.message import AssistantMessage, MessageWithParts, TextPart, UserMessage
 from strata_core.paths import StrataPaths
 from strata_core.project import ProjectInfo

@@ -27,7 +27,7 @@ from attrs import define, field, frozen
 from wcmatch import glob as wcglob
 
 from strata_core.config import Config, ConfigInfo
-from strata_core.instruction import env_flag
+from strata_core.flags import env_flag
 from strata_core.markdown import MarkdownFrontmatterError, parse_markdown, parse_markdown_text
 from strata_core.paths import StrataPaths
 from strata_core.permission import Ruleset, evaluate
