@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the rows as JSON")
     parser.add_argument("--update-readme", action="store_true", help="rewrite the Summary section of the README")
+    parser.add_argument(
+        "--from-json", type=Path, default=None, metavar="PATH", help="report a run saved with --json instead of running"
+    )
     args = parser.parse_args(argv)
     names = [name for value in args.only for name in value.split(",") if name]
     unknown = [name for name in names if name not in MODULES]
@@ -189,14 +192,14 @@ def _first_field(path: Path, key: str) -> str | None:
     return None
 
 
-def report(results: Sequence[Result], machine: dict[str, str], command: str) -> str:
+def report(results: Sequence[Result], machine: Mapping[str, str], command: str) -> str:
     notes = [f"- {r.scenario}{f' ({r.metric})' if r.metric else ''}: {r.note}" for r in results if r.note]
     lines = [
         f"Run on {machine['date']}: `{command}`",
         "",
         f"Machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['memory']} RAM, {machine['os']}, "
-        f"Python {machine['python']}; OpenCode {machine['opencode']}. Load average (1, 5, 15 min) at the start: "
-        f"{machine.get('load', 'unknown')}.",
+        f"Python {machine['python']}; OpenCode {machine['opencode']}. Load average (1, 5, 15 min) at the start "
+        f"{machine.get('load', 'unknown')}, at the end {machine.get('load_end', 'unknown')}.",
         "",
         markdown_table([r for r in results if r.strata is not None or r.opencode is not None or r.target]),
     ]
@@ -226,9 +229,22 @@ def wait_for_quiet(seconds: float, threshold: float = 0.5) -> None:
         time.sleep(5)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    quiet_logging()
+def command_line(argv: Sequence[str]) -> str:
+    """The command that reproduces the run: the arguments minus where its output went."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--json", "--from-json"):
+            skip = True
+        elif arg != "--update-readme" and not arg.startswith(("--json=", "--from-json=")):
+            kept.append(arg)
+    return " ".join(["uv run python -m benchmarks", *kept])
+
+
+def run_all(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
+    """Run the selected modules; the saved form of a run (what --json writes and --from-json reads)."""
     if args.wait_quiet:
         wait_for_quiet(args.wait_quiet)
     if args.no_opencode:
@@ -240,11 +256,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"running {name} ...", file=sys.stderr, flush=True)
         results += run_module(name, args.quick, args.runs)
         print(f"  {name}: {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
-    command = "uv run python -m benchmarks" + (f" {' '.join(argv or sys.argv[1:])}" if (argv or sys.argv[1:]) else "")
-    text = report(results, machine, command.replace(" --update-readme", ""))
+    machine["load_end"] = " ".join(f"{value:.2f}" for value in os.getloadavg())
+    return {"command": command_line(argv), "machine": machine, "results": [r.to_json() for r in results]}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(arguments)
+    quiet_logging()
+    saved = json.loads(args.from_json.read_text()) if args.from_json else run_all(args, arguments)
+    results = [Result.from_json(row) for row in saved["results"]]
+    text = report(results, saved["machine"], saved["command"])
     print(text)
     if args.json is not None:
-        args.json.write_text(json.dumps({"machine": machine, "results": [r.to_json() for r in results]}, indent=2))
+        args.json.write_text(json.dumps(saved, indent=2))
     if args.update_readme:
         update_readme(text)
     return 0

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import prompt_assembly
-from benchmarks.__main__ import report, run_module, update_readme
+from benchmarks.__main__ import command_line, main, report, run_module, update_readme
 from benchmarks.common import (
     Result,
     at_least,
@@ -124,3 +124,19 @@ def test_runner_table_has_one_row_per_result_and_the_readme_keeps_other_sections
 def test_a_missing_benchmark_module_is_a_row_not_a_crash() -> None:
     [row] = run_module("no_such_benchmark", quick=True, runs=1)
     assert row.strata is None and "not present" in row.note
+
+
+def test_the_recorded_command_leaves_out_where_the_output_went() -> None:
+    argv = ["--runs", "5", "--json", "/tmp/x.json", "--update-readme", "--only", "prompt_assembly"]
+    assert command_line(argv) == "uv run python -m benchmarks --runs 5 --only prompt_assembly"
+
+
+def test_a_saved_run_is_reported_again_without_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    row = Result("hello", "wall", "s", 0.3, 3.3, ratio_at_least(10), runs=5, versus_opencode=True)
+    machine = {"date": "2026-12-01", "nproc": "2", "cpu": "cpu", "memory": "1 GiB", "os": "Linux", "python": "3.11"}
+    saved = {"command": "uv run python -m benchmarks --runs 5", "machine": {**machine, "opencode": "1.18.33"}}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({**saved, "results": [row.to_json()]}))
+    assert main(["--from-json", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "`uv run python -m benchmarks --runs 5`" in out and "| 11.0x |" in out and "| met |" in out
