@@ -6,6 +6,7 @@ import pytest
 
 from strata_core.agent import AgentInfo
 from strata_core.llm import ModelCapabilities, ModelInfo, ModelLimits
+from strata_core.merge import merge_deep
 from strata_core.permission import Ruleset
 from strata_providers.params import (
     ProviderParameters,
@@ -84,6 +85,14 @@ def test_config_options_are_renamed_to_the_wires_fields_and_merged_over_the_defa
                        options={"thinking": {"type": "enabled", "budgetTokens": 16000}, "effort": "high"})  # fmt: skip
     assert provider_options(claude) == {
         "thinking": {"type": "enabled", "budget_tokens": 16000}, "output_config": {"effort": "high"}}  # fmt: skip
+
+
+def test_an_agents_nested_options_merge_into_the_models_key_by_key_as_config_layers_do() -> None:
+    claude = ModelInfo("anthropic", "claude-opus-4-5", npm="@ai-sdk/anthropic",
+                       options={"thinking": {"type": "enabled", "budgetTokens": 16000}})  # fmt: skip
+    merged = provider_options(claude, agent_options={"thinking": {"budgetTokens": 4000}})
+    assert merged == {"thinking": {"type": "enabled", "budget_tokens": 4000}}
+    assert merged == merge_deep(provider_options(claude), {"thinking": {"budget_tokens": 4000}})
 
 
 def test_provider_parameters_is_the_cores_parameter_policy() -> None:

@@ -17,7 +17,7 @@ from attrs import define, evolve, field, frozen
 
 from strata_core import permission as perm
 from strata_core.config import Config, ConfigError, ConfigInfo
-from strata_core.config_files import merge_deep
+from strata_core.merge import merge_deep
 from strata_core.message import ModelRef
 from strata_core.paths import StrataPaths
 from strata_core.permission import Ruleset

@@ -32,7 +32,6 @@ from strata_core.config_files import (
     ConfigError,
     check_permission,
     merge_config,
-    merge_deep,
     parse_config_text,
     parse_jsonc,
     permission_object,
@@ -43,6 +42,7 @@ from strata_core.config_files import (
     unique,
 )
 from strata_core.flags import env_flag
+from strata_core.merge import merge_deep
 from strata_core.paths import StrataPaths
 from strata_core.project import Project, ProjectInfo
 

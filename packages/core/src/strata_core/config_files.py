@@ -18,6 +18,7 @@ import structlog
 from wcmatch import glob
 
 from strata_core.markdown import MarkdownFrontmatterError, parse_markdown
+from strata_core.merge import merge_deep
 from strata_core.permission import PermissionConfigError, from_config
 
 log = structlog.get_logger("strata.config")
@@ -296,22 +297,6 @@ def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str,
 
 # ---------------------------------------------------------------------------------------------------------
 # Merging.
-
-
-def merge_deep(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """Objects merge key by key, anything else is replaced; a key keeps the position it first had.
-
-    Position matters for `permission`, where later keys win: this is JavaScript's object order, which is
-    what OpenCode's `mergeDeep` gives.
-    """
-    merged = dict(base)
-    for key, value in override.items():
-        current = merged.get(key)
-        if isinstance(current, Mapping) and isinstance(value, Mapping):
-            merged[key] = merge_deep(current, value)
-        else:
-            merged[key] = value
-    return merged
 
 
 def merge_config(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

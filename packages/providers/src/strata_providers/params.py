@@ -16,6 +16,7 @@ from attrs import frozen
 from strata_core.agent import AgentInfo
 from strata_core.call_parameters import CallParameters
 from strata_core.llm import ModelInfo
+from strata_core.merge import merge_deep
 from strata_core.overflow import OUTPUT_TOKEN_MAX
 from strata_core.overflow import max_output_tokens as _capped_output
 
@@ -101,7 +102,7 @@ def provider_options(
     to the wire's fields here, and unknown keys pass through unchanged.
     """
     base = _small_options(model) if small else _call_options(model, session_id)
-    return _deep_merge(_deep_merge(base, _wire_fields(model, model.options)), _wire_fields(model, agent_options))
+    return merge_deep(merge_deep(base, _wire_fields(model, model.options)), _wire_fields(model, agent_options))
 
 
 def _call_options(model: ModelInfo, session_id: str | None) -> dict[str, Any]:
@@ -165,14 +166,3 @@ def _wire_fields(model: ModelInfo, options: Mapping[str, Any] | None) -> dict[st
         elif key != "sendReasoning":
             fields[key] = value
     return fields
-
-
-def _deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        current = merged.get(key)
-        if isinstance(current, Mapping) and isinstance(value, Mapping):
-            merged[key] = _deep_merge(current, value)
-        else:
-            merged[key] = value
-    return merged
