@@ -87,7 +87,7 @@ def hello_script(work: Path) -> list[dict[str, Any]]:
 
 
 def tool_session_script(work: Path) -> list[dict[str, Any]]:
-    """20 tool steps (5 reads, 4 globs, 4 greps, 4 edits... mixed) with paths in `work`, then a text answer."""
+    """20 tool steps (5 read, 3 glob, 3 grep, 4 edit, 5 bash, interleaved) on files in `work`, then a text."""
     w = str(work)
     steps = [
         _tool("glob", pattern="**/*.py", path=w),
