@@ -319,12 +319,24 @@ def ripgrep_dir() -> Path | None:
 
 
 class ModelServer:
-    """The oracle's scripted_server.py on a free port, with its recordings in `out`."""
+    """The oracle's scripted_server.py on a free port, with its recordings in `out`.
+
+    Without the oracle (a checkout without ../shared/oracle), Strata's own `ScriptedServer` stands in, in a
+    thread of this process: only Strata is measured then, since OpenCode's runs need the oracle too.
+    """
 
     def __init__(self, script: Sequence[Mapping[str, Any]], out: Path) -> None:
         self.out = out
-        self.port = free_port()
         out.mkdir(parents=True, exist_ok=True)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._fallback: Any = None
+        if not oracle_available():
+            from strata_providers.testing import ScriptedServer
+
+            self._fallback = ScriptedServer(list(script)).__enter__()
+            self.port: int = self._fallback.port
+            return
+        self.port = free_port()
         script_path = out.parent / f"{out.name}.script.json"
         script_path.write_text(json.dumps(list(script)))
         server = ORACLE_DIR / "scripted_server.py"
@@ -341,15 +353,23 @@ class ModelServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def main_requests(self) -> int:
-        return len([p for p in self.out.glob("[0-9][0-9][0-9].json")])
+        """Model requests received so far, title requests left out."""
+        if self._fallback is not None:
+            return len(self._fallback.main_requests)
+        return len(list(self.out.glob("[0-9][0-9][0-9].json")))
 
     def stop(self) -> None:
-        self._proc.terminate()
-        try:
-            self._proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+        if self._fallback is not None:
+            self._fallback.__exit__(None, None, None)
+            self._fallback = None
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
 
 
 @contextmanager

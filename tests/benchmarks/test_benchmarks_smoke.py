@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import prompt_assembly
+from benchmarks import common, prompt_assembly
 from benchmarks.__main__ import command_line, main, report, run_module, update_readme
 from benchmarks.common import (
     Result,
@@ -30,6 +30,8 @@ from benchmarks.opencode_side_by_side import (
     build_project,
     check_edits,
     project_files,
+    run_once,
+    strata_cli,
 )
 
 
@@ -140,3 +142,18 @@ def test_a_saved_run_is_reported_again_without_running(tmp_path: Path, capsys: p
     assert main(["--from-json", str(path)]) == 0
     out = capsys.readouterr().out
     assert "`uv run python -m benchmarks --runs 5`" in out and "| 11.0x |" in out and "| met |" in out
+
+
+@pytest.mark.parametrize("server", ["oracle", "in-process fallback"])
+def test_one_strata_hello_run_against_each_kind_of_server(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cli = strata_cli()
+    if cli is None:
+        pytest.skip("the strata console script is not installed in .venv")
+    if server == "oracle" and not common.oracle_available():
+        pytest.skip("no ../shared/oracle in this checkout")
+    if server != "oracle":
+        monkeypatch.setattr(common, "ORACLE_DIR", tmp_path / "no-oracle")
+    sample = run_once(cli, HELLO)  # raises RunFailed unless it exited 0 having made the scripted call
+    assert sample.returncode == 0 and "Hello!" in sample.stdout
