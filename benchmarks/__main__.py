@@ -245,6 +245,7 @@ def command_line(argv: Sequence[str]) -> str:
 
 def run_all(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     """Run the selected modules; the saved form of a run (what --json writes and --from-json reads)."""
+    quiet_logging()
     if args.wait_quiet:
         wait_for_quiet(args.wait_quiet)
     if args.no_opencode:
@@ -263,7 +264,6 @@ def run_all(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(arguments)
-    quiet_logging()
     saved = json.loads(args.from_json.read_text()) if args.from_json else run_all(args, arguments)
     results = [Result.from_json(row) for row in saved["results"]]
     text = report(results, saved["machine"], saved["command"])
