@@ -389,3 +389,21 @@ def test_empty_text_is_left_alone_without_an_anthropic_signature() -> None:
         (message,) = to_model_messages(history, MODEL)
         assert isinstance(message, llm.AssistantMessage)
         assert [c.text for c in message.content if isinstance(c, TextContent)] == ["", "answer"]
+
+
+def test_conversion_leaves_the_garbage_collector_as_it_found_it() -> None:
+    import gc
+
+    from strata_core.history import to_model_messages
+    from strata_core.llm import ModelInfo
+
+    model = ModelInfo(provider_id="p", id="m")
+    assert gc.isenabled()
+    to_model_messages([], model)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        to_model_messages([], model)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -7,7 +7,9 @@ from the reference (section 6), reproduced exactly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import gc
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeAlias
 
 from attrs import frozen
@@ -221,17 +223,35 @@ def to_model_messages(
     """
     options = _Options(model.ref, strip_media, tool_output_max_chars, media_in_tool_results(model))
     out: list[llm.ModelMessage] = []
-    for message in messages:
-        if not message.parts:
-            continue
-        info = message.info
-        if isinstance(info, m.UserMessage):
-            content = _user_content(message.parts, strip_media)
-            if content:
-                out.append(llm.UserMessage(content=tuple(content)))
-        elif _replayable(info, message.parts):
-            _append_assistant(out, info, message.parts, options)
+    with _cyclic_gc_paused():
+        for message in messages:
+            if not message.parts:
+                continue
+            info = message.info
+            if isinstance(info, m.UserMessage):
+                content = _user_content(message.parts, strip_media)
+                if content:
+                    out.append(llm.UserMessage(content=tuple(content)))
+            elif _replayable(info, message.parts):
+                _append_assistant(out, info, message.parts, options)
     return out
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause CPython's cycle collector while a large history is converted.
+
+    The conversion builds tens of thousands of small objects and no reference cycles, so the collector has
+    nothing to reclaim here; left on, those allocations trigger full collections that rescan the whole loaded
+    session (about half the time of a 10,000-message conversion). Collection resumes, unchanged, afterwards.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _user_content(parts: Sequence[m.Part], strip_media: bool) -> list[llm.UserContent]:
