@@ -17,7 +17,9 @@ after = {
     "enabled_during": during,
     "enabled_after": gc.isenabled(),
     "frozen": gc.get_freeze_count(),
-    "loaded": sorted(m for m in ("pygments", "rich.traceback", "httpx._main", "yaml") if m in sys.modules),
+    "loaded": sorted(
+        m for m in ("pygments", "rich.traceback", "rich.pretty", "httpx._main", "yaml") if m in sys.modules
+    ),
 }
 import httpx, rich.traceback, yaml  # still importable, and httpx still works
 after["httpx_client"] = httpx.AsyncClient.__name__

@@ -6,9 +6,11 @@ A command wraps its first heavy imports (the composition root) in `heavy_imports
   all live until exit, and collecting over and over while they pile up finds nothing (~30 ms);
 - afterwards those objects are frozen (`gc.freeze`), so no later collection scans them again: the turn's own
   collections stay small, and a full one no longer stalls a step for 10-20 ms;
-- optional extras of third-party libraries that Strata never uses are skipped: structlog's rich
-  tracebacks for its console renderer (Strata renders its own log lines) and httpx's command-line client,
-  each of which pulls in rich.traceback, rich.syntax and pygments when rich is installed (~15-20 ms), and
+- optional extras of third-party libraries that Strata never uses are skipped: structlog's rich support
+  (tracebacks and pretty-printed locals for its console renderer and dict tracebacks; Strata renders its own
+  log lines), which pulls in rich.console, rich.pretty, rich.traceback, rich.syntax and pygments (~20 ms;
+  rich itself stays importable for whoever draws on a terminal), httpx's command-line client, which pulls
+  in the same (~15-20 ms), and
   dependency_injector's YAML config loading, which imports PyYAML (~10 ms; Strata's own markdown parsing
   imports it when it first meets a file with frontmatter).
 """
@@ -20,7 +22,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-UNUSED_EXTRAS = ("rich.traceback", "httpx._main", "yaml")
+UNUSED_EXTRAS = ("rich", "rich.traceback", "httpx._main", "yaml")
 """Modules that structlog, httpx and dependency_injector import only if they can; made unimportable while
 those three load."""
 
