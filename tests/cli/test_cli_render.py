@@ -9,7 +9,8 @@ import attrs
 from rich.console import Console
 
 from strata_cli.model_parts import ModelParts
-from strata_cli.render import RunRenderer
+from strata_cli.render import RunRenderer, Segment, markup, plain_text, segments
+from strata_cli.tool_lines import ToolLine
 from strata_core import bus as b
 from strata_core import message as m
 
@@ -90,3 +91,32 @@ def test_only_updates_of_the_sessions_assistant_parts_are_picked_out() -> None:
     assert parts.part_of(mine) == mine.part
     assert parts.part_of(theirs) is None
     assert parts.part_of(b.SessionError(SESSION, m.MessageError("APIError", "no"))) is None
+
+
+PLAIN_CASES: list[list[Segment]] = [
+    [(">", "bold"), " ", "build", " · ", "mock/gpt-4o-mock"],
+    segments(ToolLine("→", "Read sub/notes.txt")),
+    segments(ToolLine("$", "ls -la", failed=True, error="boom: exit 2")),
+    [("Error:", "red bold"), " ", "no key: set MOCK_API_KEY"],
+    [("↻", "yellow"), " ", "rate limited", " — retrying in 2s (attempt 1)"],
+    [("Error:", "red bold"), " ", "a :smile: b"],
+    ["tab\there"],
+    ["x [bold]y[/bold]"],
+    ["ends in a backslash \\"],
+    ["trailing space "],
+    ["https://example.com:8080/x"],
+]
+
+
+def test_plain_status_lines_match_what_rich_prints_off_a_terminal() -> None:
+    """Off a terminal the run renderer writes plain text without rich; where rich could differ it uses rich."""
+    for line in PLAIN_CASES:
+        buffer = io.StringIO()
+        Console(file=buffer, highlight=False, soft_wrap=True).print(markup(line))
+        plain = plain_text(line)
+        assert plain is None or plain + "\n" == buffer.getvalue(), line
+        err = io.StringIO()
+        renderer = RunRenderer(SESSION, Path("/w"), out=io.StringIO(), console=None, err=err)
+        renderer.note(*line)
+        assert err.getvalue() == buffer.getvalue()
+    assert plain_text(PLAIN_CASES[0]) == "> build · mock/gpt-4o-mock"

@@ -7,23 +7,74 @@ written to stderr (with colour when it is a terminal).
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterable
+from itertools import groupby
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from attrs import define, field
-from rich.console import Console
-from rich.markup import escape
 
 from strata_cli.model_parts import ModelParts
 from strata_cli.tool_lines import ToolLine, describe
 from strata_core import bus as b
 from strata_core import message as m
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def error_console() -> Console:
+Segment = str | tuple[str, str]
+"""A piece of a status line: plain text, or (text, rich style)."""
+
+
+def error_console(file: TextIO | None = None) -> Console:
     """The stderr console: colours only on a terminal, and no syntax guessing inside our own lines."""
-    return Console(file=sys.stderr, highlight=False, soft_wrap=True)
+    from rich.console import Console
+
+    return Console(file=file or sys.stderr, highlight=False, soft_wrap=True)
+
+
+def terminal_console() -> Console | None:
+    """`error_console()` when rich would treat stderr as a terminal; None when plain writes print the same."""
+    # rich's own test (Console.is_terminal): TTY_COMPATIBLE, then FORCE_COLOR, then isatty().
+    tty_compatible = os.environ.get("TTY_COMPATIBLE", "")
+    force_color = os.environ.get("FORCE_COLOR")
+    if tty_compatible == "1" or (tty_compatible != "0" and (force_color is not None or _isatty(sys.stderr))):
+        return error_console()
+    return None
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _parts(segments: Iterable[Segment]) -> list[tuple[str, str]]:
+    return [(segment, "") if isinstance(segment, str) else segment for segment in segments]
+
+
+def markup(segments: Iterable[Segment]) -> str:
+    """Rich markup for a status line (its text escaped)."""
+    from rich.markup import escape
+
+    return "".join(f"[{style}]{escape(text)}[/{style}]" if style else escape(text) for text, style in _parts(segments))
+
+
+def plain_text(segments: Iterable[Segment]) -> str | None:
+    """The line as rich prints it off a terminal (no colours, no wrapping), or None when rich might print it
+    differently: emoji codes (`:name:`), control or zero-width characters, tabs, trailing whitespace, and (to
+    be safe) brackets and backslashes, which markup escaping has to round-trip."""
+    parts = _parts(segments)
+    text = "".join(piece for piece, _ in parts)
+    if not text.isprintable() or text != text.rstrip() or "[" in text or "\\" in text:
+        return None
+    for _, run in groupby(parts, key=lambda part: part[1]):
+        if "".join(piece for piece, _ in run).count(":") >= 2:
+            return None
+    return text
 
 
 def tool_line_for(part: m.ToolPart, directory: Path) -> ToolLine | None:
@@ -53,12 +104,17 @@ class FinishedToolLines:
         return line
 
 
+def segments(line: ToolLine) -> list[Segment]:
+    """A tool line's pieces: a dim icon, red when it failed."""
+    if line.failed:
+        detail: list[Segment] = [" ", ("— " + line.error, "dim")] if line.error else []
+        return [("✗", "red"), " ", line.title, *detail]
+    return [(line.icon, "dim"), " ", line.title]
+
+
 def styled(line: ToolLine) -> str:
     """Rich markup for a tool line: a dim icon, red when it failed."""
-    if line.failed:
-        detail = f" [dim]— {escape(line.error)}[/dim]" if line.error else ""
-        return f"[red]✗[/red] {escape(line.title)}{detail}"
-    return f"[dim]{escape(line.icon)}[/dim] {escape(line.title)}"
+    return markup(segments(line))
 
 
 @define
@@ -68,7 +124,8 @@ class RunRenderer:
     session_id: str
     directory: Path
     out: TextIO = field(factory=lambda: sys.stdout)
-    console: Console = field(factory=error_console)
+    console: Console | None = field(factory=terminal_console)
+    err: TextIO = field(factory=lambda: sys.stderr)
     _model_parts: ModelParts = field(init=False)
     _tool_lines: FinishedToolLines = field(init=False)
     _written: dict[str, int] = field(factory=dict, init=False)
@@ -84,7 +141,7 @@ class RunRenderer:
         return FinishedToolLines(self.directory)
 
     def header(self, agent: str, model: str) -> None:
-        self.console.print(f"[bold]>[/bold] {escape(agent)} · {escape(model)}")
+        self.note((">", "bold"), " ", agent, " · ", model)
 
     def handle(self, event: b.BusEvent) -> None:
         part = self._model_parts.part_of(event)
@@ -92,18 +149,27 @@ class RunRenderer:
             self._part(part)
         elif isinstance(event, b.RetryScheduled):
             if event.session_id == self.session_id:
-                self.note(f"[yellow]↻[/yellow] {escape(event.message)} — retrying in {event.delay:.0f}s "
-                          f"(attempt {event.attempt})")
+                self.note(("↻", "yellow"), " ", event.message,
+                          f" — retrying in {event.delay:.0f}s (attempt {event.attempt})")
         elif isinstance(event, b.SessionError) and event.session_id == self.session_id:
             self.error(event.error.message)
 
-    def note(self, markup: str) -> None:
-        """A status line on stderr, after ending any half-written line of answer text."""
+    def note(self, *line: Segment) -> None:
+        """A status line on stderr, after ending any half-written line of answer text.
+
+        Off a terminal it is written as plain text, without loading rich, whenever that prints the same."""
         self._end_line()
-        self.console.print(markup)
+        plain = plain_text(line) if self.console is None else None
+        if plain is not None:
+            self.err.write(plain + "\n")
+            self.err.flush()
+            return
+        if self.console is None:
+            self.console = error_console(self.err)
+        self.console.print(markup(line))
 
     def error(self, message: str) -> None:
-        self.note(f"[red bold]Error:[/red bold] {escape(message)}")
+        self.note(("Error:", "red bold"), " ", message)
 
     def finish(self) -> None:
         self._end_line()
@@ -114,7 +180,7 @@ class RunRenderer:
         elif isinstance(part, m.ToolPart):
             line = self._tool_lines.first(part)
             if line is not None:
-                self.note(styled(line))
+                self.note(*segments(line))
 
     def _text(self, part: m.TextPart) -> None:
         # Write what is new since last time, whether or not the update carried a delta.

@@ -119,7 +119,7 @@ async def _turn(
     else:
         renderer.finish()
         if code == EXIT_INTERRUPTED:
-            renderer.note("[yellow]Interrupted.[/yellow]")
+            renderer.note(("Interrupted.", "yellow"))
         elif refusals:
             renderer.error(str(refusals[0]))
     return code
