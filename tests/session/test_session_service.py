@@ -170,3 +170,9 @@ async def test_an_export_imports_back_unchanged_after_the_session_is_deleted(sto
     assert result.info == info and result.warnings == ()
     assert (result.messages, result.parts) == (4, 4)
     assert await svc.messages(info.id) == before
+
+
+def test_version_is_the_installed_package_version_read_without_importlib_metadata() -> None:
+    from importlib import metadata
+
+    assert f"strata/{metadata.version('strata-core')}" == VERSION
