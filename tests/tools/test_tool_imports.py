@@ -9,7 +9,13 @@ import subprocess
 import sys
 
 LAZY_PACKAGES = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec", "tree_sitter")
-LAZY_MODULES = ("strata_core.tool.shell_parse", "strata_core.tool.shell_process", "strata_core.tool.patch")
+LAZY_MODULES = (
+    "strata_core.tool.shell_parse",
+    "strata_core.tool.shell_process",
+    "strata_core.tool.patch",
+    "strata_core.tool.html_text",
+    "html.parser",
+)
 
 
 def test_loading_the_builtin_tools_and_the_processor_imports_no_tool_only_dependency() -> None:
