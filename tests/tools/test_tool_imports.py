@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-LAZY_PACKAGES = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec", "tree_sitter")
+LAZY_PACKAGES = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec", "tree_sitter", "wcmatch")
 LAZY_MODULES = (
     "strata_core.tool.shell_parse",
     "strata_core.tool.shell_process",

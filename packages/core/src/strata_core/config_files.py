@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from wcmatch import glob
 
 from strata_core.markdown import MarkdownFrontmatterError, parse_markdown
 from strata_core.merge import merge_deep
@@ -265,8 +264,6 @@ def permission_object(value: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------------------
 # Markdown agents: `{agent,agents}/**/*.md` and the deprecated `{mode,modes}/*.md` of a config directory.
 
-_GLOB_FLAGS = glob.GLOBSTAR | glob.DOTGLOB | glob.FOLLOW | glob.BRACE
-
 
 def read_markdown_agents(directory: Path) -> dict[str, dict[str, Any]]:
     """Agent entries from the directory's markdown agents; a nested file keeps its path, e.g. `team/reviewer`."""
@@ -282,7 +279,10 @@ def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str,
     if not directory.is_dir():
         return {}
     entries: dict[str, dict[str, Any]] = {}
-    for relative in sorted(glob.glob(pattern, flags=_GLOB_FLAGS, root_dir=str(directory))):
+    from wcmatch import glob  # wcmatch: ~6 ms to import, only when there is something to glob
+
+    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.FOLLOW | glob.BRACE
+    for relative in sorted(glob.glob(pattern, flags=flags, root_dir=str(directory))):
         path = directory / relative
         try:
             document = parse_markdown(path)
