@@ -3,34 +3,20 @@
 from __future__ import annotations
 
 import ssl
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from loopback_text_server import LoopbackTextServer
 
 from strata_core import http
 
 
 @pytest.fixture
 def plain_server() -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("content-length", "2")
-            self.end_headers()
-            self.wfile.write(b"ok")
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    server = LoopbackTextServer(lambda path: (200, "ok"))
+    yield server.url("/")
+    server.close()
 
 
 def test_clients_share_one_verifying_tls_context() -> None:

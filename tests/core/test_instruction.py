@@ -5,12 +5,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from loopback_text_server import LoopbackTextServer
 from structlog.testing import capture_logs
 
 from strata_core import instruction as instruction_module
@@ -245,43 +245,14 @@ async def test_files_are_read_at_most_eight_at_once(setup: Setup, monkeypatch: p
 # --- URLs -----------------------------------------------------------------------------------------------
 
 
-class RuleServer:
-    """A real loopback HTTP server: `/fast`, `/empty`, `/fail` (500) and `/hang` (never answers in time)."""
-
-    def __init__(self) -> None:
-        release = self.release = threading.Event()
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                if self.path == "/hang":
-                    release.wait(30)
-                status, body = {"/fast": (200, "Remote rule"), "/empty": (200, "")}.get(self.path, (500, "boom"))
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body.encode())
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.server.block_on_close = False
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-
-    def close(self) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+def _rule(path: str) -> tuple[int, str]:
+    return {"/fast": (200, "Remote rule"), "/empty": (200, "")}.get(path, (500, "boom"))
 
 
 @pytest.fixture
-def rule_server() -> Iterator[RuleServer]:
-    server = RuleServer()
+def rule_server() -> Iterator[LoopbackTextServer]:
+    """`/fast`, `/empty`, `/fail` (500) and `/hang` (never answers in time)."""
+    server = LoopbackTextServer(_rule, hangs=lambda path: path == "/hang")
     yield server
     server.close()
 
@@ -289,7 +260,7 @@ def rule_server() -> Iterator[RuleServer]:
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_urls_load_after_files_and_failing_or_hanging_urls_are_skipped_within_the_timeout(
-    setup: Setup, rule_server: RuleServer
+    setup: Setup, rule_server: LoopbackTextServer
 ) -> None:
     project = write(setup.repo / "AGENTS.md", "project")
     fast, failing, hanging, empty = (rule_server.url(p) for p in ("/fast", "/fail", "/hang", "/empty"))

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback_text_server import LoopbackTextServer
 from structlog.testing import capture_logs
 
 from strata_core.config import ConfigService
@@ -133,40 +132,15 @@ async def test_skill_paths_expand_home_and_warn_about_missing_dirs(setup: Setup)
     assert {"event": "skill path not found", "path": str(setup.repo / "nowhere"), "log_level": "warning"} in logs
 
 
-class SkillServer:
-    """A real loopback skill server: `/pack/index.json` and the files it lists; counts every request."""
-
-    def __init__(self, index: Any) -> None:
-        files = {
-            "/pack/index.json": json.dumps(index),
-            "/pack/remote/SKILL.md": "---\nname: remote\ndescription: From the server.\n---\nRemote body.\n",
-            "/pack/remote/ref/notes.md": "notes",
-            "/pack/nofile/README.md": "readme",
-        }
-        self.requests: list[str] = []
-        requests = self.requests
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                requests.append(self.path)
-                body = files.get(self.path)
-                self.send_response(200 if body is not None else 404)
-                payload = (body or "missing").encode()
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/pack"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+def serve_skill_pack(index: Any) -> LoopbackTextServer:
+    """A real loopback skill server: `/pack/index.json` and the files it lists; records every request."""
+    files = {
+        "/pack/index.json": json.dumps(index),
+        "/pack/remote/SKILL.md": "---\nname: remote\ndescription: From the server.\n---\nRemote body.\n",
+        "/pack/remote/ref/notes.md": "notes",
+        "/pack/nofile/README.md": "readme",
+    }
+    return LoopbackTextServer(lambda path: (200, files[path]) if path in files else (404, "missing"))
 
 
 INDEX = {
@@ -182,15 +156,17 @@ INDEX = {
 
 
 @pytest.fixture
-def skill_server() -> Iterator[SkillServer]:
-    server = SkillServer(INDEX)
+def skill_server() -> Iterator[LoopbackTextServer]:
+    server = serve_skill_pack(INDEX)
     yield server
     server.close()
 
 
 @pytest.mark.anyio
-async def test_skill_urls_download_listed_skills_into_the_cache_once(setup: Setup, skill_server: SkillServer) -> None:
-    setup.config({"skills": {"urls": [skill_server.url]}})
+async def test_skill_urls_download_listed_skills_into_the_cache_once(
+    setup: Setup, skill_server: LoopbackTextServer
+) -> None:
+    setup.config({"skills": {"urls": [skill_server.url("/pack")]}})
     remote = await setup.service().get("remote")
     cache = setup.home / ".cache" / "strata" / "skills"
     assert remote is not None
@@ -205,9 +181,9 @@ async def test_skill_urls_download_listed_skills_into_the_cache_once(setup: Setu
 
 @pytest.mark.anyio
 async def test_a_skill_server_that_is_down_or_serves_garbage_costs_only_its_skills(setup: Setup) -> None:
-    server = SkillServer("not an index")
+    server = serve_skill_pack("not an index")
     try:
-        setup.config({"skills": {"urls": [server.url, "http://127.0.0.1:1/none"]}})
+        setup.config({"skills": {"urls": [server.url("/pack"), "http://127.0.0.1:1/none"]}})
         with capture_logs() as logs:
             assert await setup.names() == [BUILTIN_SKILL_NAME]
     finally:

@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
+from loopback_text_server import LoopbackTextServer
 
 from strata_core.agent import AgentInfo, AgentService
 from strata_core.config import ConfigService
@@ -213,41 +211,16 @@ def test_an_empty_agent_prompt_falls_back_to_the_provider_prompt() -> None:
 # --- the service against real files, compared with OpenCode's recorded requests -------------------------
 
 
-class InstructionServer:
-    """Serves the URL fixture's rules: `/instructions/team`, a slow one and a 404."""
-
-    def __init__(self) -> None:
-        release = self.release = threading.Event()
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                if self.path.startswith("/instructions/slow"):
-                    release.wait(30)
-                found = self.path.startswith("/instructions/")
-                body = f"Remote rule {self.path.split('/')[-1].split('?')[0]}" if found else "not found"
-                self.send_response(200 if found else 404)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body.encode())
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.server.block_on_close = False
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.port = self.server.server_address[1]
-
-    def close(self) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+def _fixture_rule(path: str) -> tuple[int, str]:
+    """The URL fixture's rules: `/instructions/NAME` answers `Remote rule NAME`; anything else is a 404."""
+    if path.startswith("/instructions/"):
+        return 200, f"Remote rule {path.split('/')[-1].split('?')[0]}"
+    return 404, "not found"
 
 
 @pytest.fixture
-def instruction_server() -> Iterator[InstructionServer]:
-    server = InstructionServer()
+def instruction_server() -> Iterator[LoopbackTextServer]:
+    server = LoopbackTextServer(_fixture_rule, hangs=lambda path: path.startswith("/instructions/slow"))
     yield server
     server.close()
 
@@ -314,7 +287,7 @@ async def test_everything_after_the_provider_prompt_matches_opencodes_recorded_r
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_url_fixture_matches_opencodes_recorded_request(
-    tmp_path: Path, instruction_server: InstructionServer
+    tmp_path: Path, instruction_server: LoopbackTextServer
 ) -> None:
     text, replacements = await build_for_fixture(tmp_path, "urls", "gemini-2.5-pro-mock", instruction_server.port)
     assert after_provider_prompt(text) == expected_from_capture("urls", replacements)
