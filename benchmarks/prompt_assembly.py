@@ -20,14 +20,14 @@ from pathlib import Path
 from attrs import frozen
 
 from benchmarks.common import Result, UrlServer, at_most, atime_runs, median, run_async, url_server, write_files
-from strata_core.agent import AgentService
-from strata_core.config import ConfigService
-from strata_core.instruction import URL_TIMEOUT_SECONDS, InstructionService
+from strata_core.config.paths import StrataPaths
+from strata_core.config.service import ConfigService
+from strata_core.context.agent import AgentService
+from strata_core.context.instruction import URL_TIMEOUT_SECONDS, InstructionService
+from strata_core.context.project import ProjectService
+from strata_core.context.skill import SkillService
 from strata_core.llm import ModelInfo
-from strata_core.paths import StrataPaths
-from strata_core.project import ProjectService
-from strata_core.skill import SkillService
-from strata_core.system_prompt import AssembledSystemPrompt, SystemPromptService
+from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptService
 
 NESTED_DEPTH = 4
 """Directories between the worktree and the working directory; each level has an AGENTS.md."""

@@ -37,12 +37,12 @@ import anyio
 from dependency_injector import providers
 
 from benchmarks.common import Result, at_most, median
-from strata_core.config import ConfigInfo
+from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
-from strata_core.prompt_input import PromptRequest, TextInput
+from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.runtime import open_runtime
-from strata_core.tool.base import Tool, ToolContext, ToolResult, ToolTarget
-from strata_core.tool.defaults import builtin_tools
+from strata_core.tool.builtin.defaults import builtin_tools
+from strata_core.tool.contract import Tool, ToolContext, ToolResult, ToolTarget
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
 

@@ -28,13 +28,13 @@ import httpx
 
 from benchmarks.common import Result, at_least, median
 from strata_core.http import make_client
-from strata_core.llm import LanguageModel, ModelInfo, ModelRequest, TextContent, UserMessage
+from strata_core.llm import LanguageModel, ModelInfo, ModelRequest, TextContent, UserModelMessage
 from strata_providers import AnthropicMessagesModel, Endpoint, OpenAIChatModel
 from strata_providers.testing import ScriptedServer
 
 TARGET_EVENTS_PER_SECOND = 50_000
 Wire = Literal["chat", "messages"]
-REQUEST = ModelRequest(system=("benchmark",), messages=(UserMessage((TextContent("go"),)),))
+REQUEST = ModelRequest(system=("benchmark",), messages=(UserModelMessage((TextContent("go"),)),))
 
 
 def text_turn(events: int) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import pytest
 
 from strata_cli.errors import EXIT_FAILURE, EXIT_INTERNAL, CliError, describe, report
 from strata_core.llm import AuthenticationError, ModelNotFoundError, TransportError
-from strata_core.permission import NoResponderError
+from strata_core.permission.rules import NoResponderError
 from strata_core.session.store import SessionNotFoundError
 
 

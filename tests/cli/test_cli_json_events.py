@@ -47,8 +47,12 @@ def test_every_line_carries_type_timestamp_and_session() -> None:
     writer.finish(ok=True)
     first, last = _parsed(lines)
     assert first == {
-        "type": "session", "timestamp": 42, "sessionID": SESSION,
-        "agent": "build", "model": "mock/gpt-4o-mock", "title": "New session",
+        "type": "session",
+        "timestamp": 42,
+        "sessionID": SESSION,
+        "agent": "build",
+        "model": "mock/gpt-4o-mock",
+        "title": "New session",
     }
     assert last == {"type": "done", "timestamp": 42, "sessionID": SESSION, "ok": True, "finish": None}
 
@@ -73,12 +77,20 @@ def test_tool_use_is_printed_when_the_call_finishes_and_step_finish_sets_done() 
     writer, lines = _writer()
     writer.handle(b.MessageUpdated(_assistant()))
     running = m.ToolPart(
-        id="prt_t", session_id=SESSION, message_id="msg_2", call_id="c1", tool="read",
+        id="prt_t",
+        session_id=SESSION,
+        message_id="msg_2",
+        call_id="c1",
+        tool="read",
         state=m.ToolStateRunning(input={"filePath": "/w/a"}, time=m.PartTime(start=1)),
     )
     writer.handle(b.PartUpdated(running))
     failed = m.ToolPart(
-        id="prt_t", session_id=SESSION, message_id="msg_2", call_id="c1", tool="read",
+        id="prt_t",
+        session_id=SESSION,
+        message_id="msg_2",
+        call_id="c1",
+        tool="read",
         state=m.ToolStateError(input={"filePath": "/w/a"}, error="File not found", time=m.PartTime(1, 2)),
     )
     writer.handle(b.PartUpdated(failed))
@@ -105,10 +117,15 @@ def test_errors_retries_and_other_sessions() -> None:
     writer, lines = _writer()
     writer.handle(b.SessionError(SESSION, m.MessageError("APIError", "boom", {"status": 500})))
     writer.handle(b.SessionError("ses_other", m.MessageError("APIError", "not ours")))
-    writer.handle(b.RetryScheduled(SESSION, attempt=1, delay=2.0, message="rate limited"))
+    writer.handle(b.SessionRetry(SESSION, attempt=1, delay=2.0, message="rate limited"))
     events = _parsed(lines)
     assert events[0]["error"] == {"name": "APIError", "message": "boom", "data": {"status": 500}}
     assert events[1] == {
-        "type": "retry", "timestamp": 42, "sessionID": SESSION, "attempt": 1, "delay": 2.0, "message": "rate limited"
+        "type": "retry",
+        "timestamp": 42,
+        "sessionID": SESSION,
+        "attempt": 1,
+        "delay": 2.0,
+        "message": "rate limited",
     }
     assert len(events) == 2

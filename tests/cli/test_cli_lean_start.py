@@ -23,7 +23,7 @@ after = {
 }
 import httpx, rich.traceback, yaml  # still importable, and httpx still works
 after["httpx_client"] = httpx.AsyncClient.__name__
-from strata_core.markdown import parse_markdown_text  # frontmatter parsing imports PyYAML when first needed
+from strata_core.context.markdown import parse_markdown_text  # frontmatter parsing imports PyYAML when first needed
 after["frontmatter"] = dict(parse_markdown_text("---\\nname: x\\n---\\nbody", None).data)
 print(json.dumps(after))
 """

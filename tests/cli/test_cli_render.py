@@ -25,8 +25,15 @@ def _renderer() -> tuple[RunRenderer, io.StringIO, io.StringIO]:
 
 def _assistant() -> m.AssistantMessage:
     return m.AssistantMessage(
-        id="msg_2", session_id=SESSION, parent_id="msg_1", time=m.MessageTime(created=1), model_id="x",
-        provider_id="p", mode="build", agent="build", path=m.PathInfo(cwd="/w", root="/w"),
+        id="msg_2",
+        session_id=SESSION,
+        parent_id="msg_1",
+        time=m.MessageTime(created=1),
+        model_id="x",
+        provider_id="p",
+        mode="build",
+        agent="build",
+        path=m.PathInfo(cwd="/w", root="/w"),
     )
 
 
@@ -57,7 +64,10 @@ def test_a_tool_line_goes_to_stderr_once_and_ends_a_half_written_line() -> None:
     renderer.handle(_text("Reading"))
     renderer.handle(_tool(m.ToolStateRunning(input={"filePath": "/w/sub/notes.txt"}, time=m.PartTime(1))))
     done = m.ToolStateCompleted(
-        input={"filePath": "/w/sub/notes.txt"}, output="...", title="sub/notes.txt", metadata={},
+        input={"filePath": "/w/sub/notes.txt"},
+        output="...",
+        title="sub/notes.txt",
+        metadata={},
         time=m.ToolCompletedTime(start=1, end=2),
     )
     renderer.handle(_tool(done))

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from strata_core.config import ConfigError, ConfigInfo, ConfigService
-from strata_core.paths import StrataPaths
-from strata_core.project import ProjectService
+from strata_core.config.paths import StrataPaths
+from strata_core.config.service import ConfigError, ConfigInfo, ConfigService
+from strata_core.context.project import ProjectService
 
 
 class Setup:

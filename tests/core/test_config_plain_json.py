@@ -7,7 +7,7 @@ from pathlib import Path
 import json5
 import pytest
 
-from strata_core.config_files import ConfigError, parse_jsonc
+from strata_core.config.files import ConfigError, parse_jsonc
 
 SOURCE = Path("/project/opencode.json")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from strata_core.flags import env_flag
-from strata_core.overflow import compaction_settings
+from strata_core.config.flags import env_flag
+from strata_core.engine.overflow import compaction_settings
 
 
 @pytest.mark.parametrize("value", ["1", "true", "TRUE", " True "])

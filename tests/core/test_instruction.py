@@ -13,9 +13,11 @@ import pytest
 from loopback_text_server import LoopbackTextServer
 from structlog.testing import capture_logs
 
-from strata_core import instruction as instruction_module
-from strata_core.config import ConfigService
-from strata_core.instruction import InstructionBlock, InstructionService
+from strata_core.config.paths import StrataPaths
+from strata_core.config.service import ConfigService
+from strata_core.context import instruction as instruction_module
+from strata_core.context.instruction import InstructionBlock, InstructionService
+from strata_core.context.project import ProjectService
 from strata_core.message import (
     AssistantMessage,
     MessageTime,
@@ -25,8 +27,6 @@ from strata_core.message import (
     ToolPart,
     ToolStateCompleted,
 )
-from strata_core.paths import StrataPaths
-from strata_core.project import ProjectService
 
 
 def write(path: Path, text: str) -> Path:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from strata_core.config.paths import StrataPaths
+from strata_core.context.project import ProjectInfo
 from strata_core.message import (
     AssistantMessage,
     MessageTime,
@@ -16,10 +18,7 @@ from strata_core.message import (
     TextPart,
     UserMessage,
 )
-from strata_core.paths import StrataPaths
-from strata_core.project import ProjectInfo
-from strata_core.prompt_files import read_prompt
-from strata_core.reminders import (
+from strata_core.prompt.reminders import (
     STRUCTURED_OUTPUT_SYSTEM_PROMPT,
     apply_plan_mode,
     apply_reminders,
@@ -34,6 +33,7 @@ from strata_core.reminders import (
     structured_output_tool_description,
     wrap_queued_user_messages,
 )
+from strata_core.prompt.texts import read_prompt
 
 
 def user(id: str, *texts: str, agent: str = "build") -> MessageWithParts:

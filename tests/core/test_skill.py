@@ -11,11 +11,10 @@ import pytest
 from loopback_text_server import LoopbackTextServer
 from structlog.testing import capture_logs
 
-from strata_core.config import ConfigService
-from strata_core.paths import StrataPaths
-from strata_core.permission import Rule, from_config
-from strata_core.project import ProjectService
-from strata_core.skill import (
+from strata_core.config.paths import StrataPaths
+from strata_core.config.service import ConfigService
+from strata_core.context.project import ProjectService
+from strata_core.context.skill import (
     BUILTIN_LOCATION,
     BUILTIN_SKILL_NAME,
     NO_SKILLS,
@@ -25,6 +24,7 @@ from strata_core.skill import (
     format_skills_markdown,
     format_skills_xml,
 )
+from strata_core.permission.rules import Rule, from_config
 
 
 def skill_file(root: Path, name: str, description: str | None = "Does things.", *, folder: str | None = None) -> Path:

@@ -13,17 +13,16 @@ import anyio
 import pytest
 from loopback_text_server import LoopbackTextServer
 
-from strata_core.agent import AgentInfo, AgentService
-from strata_core.config import ConfigService
-from strata_core.instruction import InstructionBlock, InstructionService
+from strata_core.config.paths import StrataPaths
+from strata_core.config.service import ConfigService
+from strata_core.context.agent import AgentInfo, AgentService
+from strata_core.context.instruction import InstructionBlock, InstructionService
+from strata_core.context.project import ProjectInfo, ProjectService
+from strata_core.context.skill import BUILTIN_LOCATION, SkillInfo, SkillService
 from strata_core.llm import ModelInfo
-from strata_core.paths import StrataPaths
-from strata_core.permission import Rule, from_config
-from strata_core.project import ProjectInfo, ProjectService
-from strata_core.prompt_files import read_prompt
-from strata_core.reminders import STRUCTURED_OUTPUT_SYSTEM_PROMPT
-from strata_core.skill import BUILTIN_LOCATION, SkillInfo, SkillService
-from strata_core.system_prompt import (
+from strata_core.permission.rules import Rule, from_config
+from strata_core.prompt.reminders import STRUCTURED_OUTPUT_SYSTEM_PROMPT
+from strata_core.prompt.system import (
     SKILLS_INTRO,
     SystemPromptParts,
     SystemPromptService,
@@ -33,6 +32,7 @@ from strata_core.system_prompt import (
     provider_prompt_family,
     skills_block,
 )
+from strata_core.prompt.texts import read_prompt
 
 FIXTURES = Path(__file__).parent.parent / "oracle_fixtures"
 TODAY = date(2026, 12, 1)

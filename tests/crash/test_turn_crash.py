@@ -21,7 +21,7 @@ import anyio
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from strata_core.prompt_input import PromptRequest, TextInput
+from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.runtime import open_runtime
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters

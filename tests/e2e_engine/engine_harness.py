@@ -13,10 +13,10 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
-from strata_core.config import ConfigInfo
+from strata_core.config.service import ConfigInfo
+from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.message import MessageWithParts, TextPart, ToolPart
-from strata_core.permission_flow import PermissionMode
-from strata_core.prompt_input import PromptRequest, TextInput
+from strata_core.permission.flow import PermissionMode
 from strata_core.runtime import Runtime, open_runtime
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters

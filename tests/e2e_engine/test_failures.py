@@ -8,7 +8,7 @@ import anyio
 import pytest
 from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results
 
-from strata_core.bus import PartUpdated, RetryScheduled
+from strata_core.bus import PartUpdated, SessionRetry
 from strata_core.message import ABORTED_ERROR, AssistantMessage, RetryPart, ToolPart, ToolStateError, ToolStateRunning
 
 
@@ -19,7 +19,7 @@ async def test_a_rate_limit_is_retried_then_succeeds(project: Path, env: dict[st
         session = await runtime.sessions.create()
         async with runtime.bus.subscribe() as events:
             answer = await runtime.loop.prompt(ask(session.id, "hi"))
-            retries = [e for e in _drain(events) if isinstance(e, RetryScheduled)]
+            retries = [e for e in _drain(events) if isinstance(e, SessionRetry)]
     assert len(server.main_requests) == 2
     assert server.main_requests[0].body == server.main_requests[1].body
     assert texts(answer) == ["Made it."]

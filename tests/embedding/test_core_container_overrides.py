@@ -9,8 +9,8 @@ import pytest
 from dependency_injector import providers
 
 from strata_core.container import CoreContainer
+from strata_core.context.project import ProjectInfo
 from strata_core.llm import ModelInfo
-from strata_core.project import ProjectInfo
 from strata_core.session.memory_store import MemorySessionStore
 
 

@@ -13,7 +13,7 @@ from attrs import define, field
 
 from strata_core import llm
 from strata_core.message import AssistantMessage, MessageTime, PathInfo
-from strata_core.tool.base import ToolContext, ToolResult, ToolTarget
+from strata_core.tool.contract import ToolContext, ToolResult, ToolTarget
 from strata_core.tool.runner import ToolCallOutcome, run_call
 
 HANG = object()

@@ -8,15 +8,17 @@ import pytest
 from engine_fakes import FakeAgents, FakeModel, FakeResolver, HistoryBuilder, plain_executor, text_step
 
 from strata_core import llm
-from strata_core.agent import AgentInfo
 from strata_core.bus import Bus, SessionCompacted
-from strata_core.compaction import (
+from strata_core.context.agent import AgentInfo
+from strata_core.engine.compaction import (
     CONTINUE_TEXT,
     NEW_ANCHOR,
     SESSION_TOO_LARGE,
     CompactionService,
     select_tail,
 )
+from strata_core.engine.overflow import CompactionSettings, compaction_settings
+from strata_core.engine.processor import Processor
 from strata_core.history import filter_compacted
 from strata_core.message import (
     AssistantMessage,
@@ -30,10 +32,8 @@ from strata_core.message import (
     ToolStateCompleted,
     UserMessage,
 )
-from strata_core.overflow import CompactionSettings, compaction_settings
-from strata_core.permission_flow import PermissionFlow
-from strata_core.processor import Processor
-from strata_core.prompt_files import read_prompt
+from strata_core.permission.flow import PermissionFlow
+from strata_core.prompt.texts import read_prompt
 from strata_core.session.memory_store import MemorySessionStore
 
 COMPACTION = AgentInfo(name="compaction", mode="primary", permission=(), hidden=True, prompt="You summarise sessions.")
@@ -107,12 +107,12 @@ async def test_manual_compaction_summarises_everything_without_a_tail(store: Mem
     (request,) = model.requests
     assert request.system == ("You summarise sessions.",) and request.tools == ()
     last = request.messages[-1]
-    assert isinstance(last, llm.UserMessage)
+    assert isinstance(last, llm.UserModelMessage)
     prompt = last.content[0]
     assert isinstance(prompt, llm.TextContent)
     assert prompt.text == NEW_ANCHOR + "\n\n" + read_prompt("compaction/summary_template.txt")
     tool_message = request.messages[2]
-    assert isinstance(tool_message, llm.ToolMessage)
+    assert isinstance(tool_message, llm.ToolModelMessage)
     assert tool_message.content[0].output.text.endswith("[Tool output truncated for compaction: omitted 3000 chars]")
     messages = await store.messages("ses_1")
     summary = messages[-1].info
@@ -141,7 +141,7 @@ async def test_auto_compaction_keeps_the_recent_tail_and_adds_the_continue_messa
     sent = [
         c.text
         for m in request.messages
-        if isinstance(m, llm.UserMessage)
+        if isinstance(m, llm.UserModelMessage)
         for c in m.content
         if isinstance(c, llm.TextContent)
     ]
@@ -177,7 +177,7 @@ async def test_a_second_compaction_is_anchored_on_the_previous_summary(store: Me
     await _process(store, service, model, CompactionSettings(tail_turns=0))
     sent = model.requests[0].messages
     prompt = sent[-1]
-    assert isinstance(prompt, llm.UserMessage) and isinstance(prompt.content[0], llm.TextContent)
+    assert isinstance(prompt, llm.UserModelMessage) and isinstance(prompt.content[0], llm.TextContent)
     assert "<previous-summary>\nFIRST SUMMARY\n</previous-summary>" in prompt.content[0].text
     # The old request/summary pair is not in the summarised history itself.
     assert all("What did we do so far?" not in str(m) for m in sent[:-1])

@@ -11,7 +11,7 @@ from dependency_injector import providers
 from engine_fakes import FakeResolver
 
 from strata_core.container import CoreContainer
-from strata_core.loop import SessionLoop
+from strata_core.engine.loop import SessionLoop
 from strata_core.runtime import open_runtime
 from strata_core.session.memory_store import MemorySessionStore
 from strata_providers.testing import ScriptedModel

@@ -13,8 +13,9 @@ from engine_fakes import FakeResolver
 
 from strata_core import llm
 from strata_core.bus import BusEvent, PartUpdated
+from strata_core.engine.loop import turn_finished
+from strata_core.engine.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
 from strata_core.history import latest
-from strata_core.loop import turn_finished
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,
@@ -26,7 +27,6 @@ from strata_core.message import (
     ToolStateError,
     ToolStateRunning,
 )
-from strata_core.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
 from strata_core.runtime import Runtime, open_runtime
 from strata_providers.testing import ScriptedModel
 
@@ -72,7 +72,7 @@ def _user_texts(request: llm.ModelRequest) -> list[str]:
     return [
         c.text
         for m in request.messages
-        if isinstance(m, llm.UserMessage)
+        if isinstance(m, llm.UserModelMessage)
         for c in m.content
         if isinstance(c, llm.TextContent)
     ]
@@ -105,7 +105,7 @@ async def test_tool_calls_keep_the_loop_going_until_a_final_answer(project: Path
         assert _texts(answer) == ["The notes say alpha and beta."]
     second = model.main_requests[1]
     tool_message = second.messages[-1]
-    assert isinstance(tool_message, llm.ToolMessage)
+    assert isinstance(tool_message, llm.ToolModelMessage)
     assert "1: alpha" in tool_message.content[0].output.text
 
 
@@ -172,7 +172,7 @@ async def test_cancel_aborts_the_turn_and_the_next_prompt_continues(project: Pat
         assert _texts(answer) == ["Fine, stopped."]
     # The interrupted call still reaches the model, with a result, so the history stays valid.
     resumed = model.main_requests[1]
-    results = [m for m in resumed.messages if isinstance(m, llm.ToolMessage)]
+    results = [m for m in resumed.messages if isinstance(m, llm.ToolModelMessage)]
     assert len(results) == 1
 
 
@@ -186,7 +186,7 @@ async def test_the_step_limit_adds_the_wrap_up_prefill_but_keeps_tools(project: 
     first, second = model.main_requests
     for request in (first, second):
         prefill = request.messages[-1]
-        assert isinstance(prefill, llm.AssistantMessage)
+        assert isinstance(prefill, llm.AssistantModelMessage)
         assert isinstance(prefill.content[0], llm.TextContent) and "STEP LIMIT" in prefill.content[0].text
         assert request.tools
 

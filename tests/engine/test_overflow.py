@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from strata_core.engine.overflow import (
+    CompactionSettings,
+    estimate_tokens,
+    is_overflow,
+    max_output_tokens,
+    usable_context,
+)
 from strata_core.llm import ModelLimits
 from strata_core.message import Tokens
-from strata_core.overflow import CompactionSettings, estimate_tokens, is_overflow, max_output_tokens, usable_context
 
 
 def test_max_output_tokens_is_capped_and_defaults_to_the_cap() -> None:

@@ -9,7 +9,8 @@ import pytest
 from anyio.abc import TaskGroup
 
 from strata_core.bus import Bus, BusEvent, PermissionAsked, PermissionReplied, PermissionRequest
-from strata_core.permission import (
+from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.rules import (
     CorrectedError,
     DeniedError,
     NoResponderError,
@@ -18,7 +19,6 @@ from strata_core.permission import (
     Rule,
     Ruleset,
 )
-from strata_core.permission_flow import PermissionFlow
 
 ASK_BASH: Ruleset = (Rule("*", "*", "allow"), Rule("bash", "*", "ask"), Rule("bash", "rm *", "deny"))
 

@@ -10,7 +10,9 @@ import pytest
 from engine_fakes import HANG, FakeModel, FuncTool, assistant, plain_executor, text_step, tool_context, tool_step
 
 from strata_core import llm, serialization
-from strata_core.bus import Bus, BusEvent, PermissionAsked, RetryScheduled, SessionError
+from strata_core.bus import Bus, BusEvent, PermissionAsked, SessionError, SessionRetry
+from strata_core.engine.overflow import CompactionSettings
+from strata_core.engine.processor import Processor, StepInput, StepResult
 from strata_core.message import (
     ABORTED_ERROR,
     MessageWithParts,
@@ -23,12 +25,10 @@ from strata_core.message import (
     ToolStateCompleted,
     ToolStateError,
 )
-from strata_core.overflow import CompactionSettings
-from strata_core.permission import RejectedError, Rule
-from strata_core.permission_flow import PermissionFlow, PermissionMode
-from strata_core.processor import Processor, StepInput, StepResult
+from strata_core.permission.flow import PermissionFlow, PermissionMode
+from strata_core.permission.rules import RejectedError, Rule
 from strata_core.session.memory_store import MemorySessionStore
-from strata_core.tool.base import Tool, ToolContext, ToolFailure, ToolResult
+from strata_core.tool.contract import Tool, ToolContext, ToolFailure, ToolResult
 
 
 @pytest.fixture
@@ -250,7 +250,7 @@ async def test_a_scheduled_retry_becomes_a_retry_part_and_an_event(store: Memory
     assert result == "continue"
     retry_part = stored.parts[0]
     assert isinstance(retry_part, RetryPart) and retry_part.attempt == 1 and retry_part.error.name == "APIError"
-    assert RetryScheduled("ses_1", 1, 2.0, "Rate limited") in published
+    assert SessionRetry("ses_1", 1, 2.0, "Rate limited") in published
 
 
 @pytest.mark.anyio

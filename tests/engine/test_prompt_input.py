@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from strata_core.bus import Bus
+from strata_core.engine.prompt_input import FileInput, PromptRequest, UserMessageWriter
 from strata_core.message import ModelRef, TextPart
-from strata_core.prompt_input import FileInput, PromptRequest, UserMessageWriter
 from strata_core.session.memory_store import MemorySessionStore
-from strata_core.tool.base import ToolContext
-from strata_core.tool.read import ReadTool
+from strata_core.tool.builtin.read import ReadTool
+from strata_core.tool.contract import ToolContext
 
 
 @pytest.mark.anyio

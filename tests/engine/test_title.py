@@ -9,13 +9,13 @@ from attrs import evolve
 from engine_fakes import FakeAgents, FakeModel, FakeResolver, text_step
 
 from strata_core import llm
-from strata_core.agent import AgentInfo
 from strata_core.bus import Bus, TitleUpdated
-from strata_core.call_parameters import BasicParameters
+from strata_core.context.agent import AgentInfo
+from strata_core.engine.parameters import BasicParameters
+from strata_core.engine.title import TitleService, clean_title
 from strata_core.message import MessageTime, ModelRef, SubtaskPart, TextPart, UserMessage
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.memory_store import MemorySessionStore
-from strata_core.title import TitleService, clean_title
 
 DEFAULT_TITLE = "New session - 2026-01-02T03:04:05.678Z"
 TITLE_AGENT = AgentInfo(
@@ -91,8 +91,8 @@ async def test_the_small_model_titles_the_session_from_the_first_message(store: 
     assert request.small and request.system == ("You name things.",) and request.tools == ()
     assert request.temperature == 0.5
     first, second = request.messages
-    assert first == llm.UserMessage((llm.TextContent("Generate a title for this conversation:\n"),))
-    assert second == llm.UserMessage((llm.TextContent("why does my fixture run twice?"),))
+    assert first == llm.UserModelMessage((llm.TextContent("Generate a title for this conversation:\n"),))
+    assert second == llm.UserModelMessage((llm.TextContent("why does my fixture run twice?"),))
     assert user_model.requests == []
 
 
@@ -138,7 +138,7 @@ async def test_a_subtask_only_message_is_titled_from_its_prompts(store: MemorySe
         )
     model = FakeModel([text_step("Review")])
     await _service(store, Bus(), FakeResolver({})).generate("ses_1", model)
-    assert model.requests[0].messages[1] == llm.UserMessage((llm.TextContent("review the diff\ncheck the tests"),))
+    assert model.requests[0].messages[1] == llm.UserModelMessage((llm.TextContent("review the diff\ncheck the tests"),))
 
 
 @pytest.mark.anyio

@@ -9,10 +9,10 @@ from attrs import evolve
 from engine_fakes import HistoryBuilder
 
 from strata_core import llm
+from strata_core.engine.turn_request import ConvertedHistory
 from strata_core.history import to_model_messages
 from strata_core.message import MessageWithParts
 from strata_core.session.memory_store import MemorySessionStore
-from strata_core.turn_request import ConvertedHistory
 
 MODEL = llm.ModelInfo("fake", "fake-model")
 

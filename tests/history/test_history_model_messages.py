@@ -23,31 +23,31 @@ from strata_core import llm
 from strata_core import message as m
 from strata_core.history import to_model_messages
 from strata_core.llm import (
-    AssistantMessage,
+    AssistantModelMessage,
     FileContent,
     ReasoningContent,
     TextContent,
     ToolCallContent,
-    ToolMessage,
+    ToolModelMessage,
     ToolOutput,
     ToolResultContent,
-    UserMessage,
+    UserModelMessage,
 )
 
 PNG = "data:image/png;base64,Zm9v"
 PDF = "data:application/pdf;base64,JVBERi0xLjQK"
 
 
-def asked(question: str = "run tool") -> UserMessage:
-    return UserMessage(content=(TextContent(question),))
+def asked(question: str = "run tool") -> UserModelMessage:
+    return UserModelMessage(content=(TextContent(question),))
 
 
 def call(call_id: str = "call_1", name: str = "bash", args: dict[str, object] | None = None) -> ToolCallContent:
     return ToolCallContent(call_id=call_id, tool_name=name, input=args if args is not None else {"command": "ls"})
 
 
-def result(output: ToolOutput, call_id: str = "call_1", name: str = "bash") -> ToolMessage:
-    return ToolMessage(content=(ToolResultContent(call_id, name, output),))
+def result(output: ToolOutput, call_id: str = "call_1", name: str = "bash") -> ToolModelMessage:
+    return ToolModelMessage(content=(ToolResultContent(call_id, name, output),))
 
 
 # User messages
@@ -71,7 +71,7 @@ def test_synthetic_text_is_included() -> None:
     history = [user("msg_1", text("from a file", synthetic=True)), assistant("msg_2", text("ok", synthetic=True))]
     assert to_model_messages(history, MODEL) == [
         asked("from a file"),
-        AssistantMessage(content=(TextContent("ok"),)),
+        AssistantModelMessage(content=(TextContent("ok"),)),
     ]
 
 
@@ -89,7 +89,7 @@ def test_user_files_compaction_and_subtask_parts_become_content() -> None:
         )
     ]
     assert to_model_messages(history, MODEL) == [
-        UserMessage(
+        UserModelMessage(
             content=(
                 TextContent("hello"),
                 FileContent(media_type="image/png", data="https://example.com/img.png", filename="img.png"),
@@ -110,7 +110,7 @@ def test_strip_media_replaces_images_and_pdfs_with_a_placeholder_only() -> None:
         )
     ]
     assert to_model_messages(history, MODEL, strip_media=True) == [
-        UserMessage(
+        UserModelMessage(
             content=(
                 TextContent("[Attached image/png: shot.png]"),
                 TextContent("[Attached application/pdf: file]"),
@@ -135,7 +135,7 @@ def test_a_completed_tool_becomes_a_call_and_a_result_with_media() -> None:
     ]
     assert to_model_messages(history, model("@ai-sdk/openai")) == [
         asked(),
-        AssistantMessage(
+        AssistantModelMessage(
             content=(
                 TextContent("done", {"openai": {"assistant": "meta"}}),
                 ToolCallContent("call_1", "bash", {"command": "ls"}, provider_metadata={"openai": {"tool": "meta"}}),
@@ -164,9 +164,9 @@ def test_a_bedrock_pdf_moves_into_a_user_message_after_the_reply() -> None:
     pdf = file("application/pdf", PDF, "example.pdf")
     assert to_model_messages(_tool_with(pdf), model("@ai-sdk/amazon-bedrock")) == [
         asked(),
-        AssistantMessage(content=(call(name="read"),)),
+        AssistantModelMessage(content=(call(name="read"),)),
         result(ToolOutput("text", "read it"), name="read"),
-        UserMessage(
+        UserModelMessage(
             content=(
                 TextContent("Attached media from tool result:"),
                 FileContent("application/pdf", PDF, "example.pdf"),
@@ -184,7 +184,7 @@ def test_bedrock_and_xai_keep_images_in_tool_results() -> None:
 def test_openai_compatible_models_get_tool_images_as_a_user_message() -> None:
     messages = to_model_messages(_tool_with(file("image/png", PNG)), MODEL)
     assert messages[-2] == result(ToolOutput("text", "read it"), name="read")
-    assert messages[-1] == UserMessage(
+    assert messages[-1] == UserModelMessage(
         content=(TextContent("Attached media from tool result:"), FileContent("image/png", PNG))
     )
 
@@ -233,7 +233,7 @@ def test_provider_metadata_is_dropped_when_the_message_came_from_another_model()
     ]
     assert to_model_messages(history, MODEL) == [
         asked(),
-        AssistantMessage(content=(TextContent("done"), TextContent("thinking"), call())),
+        AssistantModelMessage(content=(TextContent("done"), TextContent("thinking"), call())),
         result(ToolOutput("text", "ok")),
     ]
 
@@ -241,7 +241,9 @@ def test_provider_metadata_is_dropped_when_the_message_came_from_another_model()
 def test_reasoning_from_the_same_model_is_replayed_with_its_metadata() -> None:
     history = [assistant("msg_2", reasoning("hmm", {"anthropic": {"signature": "sig"}}), text("answer"))]
     assert to_model_messages(history, MODEL) == [
-        AssistantMessage(content=(ReasoningContent("hmm", {"anthropic": {"signature": "sig"}}), TextContent("answer")))
+        AssistantModelMessage(
+            content=(ReasoningContent("hmm", {"anthropic": {"signature": "sig"}}), TextContent("answer"))
+        )
     ]
 
 
@@ -271,7 +273,7 @@ def test_strip_media_drops_tool_attachments() -> None:
 def test_a_tool_error_becomes_an_error_result() -> None:
     history = [user("msg_1", text("run tool")), assistant("msg_2", tool(failed("nope", {})))]
     assert to_model_messages(history, MODEL)[1:] == [
-        AssistantMessage(content=(call(),)),
+        AssistantModelMessage(content=(call(),)),
         result(ToolOutput("error", "nope")),
     ]
 
@@ -293,8 +295,8 @@ def test_pending_and_running_tools_get_an_interrupted_error_result() -> None:
     ]
     interrupted = ToolOutput("error", "[Tool execution was interrupted]")
     assert to_model_messages(history, MODEL)[1:] == [
-        AssistantMessage(content=(call("call_pending"), call("call_running", "read", {"path": "/tmp"}))),
-        ToolMessage(
+        AssistantModelMessage(content=(call("call_pending"), call("call_running", "read", {"path": "/tmp"}))),
+        ToolModelMessage(
             content=(
                 ToolResultContent("call_pending", "bash", interrupted),
                 ToolResultContent("call_running", "read", interrupted),
@@ -307,8 +309,10 @@ def test_provider_executed_calls_keep_the_flag_but_not_in_their_metadata() -> No
     history = [assistant("msg_2", tool(completed("found"), name="web_search", metadata={"providerExecuted": True}))]
     messages = to_model_messages(history, MODEL)
     assert messages == [
-        AssistantMessage(content=(ToolCallContent("call_1", "web_search", {"command": "ls"}, provider_executed=True),)),
-        ToolMessage(content=(ToolResultContent("call_1", "web_search", ToolOutput("text", "found"), True),)),
+        AssistantModelMessage(
+            content=(ToolCallContent("call_1", "web_search", {"command": "ls"}, provider_executed=True),)
+        ),
+        ToolModelMessage(content=(ToolResultContent("call_1", "web_search", ToolOutput("text", "found"), True),)),
     ]
 
 
@@ -327,15 +331,15 @@ def test_aborted_assistant_messages_are_kept_only_with_real_content() -> None:
         assistant("msg_3", step_start(), reasoning("thinking"), error=aborted),
     ]
     assert to_model_messages(history, MODEL) == [
-        AssistantMessage(content=(ReasoningContent("thinking"), TextContent("partial answer")))
+        AssistantModelMessage(content=(ReasoningContent("thinking"), TextContent("partial answer")))
     ]
 
 
 def test_assistant_messages_split_at_step_starts() -> None:
     history = [assistant("msg_2", text("first"), step_start(), text("second"))]
     assert to_model_messages(history, MODEL) == [
-        AssistantMessage(content=(TextContent("first"),)),
-        AssistantMessage(content=(TextContent("second"),)),
+        AssistantModelMessage(content=(TextContent("first"),)),
+        AssistantModelMessage(content=(TextContent("second"),)),
     ]
 
 
@@ -353,11 +357,11 @@ def test_each_step_is_followed_by_the_results_of_its_own_tools() -> None:
         )
     ]
     assert to_model_messages(history, MODEL) == [
-        AssistantMessage(content=(TextContent("let me look"), call("c1"))),
+        AssistantModelMessage(content=(TextContent("let me look"), call("c1"))),
         result(ToolOutput("text", "a"), "c1"),
-        AssistantMessage(content=(call("c2"),)),
+        AssistantModelMessage(content=(call("c2"),)),
         result(ToolOutput("text", "b"), "c2"),
-        AssistantMessage(content=(TextContent("done"),)),
+        AssistantModelMessage(content=(TextContent("done"),)),
     ]
 
 
@@ -378,7 +382,7 @@ def test_empty_text_between_anthropic_signed_reasoning_becomes_a_space() -> None
         )
     ]
     first, second = to_model_messages(history, MODEL)
-    assert isinstance(first, llm.AssistantMessage) and isinstance(second, llm.AssistantMessage)
+    assert isinstance(first, llm.AssistantModelMessage) and isinstance(second, llm.AssistantModelMessage)
     assert first.content[1] == TextContent(" ")
     assert second.content[1] == TextContent("the answer")
 
@@ -387,7 +391,7 @@ def test_empty_text_is_left_alone_without_an_anthropic_signature() -> None:
     for metadata in ({"bedrock": {"signature": "sig"}}, None):
         history = [assistant("msg_2", reasoning("thinking", metadata), text(""), text("answer"))]
         (message,) = to_model_messages(history, MODEL)
-        assert isinstance(message, llm.AssistantMessage)
+        assert isinstance(message, llm.AssistantModelMessage)
         assert [c.text for c in message.content if isinstance(c, TextContent)] == ["", "answer"]
 
 

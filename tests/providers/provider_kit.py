@@ -16,7 +16,7 @@ from strata_core.llm import (
     StreamEvent,
     TextContent,
     ToolDefinition,
-    UserMessage,
+    UserModelMessage,
 )
 from strata_providers.anthropic_messages import AnthropicMessagesModel
 from strata_providers.openai_chat import OpenAIChatModel
@@ -64,7 +64,7 @@ def info_for(wire: Wire, *, model_id: str = "mock-model", output_limit: int = 0)
 
 def user_request(text: str = "hi", *, tools: Sequence[ToolDefinition] = (), **kw: object) -> ModelRequest:
     return ModelRequest(
-        system=("You are a test.",), messages=(UserMessage((TextContent(text),)),), tools=tuple(tools), **kw
+        system=("You are a test.",), messages=(UserModelMessage((TextContent(text),)),), tools=tuple(tools), **kw
     )  # type: ignore[arg-type]
 
 

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from strata_core.llm import (
-    AssistantMessage,
+    AssistantModelMessage,
     FileContent,
     ModelInfo,
     ModelRequest,
     ReasoningContent,
-    SystemMessage,
+    SystemModelMessage,
     TextContent,
     ToolCallContent,
     ToolDefinition,
-    ToolMessage,
+    ToolModelMessage,
     ToolOutput,
     ToolResultContent,
-    UserMessage,
+    UserModelMessage,
 )
 from strata_providers.anthropic_messages import messages_request_body
 
@@ -29,8 +29,8 @@ def body(*messages: object, system: tuple[str, ...] = ("sys",), **request: objec
     return messages_request_body(INFO, ModelRequest(system=system, messages=tuple(messages), **request))  # type: ignore[arg-type]
 
 
-def user(*parts: TextContent | FileContent) -> UserMessage:
-    return UserMessage(tuple(parts))
+def user(*parts: TextContent | FileContent) -> UserModelMessage:
+    return UserModelMessage(tuple(parts))
 
 
 def test_a_plain_call_has_opencodes_fields_in_opencodes_order() -> None:
@@ -67,8 +67,8 @@ def test_consecutive_user_messages_merge_keeping_each_ones_breakpoint() -> None:
 def test_tool_results_follow_the_tool_use_in_a_user_message() -> None:
     conversation = (
         user(TextContent("read it")),
-        AssistantMessage((ToolCallContent("call:1/x", "read", {"filePath": "a"}),)),
-        ToolMessage((
+        AssistantModelMessage((ToolCallContent("call:1/x", "read", {"filePath": "a"}),)),
+        ToolModelMessage((
             ToolResultContent("call:1/x", "read", ToolOutput("text", "body")),
             ToolResultContent("c2", "bash", ToolOutput("error", "exit 1")),
         )),
@@ -89,8 +89,8 @@ def test_media_in_tool_results_and_user_messages_become_image_blocks() -> None:
     linked = FileContent("image/jpeg", "https://example.com/cat.jpg")
     result = body(
         user(TextContent("see"), linked),
-        AssistantMessage((ToolCallContent("c", "read", {}),)),
-        ToolMessage((ToolResultContent("c", "read", ToolOutput("content", "Image read", media=(PNG,))),)),
+        AssistantModelMessage((ToolCallContent("c", "read", {}),)),
+        ToolModelMessage((ToolResultContent("c", "read", ToolOutput("content", "Image read", media=(PNG,))),)),
     )
     assert result["messages"][0]["content"][1] == {"type": "image", "source": {"type": "url", "url": linked.data}}
     (tool_result,) = result["messages"][2]["content"]
@@ -101,7 +101,7 @@ def test_media_in_tool_results_and_user_messages_become_image_blocks() -> None:
 
 
 def test_signed_thinking_is_replayed_and_unsigned_reasoning_is_not() -> None:
-    assistant = AssistantMessage((
+    assistant = AssistantModelMessage((
         ReasoningContent("signed", provider_metadata={"anthropic": {"signature": "sig"}}),
         ReasoningContent("", provider_metadata={"anthropic": {"redactedData": "opaque"}}),
         ReasoningContent("from another model"),
@@ -114,12 +114,14 @@ def test_signed_thinking_is_replayed_and_unsigned_reasoning_is_not() -> None:
 
 
 def test_empty_text_and_empty_messages_are_left_out() -> None:
-    messages = body(user(TextContent("q")), AssistantMessage((TextContent(""),)), user(TextContent("")))["messages"]
+    messages = body(user(TextContent("q")), AssistantModelMessage((TextContent(""),)), user(TextContent("")))[
+        "messages"
+    ]
     assert messages == [{"role": "user", "content": [{"type": "text", "text": "q", "cache_control": EPHEMERAL}]}]
 
 
 def test_a_system_message_in_the_history_is_said_by_the_user() -> None:
-    result = body(SystemMessage("leading"), user(TextContent("q")), SystemMessage("later"))
+    result = body(SystemModelMessage("leading"), user(TextContent("q")), SystemModelMessage("later"))
     assert [b["text"] for b in result["system"]] == ["sys", "leading"]
     assert result["messages"][0]["content"][-1]["text"] == "later"
 

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from strata_core.llm import (
-    AssistantMessage,
+    AssistantModelMessage,
     FileContent,
     ModelInfo,
     ModelLimits,
     ModelRequest,
     ReasoningContent,
-    SystemMessage,
+    SystemModelMessage,
     TextContent,
     ToolCallContent,
     ToolDefinition,
-    ToolMessage,
+    ToolModelMessage,
     ToolOutput,
     ToolResultContent,
-    UserMessage,
+    UserModelMessage,
 )
 from strata_providers.openai_chat import chat_request_body
 
@@ -29,8 +29,8 @@ def body(*messages: object, info: ModelInfo = INFO, **request: object) -> dict: 
     return chat_request_body(info, ModelRequest(system=("sys",), messages=tuple(messages), **request))  # type: ignore[arg-type]
 
 
-def user(*parts: TextContent | FileContent) -> UserMessage:
-    return UserMessage(tuple(parts))
+def user(*parts: TextContent | FileContent) -> UserModelMessage:
+    return UserModelMessage(tuple(parts))
 
 
 def test_a_plain_call_has_opencodes_fields_in_opencodes_order() -> None:
@@ -84,7 +84,7 @@ def test_user_media_becomes_content_parts() -> None:
 
 
 def test_an_assistant_turn_carries_its_text_reasoning_and_tool_calls() -> None:
-    assistant = AssistantMessage((
+    assistant = AssistantModelMessage((
         ReasoningContent("Let me check."),
         TextContent("Checking."),
         ToolCallContent("call_1", "read", {"filePath": "/a b/ü.txt", "limit": 10}),
@@ -101,13 +101,13 @@ def test_an_assistant_turn_carries_its_text_reasoning_and_tool_calls() -> None:
 
 
 def test_an_assistant_turn_of_only_tool_calls_has_empty_content() -> None:
-    (message,) = body(AssistantMessage((ToolCallContent("c", "glob", {}),)))["messages"][1:]
+    (message,) = body(AssistantModelMessage((ToolCallContent("c", "glob", {}),)))["messages"][1:]
     assert message["content"] == "" and message["tool_calls"][0]["function"]["arguments"] == "{}"
     assert "reasoning_content" not in message
 
 
 def test_each_tool_result_is_its_own_tool_message() -> None:
-    results = ToolMessage((
+    results = ToolModelMessage((
         ToolResultContent("c1", "read", ToolOutput("text", "file body")),
         ToolResultContent("c2", "bash", ToolOutput("error", "exit 1")),
         ToolResultContent("c3", "read", ToolOutput("content", "an image", media=(PNG,))),
@@ -120,7 +120,7 @@ def test_each_tool_result_is_its_own_tool_message() -> None:
 
 
 def test_a_system_message_in_the_history_stays_a_system_message() -> None:
-    messages = body(user(TextContent("a")), SystemMessage("note"))["messages"]
+    messages = body(user(TextContent("a")), SystemModelMessage("note"))["messages"]
     assert messages[-1] == {"role": "system", "content": "note"}
 
 
@@ -128,8 +128,8 @@ def test_claude_models_get_cache_breakpoints_on_system_and_the_last_two_messages
     info = ModelInfo("openrouter", "anthropic/claude-sonnet-4.5")
     conversation = (
         user(TextContent("first")),
-        AssistantMessage((TextContent("ok"), ToolCallContent("c1", "read", {}))),
-        ToolMessage((ToolResultContent("c1", "read", ToolOutput("text", "r1")),)),
+        AssistantModelMessage((TextContent("ok"), ToolCallContent("c1", "read", {}))),
+        ToolModelMessage((ToolResultContent("c1", "read", ToolOutput("text", "r1")),)),
     )
     messages = body(*conversation, info=info)["messages"]
     ephemeral = {"type": "ephemeral"}

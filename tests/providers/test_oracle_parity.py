@@ -18,10 +18,10 @@ from typing import Any
 import httpx
 import pytest
 
-from strata_core.agent import AgentInfo
+from strata_core.context.agent import AgentInfo
 from strata_core.llm import (
     AssistantContent,
-    AssistantMessage,
+    AssistantModelMessage,
     LanguageModel,
     ModelMessage,
     ModelRequest,
@@ -33,12 +33,12 @@ from strata_core.llm import (
     ToolCall,
     ToolCallContent,
     ToolDefinition,
-    ToolMessage,
+    ToolModelMessage,
     ToolOutput,
     ToolResultContent,
-    UserMessage,
+    UserModelMessage,
 )
-from strata_core.permission import Ruleset
+from strata_core.permission.rules import Ruleset
 from strata_providers import ProviderCatalog, ProviderParameters
 from strata_providers.testing import ScriptedServer
 
@@ -116,7 +116,7 @@ class Conversation:
         )
 
 
-def assistant_turn(events: list[StreamEvent]) -> AssistantMessage:
+def assistant_turn(events: list[StreamEvent]) -> AssistantModelMessage:
     """The assistant message the history would hold after these events."""
     content: list[AssistantContent] = []
     reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
@@ -126,23 +126,23 @@ def assistant_turn(events: list[StreamEvent]) -> AssistantMessage:
     for call in (e for e in events if isinstance(e, ToolCall)):
         assert call.input is not None
         content.append(ToolCallContent(call.call_id, call.tool_name, call.input))
-    return AssistantMessage(tuple(content))
+    return AssistantModelMessage(tuple(content))
 
 
 async def replay(name: str, client: httpx.AsyncClient) -> tuple[Conversation, ScriptedServer]:
     conversation = Conversation(name)
-    prompt = UserMessage((TextContent(json.dumps(conversation.recording["prompt"])),))  # opencode run's quotes
+    prompt = UserModelMessage((TextContent(json.dumps(conversation.recording["prompt"])),))  # opencode run's quotes
     async with ScriptedServer(conversation.script) as server:
         model = conversation.model(server, client)
         title_system = conversation.system_of(conversation.opencode("title")[0]["body"])
-        title_messages = (UserMessage((TextContent(TITLE_REQUEST),)), prompt)
+        title_messages = (UserModelMessage((TextContent(TITLE_REQUEST),)), prompt)
         await drain(model, conversation.request(model, TITLE, title_system, title_messages, small=True))
         system = conversation.system_of(conversation.opencode("main")[0]["body"])
         first = await drain(model, conversation.request(model, BUILD, system, (prompt,)))
         assistant = assistant_turn(first)
         call = next(part for part in assistant.content if isinstance(part, ToolCallContent))
         output = ToolOutput("text", conversation.tool_output())
-        result = ToolMessage((ToolResultContent(call.call_id, call.tool_name, output),))
+        result = ToolModelMessage((ToolResultContent(call.call_id, call.tool_name, output),))
         await drain(model, conversation.request(model, BUILD, system, (prompt, assistant, result)))
     return conversation, server
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from strata_core.agent import AgentInfo
+from strata_core.config.merge import merge_deep
+from strata_core.context.agent import AgentInfo
 from strata_core.llm import ModelCapabilities, ModelInfo, ModelLimits
-from strata_core.merge import merge_deep
-from strata_core.permission import Ruleset
+from strata_core.permission.rules import Ruleset
 from strata_providers.params import (
     ProviderParameters,
     default_temperature,

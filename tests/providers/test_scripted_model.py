@@ -23,13 +23,13 @@ from strata_core.llm import (
     TextDelta,
     ToolCall,
     TransportError,
-    UserMessage,
+    UserModelMessage,
 )
 from strata_providers.retry import NO_RETRIES
 from strata_providers.testing import ScriptedModel, ScriptedServer, ScriptExhaustedError
 
 pytestmark = pytest.mark.anyio
-TITLE = ModelRequest(system=("You are a title generator.",), messages=(UserMessage((TextContent("hi"),)),))
+TITLE = ModelRequest(system=("You are a title generator.",), messages=(UserModelMessage((TextContent("hi"),)),))
 
 
 async def test_it_plays_the_script_and_records_every_request() -> None:

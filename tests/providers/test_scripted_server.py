@@ -13,7 +13,7 @@ import httpx
 import pytest
 from provider_kit import WIRES, Wire, collect, model_for, of_type, user_request
 
-from strata_core.llm import ServerError, StreamFailed, TextContent, TextDelta, ToolCall, UserMessage
+from strata_core.llm import ServerError, StreamFailed, TextContent, TextDelta, ToolCall, UserModelMessage
 from strata_providers.testing import ScriptedServer, ScriptedToolCall, ScriptError, Turn
 from strata_providers.testing.wire_events import sse_events
 
@@ -50,7 +50,7 @@ async def test_title_requests_are_answered_without_consuming_a_turn(
     async with ScriptedServer([{"text": "main answer"}]) as server:
         model = model_for(wire, server, client)
         title = await collect(model, user_request("fix the bug").__class__(system=(system,), messages=(
-            UserMessage((TextContent("Generate a title for this conversation:\n"),)),)))  # fmt: skip
+            UserModelMessage((TextContent("Generate a title for this conversation:\n"),)),)))  # fmt: skip
         main = await collect(model, user_request("fix the bug"))
     assert text_of(title) == "Scripted title" and text_of(main) == "main answer"
     assert [r.is_title for r in server.requests] == [True, False]

@@ -68,9 +68,11 @@ async def test_an_imported_opencode_session_converts_for_the_model(store: Sessio
     roles = [message.role for message in messages]
     assert roles == ["user", "assistant", "tool", "assistant", "tool", "assistant", "tool"]
     first = messages[0]
-    assert isinstance(first, llm.UserMessage) and len(first.content) == 3  # the text/plain file was expanded
+    assert isinstance(first, llm.UserModelMessage) and len(first.content) == 3  # the text/plain file was expanded
     interrupted = messages[6]
-    assert isinstance(interrupted, llm.ToolMessage) and interrupted.content[0].output == llm.ToolOutput("text", ".")
+    assert isinstance(interrupted, llm.ToolModelMessage) and interrupted.content[0].output == llm.ToolOutput(
+        "text", "."
+    )
 
 
 async def test_an_old_opencode_export_gets_its_missing_fields_filled(store: SessionStore) -> None:

@@ -9,7 +9,7 @@ import pytest
 from tool_fakes import Asker, MakeContext, Updates
 
 from strata_core.llm import ModelInfo
-from strata_core.tool.base import ToolContext
+from strata_core.tool.contract import ToolContext
 from strata_core.tool.truncation import Truncation
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from tool_fakes import Asker
 
-from strata_core.tool.apply_patch import ApplyPatchTool
-from strata_core.tool.base import ToolContext, ToolFailure, ToolResult
-from strata_core.tool.patch import parse_patch
+from strata_core.tool.builtin.apply_patch import ApplyPatchTool
+from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
+from strata_core.tool.support.patch import parse_patch
 
 pytestmark = pytest.mark.anyio
 

@@ -13,9 +13,9 @@ import anyio
 import pytest
 from tool_fakes import Asker, MakeContext, Updates, rules
 
-from strata_core.permission import DeniedError, RejectedError
-from strata_core.tool.base import ToolContext, ToolResult, ToolTarget
-from strata_core.tool.bash import BashTool
+from strata_core.permission.rules import DeniedError, RejectedError
+from strata_core.tool.builtin.bash import BashTool
+from strata_core.tool.contract import ToolContext, ToolResult, ToolTarget
 from strata_core.tool.truncation import Truncation
 
 pytestmark = pytest.mark.anyio

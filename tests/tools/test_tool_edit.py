@@ -9,10 +9,10 @@ import anyio
 import pytest
 from tool_fakes import Asker, Updates
 
-from strata_core.permission import RejectedError
-from strata_core.tool.base import ToolContext, ToolFailure, ToolResult
-from strata_core.tool.edit import EditTool
-from strata_core.tool.edit_match import AMBIGUOUS, EMPTY_OLD, IDENTICAL, NOT_FOUND
+from strata_core.permission.rules import RejectedError
+from strata_core.tool.builtin.edit import EditTool
+from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
+from strata_core.tool.support.edit_match import AMBIGUOUS, EMPTY_OLD, IDENTICAL, NOT_FOUND
 
 pytestmark = pytest.mark.anyio
 

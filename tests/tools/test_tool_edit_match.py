@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from strata_core.tool.edit_match import (
+from strata_core.tool.support.edit_match import (
     AMBIGUOUS,
     EMPTY_OLD,
     IDENTICAL,

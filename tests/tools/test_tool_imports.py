@@ -10,10 +10,10 @@ import sys
 
 LAZY_PACKAGES = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec", "tree_sitter", "wcmatch")
 LAZY_MODULES = (
-    "strata_core.tool.shell_parse",
-    "strata_core.tool.shell_process",
-    "strata_core.tool.patch",
-    "strata_core.tool.html_text",
+    "strata_core.tool.support.shell_parse",
+    "strata_core.tool.support.shell_process",
+    "strata_core.tool.support.patch",
+    "strata_core.tool.support.html_text",
     "html.parser",
 )
 
@@ -21,7 +21,7 @@ LAZY_MODULES = (
 def test_loading_the_builtin_tools_and_the_processor_imports_no_tool_only_dependency() -> None:
     code = (
         "import json, sys\n"
-        "import strata_core.tool.defaults, strata_core.processor\n"
+        "import strata_core.tool.builtin.defaults, strata_core.engine.processor\n"
         f"lazy = {set(LAZY_PACKAGES)!r}, {set(LAZY_MODULES)!r}\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in lazy[0] or m in lazy[1])))"
     )

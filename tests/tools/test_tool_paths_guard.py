@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from tool_fakes import Asker, MakeContext, rules
 
-from strata_core.permission import DeniedError
-from strata_core.tool.base import ToolContext
-from strata_core.tool.paths_guard import absolute, inside_project, permission_patterns
-from strata_core.tool.read import ReadTool
+from strata_core.permission.rules import DeniedError
+from strata_core.tool.builtin.read import ReadTool
+from strata_core.tool.contract import ToolContext
+from strata_core.tool.support.paths_guard import absolute, inside_project, permission_patterns
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,8 @@ from attrs import frozen
 from tool_fakes import Asker
 
 from strata_core.message import MessageWithParts
-from strata_core.tool.base import ToolContext, ToolFailure
-from strata_core.tool.read import ReadTool
+from strata_core.tool.builtin.read import ReadTool
+from strata_core.tool.contract import ToolContext, ToolFailure
 
 pytestmark = pytest.mark.anyio
 
@@ -190,7 +190,7 @@ async def test_a_symlink_to_an_env_file_still_asks(project: Path, ctx: ToolConte
 
 
 async def test_a_rejected_read_raises_and_reads_nothing(project: Path, ctx: ToolContext, asker: Asker) -> None:
-    from strata_core.permission import RejectedError
+    from strata_core.permission.rules import RejectedError
 
     (project / ".env").write_text("SECRET=1\n")
     asker.reject.add("read")

@@ -9,10 +9,10 @@ import pytest
 from tool_fakes import NamedTool, rules
 
 from strata_core.llm import ModelInfo
-from strata_core.permission import Ruleset
-from strata_core.tool.base import Tool, ToolTarget
+from strata_core.permission.rules import Ruleset
+from strata_core.tool.builtin.structured_output import StructuredOutputTool
+from strata_core.tool.contract import Tool, ToolTarget
 from strata_core.tool.registry import ToolRegistry, prefers_patch, tool_map
-from strata_core.tool.structured_output import StructuredOutputTool
 
 pytestmark = pytest.mark.anyio
 

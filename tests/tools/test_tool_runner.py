@@ -11,8 +11,8 @@ import anyio
 import pytest
 from tool_fakes import rules
 
-from strata_core.permission import CorrectedError, DeniedError, NoResponderError, RejectedError
-from strata_core.tool.base import JSONSchema, Tool, ToolContext, ToolFailure, ToolResult, ToolTarget
+from strata_core.permission.rules import CorrectedError, DeniedError, NoResponderError, RejectedError
+from strata_core.tool.contract import JSONSchema, Tool, ToolContext, ToolFailure, ToolResult, ToolTarget
 from strata_core.tool.runner import run_call, run_tool
 from strata_core.tool.truncation import Truncation
 

@@ -13,18 +13,18 @@ from typing import Any
 
 import pytest
 
-from strata_core.tool.apply_patch import ApplyPatchTool
-from strata_core.tool.base import Tool
-from strata_core.tool.bash import BashTool
-from strata_core.tool.edit import EditTool
-from strata_core.tool.glob import GlobTool
-from strata_core.tool.grep import GrepTool
-from strata_core.tool.read import ReadTool
-from strata_core.tool.skill import SkillTool
-from strata_core.tool.task import TaskTool
-from strata_core.tool.todowrite import TodoWriteTool
-from strata_core.tool.webfetch import WebFetchTool
-from strata_core.tool.write import WriteTool
+from strata_core.tool.builtin.apply_patch import ApplyPatchTool
+from strata_core.tool.builtin.bash import BashTool
+from strata_core.tool.builtin.edit import EditTool
+from strata_core.tool.builtin.glob import GlobTool
+from strata_core.tool.builtin.grep import GrepTool
+from strata_core.tool.builtin.read import ReadTool
+from strata_core.tool.builtin.skill import SkillTool
+from strata_core.tool.builtin.task import TaskTool
+from strata_core.tool.builtin.todowrite import TodoWriteTool
+from strata_core.tool.builtin.webfetch import WebFetchTool
+from strata_core.tool.builtin.write import WriteTool
+from strata_core.tool.contract import Tool
 
 RECORDED = json.loads((Path(__file__).parent / "schemas" / "opencode_tool_schemas.json").read_text())
 TOOLS: dict[str, type[Any]] = {

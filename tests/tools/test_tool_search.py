@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from tool_fakes import Asker, MakeContext
 
-from strata_core.tool.base import ToolContext, ToolFailure, ToolResult
-from strata_core.tool.glob import GlobTool
-from strata_core.tool.grep import GrepTool
-from strata_core.tool.search import Search, find_rg
+from strata_core.tool.builtin.glob import GlobTool
+from strata_core.tool.builtin.grep import GrepTool
+from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
+from strata_core.tool.support.search import Search, find_rg
 
 pytestmark = pytest.mark.anyio
 
@@ -182,7 +182,7 @@ async def test_grep_asks_for_its_pattern(search: Search, tree: Path, ctx: ToolCo
 async def test_without_rg_the_python_walk_answers_the_same(
     tree: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import strata_core.tool.search as search_module
+    import strata_core.tool.support.search as search_module
 
     monkeypatch.setattr(search_module, "find_rg", lambda: None)
     with_rg = await glob(Search(use_rg=True), ctx, "*.txt")
@@ -216,7 +216,7 @@ async def test_a_glob_names_files_an_ignore_file_would_hide(search: Search, tree
 async def test_an_rg_that_cannot_run_falls_back_to_python(
     tree: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import strata_core.tool.search as search_module
+    import strata_core.tool.support.search as search_module
 
     broken = tree.parent / "rg"
     broken.write_text("not a program")  # exists but is not executable

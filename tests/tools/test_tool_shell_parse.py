@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from strata_core.tool.shell_parse import argument_path, arity_prefix, parse_commands, scan
+from strata_core.tool.support.shell_parse import argument_path, arity_prefix, parse_commands, scan
 
 HOME = Path("/home/me")
 CWD = Path("/work/project")

@@ -9,10 +9,10 @@ import pytest
 from attrs import define, frozen
 from tool_fakes import Asker
 
-from strata_core.permission import Ruleset, evaluate
-from strata_core.tool.base import ToolContext, ToolFailure
-from strata_core.tool.search import Search
-from strata_core.tool.skill import SkillTool
+from strata_core.permission.rules import Ruleset, evaluate
+from strata_core.tool.builtin.skill import SkillTool
+from strata_core.tool.contract import ToolContext, ToolFailure
+from strata_core.tool.support.search import Search
 
 pytestmark = pytest.mark.anyio
 

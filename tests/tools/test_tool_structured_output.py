@@ -9,9 +9,9 @@ import pytest
 from tool_fakes import rules
 
 from strata_core.llm import ModelInfo
-from strata_core.tool.base import ToolContext, ToolTarget
+from strata_core.tool.builtin.structured_output import StructuredOutputTool
+from strata_core.tool.contract import ToolContext, ToolTarget
 from strata_core.tool.runner import run_tool
-from strata_core.tool.structured_output import StructuredOutputTool
 from strata_core.tool.truncation import Truncation
 
 pytestmark = pytest.mark.anyio

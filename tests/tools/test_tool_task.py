@@ -10,10 +10,10 @@ from attrs import define, field, frozen
 from tool_fakes import Asker, MakeContext, rules
 
 from strata_core.llm import ModelInfo
-from strata_core.permission import Rule, Ruleset, evaluate, merge
-from strata_core.tool.base import ToolContext, ToolFailure, ToolTarget
-from strata_core.tool.subagent_rules import child_session_rules
-from strata_core.tool.task import SubagentOutcome, TaskTool, describe_agents
+from strata_core.permission.rules import Rule, Ruleset, evaluate, merge
+from strata_core.permission.subagent import child_session_rules
+from strata_core.tool.builtin.task import SubagentOutcome, TaskTool, describe_agents
+from strata_core.tool.contract import ToolContext, ToolFailure, ToolTarget
 
 pytestmark = pytest.mark.anyio
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tool_fakes import Asker
 
-from strata_core.tool.base import ToolContext
-from strata_core.tool.todowrite import InMemoryTodoStore, Todo, TodoWriteTool
+from strata_core.tool.builtin.todowrite import InMemoryTodoStore, Todo, TodoWriteTool
+from strata_core.tool.contract import ToolContext
 
 pytestmark = pytest.mark.anyio
 

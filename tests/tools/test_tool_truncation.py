@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tool_fakes import rules
 
-from strata_core.paths import StrataPaths
+from strata_core.config.paths import StrataPaths
 from strata_core.tool.truncation import MAX_BYTES, MAX_LINES, Truncation, cleanup_tool_output, cut
 
 pytestmark = pytest.mark.anyio

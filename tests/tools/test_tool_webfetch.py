@@ -11,10 +11,10 @@ from typing import ClassVar
 import pytest
 from tool_fakes import Asker
 
-from strata_core.tool.base import ToolContext, ToolFailure, ToolResult
+from strata_core.tool.builtin.webfetch import TOO_LARGE, WebFetchTool
+from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
 from strata_core.tool.runner import run_tool
 from strata_core.tool.truncation import Truncation
-from strata_core.tool.webfetch import TOO_LARGE, WebFetchTool
 
 pytestmark = pytest.mark.anyio
 

@@ -10,17 +10,17 @@ import pytest
 from attrs import frozen
 from tool_fakes import rules
 
-from strata_core.agent import AgentService
-from strata_core.instruction import InstructionService
+from strata_core.context.agent import AgentService
+from strata_core.context.instruction import InstructionService
+from strata_core.context.skill import SkillService
 from strata_core.llm import ModelInfo
-from strata_core.permission import Ruleset
-from strata_core.skill import SkillService
-from strata_core.tool.base import ToolContext, ToolTarget
-from strata_core.tool.defaults import builtin_tools
-from strata_core.tool.read import NearbyInstructions
+from strata_core.permission.rules import Ruleset
+from strata_core.tool.builtin.defaults import builtin_tools
+from strata_core.tool.builtin.read import NearbyInstructions
+from strata_core.tool.builtin.skill import SkillLike, SkillSource
+from strata_core.tool.builtin.task import AgentCatalog, AgentLike, SubagentOutcome
+from strata_core.tool.contract import ToolContext, ToolTarget
 from strata_core.tool.registry import ToolRegistry
-from strata_core.tool.skill import SkillLike, SkillSource
-from strata_core.tool.task import AgentCatalog, AgentLike, SubagentOutcome
 from strata_core.tool.truncation import Truncation
 
 pytestmark = pytest.mark.anyio

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from tool_fakes import Asker
 
-from strata_core.tool.base import ToolContext, ToolResult
-from strata_core.tool.write import WriteTool
+from strata_core.tool.builtin.write import WriteTool
+from strata_core.tool.contract import ToolContext, ToolResult
 
 pytestmark = pytest.mark.anyio
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from attrs import define, field
 
-from strata_core.permission import DeniedError, RejectedError, Rule, Ruleset, evaluate, from_config
-from strata_core.tool.base import ToolContext, ToolResult, ToolTarget
+from strata_core.permission.rules import DeniedError, RejectedError, Rule, Ruleset, evaluate, from_config
+from strata_core.tool.contract import ToolContext, ToolResult, ToolTarget
 
 # The read rules every OpenCode agent starts with (reference §11.2): `.env` files ask.
 DEFAULT_RULES: Ruleset = from_config(

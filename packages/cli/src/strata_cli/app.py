@@ -18,13 +18,13 @@ import httpx
 from dependency_injector import containers, providers
 
 from strata_cli.errors import CliError
-from strata_core.agent import AgentInfo, Agents
-from strata_core.config import ConfigInfo
+from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
+from strata_core.context.agent import AgentInfo, Agents
 from strata_core.llm import ModelInfo, ModelResolver
-from strata_core.permission_flow import PermissionMode
+from strata_core.permission.flow import PermissionMode
 from strata_core.runtime import open_runtime
-from strata_core.tool.bash import DEFAULT_HIDDEN_ENV
+from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.container import ProvidersContainer
 from strata_providers.params import ProviderParameters

@@ -122,7 +122,7 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
 def _crash_file(exc: BaseException) -> Path | None:
     """Writes the traceback under the state dir so a bug report can include it; None if that fails."""
     try:
-        from strata_core.paths import StrataPaths
+        from strata_core.config.paths import StrataPaths
 
         folder = StrataPaths.from_env().state / "crash"
         folder.mkdir(parents=True, exist_ok=True)

@@ -26,9 +26,9 @@ from strata_cli.interactive_view import TurnView
 from strata_cli.permission_prompt import ask_permission
 from strata_cli.run_session import expected_model
 from strata_cli.turn import drive_turn
-from strata_core.agent import AgentInfo
 from strata_core.bus import PermissionReply, PermissionRequest
-from strata_core.prompt_input import PromptRequest, TextInput
+from strata_core.context.agent import AgentInfo
+from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
 

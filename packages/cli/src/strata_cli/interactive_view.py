@@ -59,7 +59,7 @@ class TurnView:
             # runs in a child session, and its questions would otherwise wait forever.
             self.flush()
             self.reply(event.request.id, await self.ask(event.request))
-        elif isinstance(event, b.RetryScheduled):
+        elif isinstance(event, b.SessionRetry):
             if event.session_id == self.session_id:
                 self.note(f"[yellow]↻[/yellow] {escape(event.message)} — retrying in {event.delay:.0f}s")
         elif isinstance(event, b.SessionError) and event.session_id == self.session_id:

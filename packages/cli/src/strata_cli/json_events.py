@@ -81,7 +81,7 @@ class JsonEventWriter:
         elif isinstance(event, b.PermissionReplied):
             if event.session_id == self.session_id:
                 self.line("permission", request={"id": event.request_id}, reply=event.reply)
-        elif isinstance(event, b.RetryScheduled):
+        elif isinstance(event, b.SessionRetry):
             if event.session_id == self.session_id:
                 self.line("retry", attempt=event.attempt, delay=event.delay, message=event.message)
         elif isinstance(event, b.TitleUpdated):

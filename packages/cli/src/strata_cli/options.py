@@ -13,9 +13,7 @@ directory = click.option(
     default=None,
     help="Project directory to work in (default: the current directory).",
 )
-model = click.option(
-    "-m", "--model", default=None, metavar="PROVIDER/MODEL", help="Model to use, e.g. openai/gpt-4o."
-)
+model = click.option("-m", "--model", default=None, metavar="PROVIDER/MODEL", help="Model to use, e.g. openai/gpt-4o.")
 agent = click.option("--agent", default=None, metavar="NAME", help="Agent to use (default: the configured default).")
 continue_last = click.option(
     "-c", "--continue", "continue_last", is_flag=True, help="Continue the most recent session of this project."

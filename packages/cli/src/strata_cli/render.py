@@ -147,10 +147,11 @@ class RunRenderer:
         part = self._model_parts.part_of(event)
         if part is not None:
             self._part(part)
-        elif isinstance(event, b.RetryScheduled):
+        elif isinstance(event, b.SessionRetry):
             if event.session_id == self.session_id:
-                self.note(("↻", "yellow"), " ", event.message,
-                          f" — retrying in {event.delay:.0f}s (attempt {event.attempt})")
+                self.note(
+                    ("↻", "yellow"), " ", event.message, f" — retrying in {event.delay:.0f}s (attempt {event.attempt})"
+                )
         elif isinstance(event, b.SessionError) and event.session_id == self.session_id:
             self.error(event.error.message)
 

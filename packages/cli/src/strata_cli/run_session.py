@@ -19,11 +19,11 @@ from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED
 from strata_cli.json_events import JsonEventWriter
 from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
-from strata_core.agent import AgentInfo
 from strata_core.bus import BusEvent
+from strata_core.context.agent import AgentInfo
+from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
 from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, UserMessage
-from strata_core.permission import NoResponderError
-from strata_core.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
+from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
 
@@ -145,4 +145,3 @@ def _sync(handler: Callable[[BusEvent], None]) -> EventHandler:
 def _print_line(line: str) -> None:
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
-

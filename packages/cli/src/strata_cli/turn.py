@@ -18,8 +18,8 @@ from attrs import define, field
 
 from strata_core.bus import Bus, BusEvent, SessionStatus
 from strata_core.message import MessageWithParts
-from strata_core.permission import NoResponderError, Ruleset
-from strata_core.permission_flow import PermissionFlow
+from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.rules import NoResponderError, Ruleset
 
 EventHandler = Callable[[BusEvent], Awaitable[None]]
 

@@ -10,45 +10,45 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from strata_core.agent import AgentInfo, Agents, AgentService
     from strata_core.bus import Bus
-    from strata_core.config import Config, ConfigError, ConfigInfo, ConfigService
+    from strata_core.config.paths import StrataPaths
+    from strata_core.config.service import Config, ConfigError, ConfigInfo, ConfigService
     from strata_core.container import CoreContainer
+    from strata_core.context.agent import AgentInfo, Agents, AgentService
+    from strata_core.context.instruction import Instruction, InstructionBlock, InstructionService, UrlFetcher
+    from strata_core.context.project import Project, ProjectInfo, ProjectService
+    from strata_core.context.skill import SkillInfo, Skills, SkillService
+    from strata_core.engine.loop import SessionLoop
+    from strata_core.engine.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
     from strata_core.history import filter_compacted, to_model_messages
-    from strata_core.instruction import Instruction, InstructionBlock, InstructionService, UrlFetcher
     from strata_core.llm import LanguageModel, ModelError, ModelInfo, ModelRequest, ModelResolver, StreamEvent
-    from strata_core.loop import SessionLoop
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
-    from strata_core.paths import StrataPaths
-    from strata_core.permission import Rule, Ruleset, evaluate
-    from strata_core.permission_flow import PermissionFlow
-    from strata_core.project import Project, ProjectInfo, ProjectService
-    from strata_core.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
+    from strata_core.permission.flow import PermissionFlow
+    from strata_core.permission.rules import Rule, Ruleset, evaluate
+    from strata_core.prompt.system import AssembledSystemPrompt, Clock, SystemPromptService
     from strata_core.runtime import Runtime, open_runtime
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.service import SessionService
     from strata_core.session.sqlite_store import SqliteSessionStore
     from strata_core.session.store import SessionStore
-    from strata_core.skill import SkillInfo, Skills, SkillService
-    from strata_core.system_prompt import AssembledSystemPrompt, Clock, SystemPromptService
 
 _EXPORTS: dict[str, str] = {
-    "AgentInfo": "strata_core.agent",
-    "AgentService": "strata_core.agent",
-    "Agents": "strata_core.agent",
-    "AssembledSystemPrompt": "strata_core.system_prompt",
+    "AgentInfo": "strata_core.context.agent",
+    "AgentService": "strata_core.context.agent",
+    "Agents": "strata_core.context.agent",
+    "AssembledSystemPrompt": "strata_core.prompt.system",
     "AssistantMessage": "strata_core.message",
     "Bus": "strata_core.bus",
-    "Clock": "strata_core.system_prompt",
-    "Config": "strata_core.config",
-    "ConfigError": "strata_core.config",
-    "ConfigInfo": "strata_core.config",
-    "ConfigService": "strata_core.config",
+    "Clock": "strata_core.prompt.system",
+    "Config": "strata_core.config.service",
+    "ConfigError": "strata_core.config.service",
+    "ConfigInfo": "strata_core.config.service",
+    "ConfigService": "strata_core.config.service",
     "CoreContainer": "strata_core.container",
-    "FileInput": "strata_core.prompt_input",
-    "Instruction": "strata_core.instruction",
-    "InstructionBlock": "strata_core.instruction",
-    "InstructionService": "strata_core.instruction",
+    "FileInput": "strata_core.engine.prompt_input",
+    "Instruction": "strata_core.context.instruction",
+    "InstructionBlock": "strata_core.context.instruction",
+    "InstructionService": "strata_core.context.instruction",
     "LanguageModel": "strata_core.llm",
     "MemorySessionStore": "strata_core.session.memory_store",
     "MessageWithParts": "strata_core.message",
@@ -57,29 +57,29 @@ _EXPORTS: dict[str, str] = {
     "ModelRequest": "strata_core.llm",
     "ModelResolver": "strata_core.llm",
     "Part": "strata_core.message",
-    "PermissionFlow": "strata_core.permission_flow",
-    "Project": "strata_core.project",
-    "ProjectInfo": "strata_core.project",
-    "ProjectService": "strata_core.project",
-    "PromptRequest": "strata_core.prompt_input",
-    "Rule": "strata_core.permission",
-    "Ruleset": "strata_core.permission",
+    "PermissionFlow": "strata_core.permission.flow",
+    "Project": "strata_core.context.project",
+    "ProjectInfo": "strata_core.context.project",
+    "ProjectService": "strata_core.context.project",
+    "PromptRequest": "strata_core.engine.prompt_input",
+    "Rule": "strata_core.permission.rules",
+    "Ruleset": "strata_core.permission.rules",
     "Runtime": "strata_core.runtime",
-    "SessionLoop": "strata_core.loop",
+    "SessionLoop": "strata_core.engine.loop",
     "SessionService": "strata_core.session.service",
     "SessionStore": "strata_core.session.store",
-    "SkillInfo": "strata_core.skill",
-    "SkillService": "strata_core.skill",
-    "Skills": "strata_core.skill",
+    "SkillInfo": "strata_core.context.skill",
+    "SkillService": "strata_core.context.skill",
+    "Skills": "strata_core.context.skill",
     "SqliteSessionStore": "strata_core.session.sqlite_store",
-    "StrataPaths": "strata_core.paths",
+    "StrataPaths": "strata_core.config.paths",
     "StreamEvent": "strata_core.llm",
-    "SubtaskInput": "strata_core.prompt_input",
-    "SystemPromptService": "strata_core.system_prompt",
-    "TextInput": "strata_core.prompt_input",
-    "UrlFetcher": "strata_core.instruction",
+    "SubtaskInput": "strata_core.engine.prompt_input",
+    "SystemPromptService": "strata_core.prompt.system",
+    "TextInput": "strata_core.engine.prompt_input",
+    "UrlFetcher": "strata_core.context.instruction",
     "UserMessage": "strata_core.message",
-    "evaluate": "strata_core.permission",
+    "evaluate": "strata_core.permission.rules",
     "filter_compacted": "strata_core.history",
     "open_runtime": "strata_core.runtime",
     "to_model_messages": "strata_core.history",

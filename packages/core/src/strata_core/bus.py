@@ -104,7 +104,7 @@ class TitleUpdated:
 
 
 @frozen
-class RetryScheduled:
+class SessionRetry:
     session_id: str
     attempt: int
     delay: float
@@ -122,7 +122,7 @@ BusEvent: TypeAlias = (
     | SessionStatus
     | SessionCompacted
     | TitleUpdated
-    | RetryScheduled
+    | SessionRetry
 )
 
 

@@ -15,31 +15,31 @@ from typing import Any
 
 from dependency_injector import containers, providers
 
-from strata_core.agent import AgentService
 from strata_core.bus import Bus
-from strata_core.call_parameters import BasicParameters
-from strata_core.compaction import CompactionService
-from strata_core.config import ConfigInfo, ConfigService
-from strata_core.instruction import InstructionService
-from strata_core.loop import SessionLoop
-from strata_core.part_writer import wall_clock_ms
-from strata_core.paths import StrataPaths
-from strata_core.permission_flow import PermissionFlow
-from strata_core.processor import Processor
-from strata_core.project import ProjectService
+from strata_core.config.paths import StrataPaths
+from strata_core.config.service import ConfigInfo, ConfigService
+from strata_core.context.agent import AgentService
+from strata_core.context.instruction import InstructionService
+from strata_core.context.project import ProjectService
+from strata_core.context.skill import SkillService
+from strata_core.engine.compaction import CompactionService
+from strata_core.engine.loop import SessionLoop
+from strata_core.engine.parameters import BasicParameters
+from strata_core.engine.part_writer import wall_clock_ms
+from strata_core.engine.processor import Processor
+from strata_core.engine.subagent import LoopSubagents
+from strata_core.engine.subtask import SubtaskRunner
+from strata_core.engine.title import TitleService
+from strata_core.engine.turn_request import TurnRequestBuilder
+from strata_core.permission.flow import PermissionFlow
+from strata_core.prompt.system import SystemClock, SystemPromptService
 from strata_core.session.service import SessionService
-from strata_core.skill import SkillService
-from strata_core.subagent import LoopSubagents
-from strata_core.subtask import SubtaskRunner
-from strata_core.system_prompt import SystemClock, SystemPromptService
-from strata_core.title import TitleService
-from strata_core.tool.bash import DEFAULT_HIDDEN_ENV
-from strata_core.tool.defaults import builtin_tools
+from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
+from strata_core.tool.builtin.defaults import builtin_tools
+from strata_core.tool.builtin.todowrite import InMemoryTodoStore
 from strata_core.tool.registry import ToolRegistry
 from strata_core.tool.runner import run_call
-from strata_core.tool.todowrite import InMemoryTodoStore
 from strata_core.tool.truncation import Truncation
-from strata_core.turn_request import TurnRequestBuilder
 
 
 def _later(container: Any, name: str) -> Callable[[], Any]:

@@ -25,20 +25,20 @@ from attrs import frozen
 from dependency_injector import providers
 
 from strata_core import llm
-from strata_core.agent import AgentService
 from strata_core.bus import Bus
-from strata_core.call_parameters import ParameterPolicy
-from strata_core.config import ConfigInfo
+from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
+from strata_core.context.agent import AgentService
+from strata_core.context.project import ProjectInfo
+from strata_core.engine.loop import SessionLoop
+from strata_core.engine.parameters import ParameterPolicy
+from strata_core.engine.part_writer import NowMs
 from strata_core.http import make_client
-from strata_core.loop import SessionLoop
-from strata_core.part_writer import NowMs
-from strata_core.permission_flow import PermissionFlow, PermissionMode
-from strata_core.project import ProjectInfo
+from strata_core.permission.flow import PermissionFlow, PermissionMode
+from strata_core.prompt.system import SystemPromptService
 from strata_core.session.service import SessionService
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore
-from strata_core.system_prompt import SystemPromptService
 from strata_core.tool.truncation import Truncation
 
 if TYPE_CHECKING:

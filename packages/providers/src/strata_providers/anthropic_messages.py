@@ -15,18 +15,18 @@ import httpx
 from attrs import field, frozen
 
 from strata_core.llm import (
-    AssistantMessage,
+    AssistantModelMessage,
     FileContent,
     ModelInfo,
     ModelMessage,
     ModelRequest,
     ReasoningContent,
     StreamEvent,
-    SystemMessage,
+    SystemModelMessage,
     TextContent,
-    ToolMessage,
+    ToolModelMessage,
     ToolResultContent,
-    UserMessage,
+    UserModelMessage,
 )
 from strata_providers.anthropic_messages_stream import MessagesStreamDecoder
 from strata_providers.caching import CACHED_SYSTEM_BLOCKS, CACHED_TAIL_MESSAGES, EPHEMERAL
@@ -99,7 +99,7 @@ def system_and_messages(request: ModelRequest) -> tuple[list[Block], list[dict[s
     system: list[Block] = [{"type": "text", "text": text} for text in request.system if text]
     turns: list[tuple[str, list[Block]]] = []
     for message in request.messages:
-        if isinstance(message, SystemMessage) and not turns:
+        if isinstance(message, SystemModelMessage) and not turns:
             system.append({"type": "text", "text": message.content})
         else:
             turns.append(_turn(message))
@@ -113,11 +113,11 @@ def system_and_messages(request: ModelRequest) -> tuple[list[Block], list[dict[s
 
 
 def _turn(message: ModelMessage) -> tuple[str, list[Block]]:
-    if isinstance(message, SystemMessage):  # mid-conversation: Anthropic has no such thing, so the user says it
+    if isinstance(message, SystemModelMessage):  # mid-conversation: Anthropic has no such thing, so the user says it
         return "user", [_text(message.content)] if message.content else []
-    if isinstance(message, UserMessage):
+    if isinstance(message, UserModelMessage):
         return "user", [block for part in message.content if (block := _user_block(part)) is not None]
-    if isinstance(message, AssistantMessage):
+    if isinstance(message, AssistantModelMessage):
         return "assistant", [block for part in message.content if (block := _assistant_block(part)) is not None]
     return "user", _tool_results(message)
 
@@ -158,7 +158,7 @@ def _thinking_block(part: ReasoningContent) -> Block | None:
     return None  # unsigned reasoning (another model's) cannot be replayed as thinking
 
 
-def _tool_results(message: ToolMessage) -> list[Block]:
+def _tool_results(message: ToolModelMessage) -> list[Block]:
     return [_tool_result(result) for result in message.content if not result.provider_executed]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from strata_core.llm import ModelInfo, ModelMessage, SystemMessage
+from strata_core.llm import ModelInfo, ModelMessage, SystemModelMessage
 
 EPHEMERAL = {"type": "ephemeral"}
 CACHED_SYSTEM_BLOCKS = 2
@@ -24,5 +24,5 @@ def is_anthropic_family(info: ModelInfo) -> bool:
 
 def cached_tail(messages: Sequence[ModelMessage]) -> frozenset[int]:
     """Indices of the last two non-system messages: the rolling breakpoint that makes follow-ups cheap."""
-    conversation = [index for index, message in enumerate(messages) if not isinstance(message, SystemMessage)]
+    conversation = [index for index, message in enumerate(messages) if not isinstance(message, SystemModelMessage)]
     return frozenset(conversation[-CACHED_TAIL_MESSAGES:])

@@ -16,17 +16,17 @@ import httpx
 from attrs import field, frozen
 
 from strata_core.llm import (
-    AssistantMessage,
+    AssistantModelMessage,
     FileContent,
     ModelInfo,
     ModelMessage,
     ModelRequest,
     StreamEvent,
-    SystemMessage,
+    SystemModelMessage,
     TextContent,
-    ToolMessage,
+    ToolModelMessage,
     ToolOutput,
-    UserMessage,
+    UserModelMessage,
 )
 from strata_providers.caching import EPHEMERAL, cached_tail, is_anthropic_family
 from strata_providers.openai_chat_stream import ChatStreamDecoder
@@ -100,16 +100,16 @@ def chat_messages(request: ModelRequest, *, cache: bool = False) -> list[dict[st
 
 
 def _convert(message: ModelMessage) -> list[dict[str, Any]]:
-    if isinstance(message, SystemMessage):
+    if isinstance(message, SystemModelMessage):
         return [{"role": "system", "content": message.content}]
-    if isinstance(message, UserMessage):
+    if isinstance(message, UserModelMessage):
         return [{"role": "user", "content": _user_content(message)}]
-    if isinstance(message, AssistantMessage):
+    if isinstance(message, AssistantModelMessage):
         return [_assistant_message(message)]
     return _tool_messages(message)
 
 
-def _user_content(message: UserMessage) -> str | list[dict[str, Any]]:
+def _user_content(message: UserModelMessage) -> str | list[dict[str, Any]]:
     parts = message.content
     if len(parts) == 1 and isinstance(parts[0], TextContent):
         return parts[0].text
@@ -127,7 +127,7 @@ def _user_part(part: TextContent | FileContent) -> dict[str, Any]:
     return {"type": "text", "text": f"[Attached {part.media_type}: {part.filename or 'file'}]"}
 
 
-def _assistant_message(message: AssistantMessage) -> dict[str, Any]:
+def _assistant_message(message: AssistantModelMessage) -> dict[str, Any]:
     text = "".join(part.text for part in message.content if part.type == "text")
     reasoning = "".join(part.text for part in message.content if part.type == "reasoning")
     entry: dict[str, Any] = {"role": "assistant", "content": text}
@@ -147,7 +147,7 @@ def _assistant_message(message: AssistantMessage) -> dict[str, Any]:
     return entry
 
 
-def _tool_messages(message: ToolMessage) -> list[dict[str, Any]]:
+def _tool_messages(message: ToolModelMessage) -> list[dict[str, Any]]:
     return [
         {"role": "tool", "tool_call_id": result.call_id, "content": tool_output_text(result.output)}
         for result in message.content

@@ -13,12 +13,12 @@ from typing import Any
 
 from attrs import frozen
 
-from strata_core.agent import AgentInfo
-from strata_core.call_parameters import CallParameters
+from strata_core.config.merge import merge_deep
+from strata_core.context.agent import AgentInfo
+from strata_core.engine.overflow import OUTPUT_TOKEN_MAX
+from strata_core.engine.overflow import max_output_tokens as _capped_output
+from strata_core.engine.parameters import CallParameters
 from strata_core.llm import ModelInfo
-from strata_core.merge import merge_deep
-from strata_core.overflow import OUTPUT_TOKEN_MAX
-from strata_core.overflow import max_output_tokens as _capped_output
 
 
 @frozen

@@ -22,7 +22,7 @@ def debug() -> None:
 @options.json_output
 def paths(as_json: bool) -> None:
     """Where Strata reads config and keeps data, cache, state, the database and tool output."""
-    from strata_core.paths import StrataPaths
+    from strata_core.config.paths import StrataPaths
 
     found = StrataPaths.from_env(os.environ)
     fields: dict[str, Path] = {
@@ -50,9 +50,7 @@ _SECRET_WORDS = ("apikey", "api_key", "token", "secret", "password", "authorizat
 def redact(value: Any) -> Any:
     """A copy of a config value with credential-looking string values hidden."""
     if isinstance(value, Mapping):
-        return {
-            key: "<redacted>" if _is_secret(key, item) else redact(item) for key, item in value.items()
-        }
+        return {key: "<redacted>" if _is_secret(key, item) else redact(item) for key, item in value.items()}
     if isinstance(value, list):
         return [redact(item) for item in value]
     return value
@@ -129,7 +127,7 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
     import anyio
 
     from strata_cli.app import build_container, load_config, pick_agent, pick_model_info
-    from strata_core.system_prompt import AssembledSystemPrompt
+    from strata_core.prompt.system import AssembledSystemPrompt
 
     container = build_container(options.resolve_directory(directory))
 

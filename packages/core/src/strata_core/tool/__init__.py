@@ -15,8 +15,22 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from strata_core.tool.apply_patch import ApplyPatchTool
-    from strata_core.tool.base import (
+    from strata_core.permission.subagent import child_session_rules
+    from strata_core.tool.builtin.apply_patch import ApplyPatchTool
+    from strata_core.tool.builtin.bash import BashTool
+    from strata_core.tool.builtin.defaults import builtin_tools
+    from strata_core.tool.builtin.edit import EditTool
+    from strata_core.tool.builtin.glob import GlobTool
+    from strata_core.tool.builtin.grep import GrepTool
+    from strata_core.tool.builtin.invalid import InvalidTool
+    from strata_core.tool.builtin.read import InstructionText, NearbyInstructions, ReadTool
+    from strata_core.tool.builtin.skill import SkillLike, SkillSource, SkillTool
+    from strata_core.tool.builtin.structured_output import StructuredOutputTool
+    from strata_core.tool.builtin.task import AgentCatalog, AgentLike, SubagentOutcome, SubagentRunner, TaskTool
+    from strata_core.tool.builtin.todowrite import InMemoryTodoStore, Todo, TodoStore, TodoWriteTool
+    from strata_core.tool.builtin.webfetch import WebFetchTool
+    from strata_core.tool.builtin.write import WriteTool
+    from strata_core.tool.contract import (
         Attachment,
         JSONSchema,
         Tool,
@@ -25,68 +39,54 @@ if TYPE_CHECKING:
         ToolResult,
         ToolTarget,
     )
-    from strata_core.tool.bash import BashTool
-    from strata_core.tool.defaults import builtin_tools
-    from strata_core.tool.edit import EditTool
-    from strata_core.tool.glob import GlobTool
-    from strata_core.tool.grep import GrepTool
-    from strata_core.tool.invalid import InvalidTool
-    from strata_core.tool.read import InstructionText, NearbyInstructions, ReadTool
     from strata_core.tool.registry import ResolvedTool, ToolRegistry, tool_map
     from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, run_call, run_tool
-    from strata_core.tool.search import Search
-    from strata_core.tool.skill import SkillLike, SkillSource, SkillTool
-    from strata_core.tool.structured_output import StructuredOutputTool
-    from strata_core.tool.subagent_rules import child_session_rules
-    from strata_core.tool.task import AgentCatalog, AgentLike, SubagentOutcome, SubagentRunner, TaskTool
-    from strata_core.tool.todowrite import InMemoryTodoStore, Todo, TodoStore, TodoWriteTool
+    from strata_core.tool.support.search import Search
     from strata_core.tool.truncation import TruncatedOutput, Truncation
-    from strata_core.tool.webfetch import WebFetchTool
-    from strata_core.tool.write import WriteTool
 
-# Imported on first use: `strata_core.tool.base` is imported widely, and the tools pull in tree-sitter,
+# Imported on first use: `strata_core.tool.contract` is imported widely, and the tools pull in tree-sitter,
 # markdownify, jsonschema and httpx, which a command that only prints help should not pay for.
 _EXPORTS: dict[str, str] = {
-    "AgentCatalog": "strata_core.tool.task",
-    "AgentLike": "strata_core.tool.task",
-    "ApplyPatchTool": "strata_core.tool.apply_patch",
-    "Attachment": "strata_core.tool.base",
-    "BashTool": "strata_core.tool.bash",
-    "EditTool": "strata_core.tool.edit",
-    "GlobTool": "strata_core.tool.glob",
-    "GrepTool": "strata_core.tool.grep",
-    "InMemoryTodoStore": "strata_core.tool.todowrite",
-    "InstructionText": "strata_core.tool.read",
-    "InvalidTool": "strata_core.tool.invalid",
-    "JSONSchema": "strata_core.tool.base",
-    "NearbyInstructions": "strata_core.tool.read",
-    "ReadTool": "strata_core.tool.read",
+    "AgentCatalog": "strata_core.tool.builtin.task",
+    "AgentLike": "strata_core.tool.builtin.task",
+    "ApplyPatchTool": "strata_core.tool.builtin.apply_patch",
+    "Attachment": "strata_core.tool.contract",
+    "BashTool": "strata_core.tool.builtin.bash",
+    "EditTool": "strata_core.tool.builtin.edit",
+    "GlobTool": "strata_core.tool.builtin.glob",
+    "GrepTool": "strata_core.tool.builtin.grep",
+    "InMemoryTodoStore": "strata_core.tool.builtin.todowrite",
+    "InstructionText": "strata_core.tool.builtin.read",
+    "InvalidTool": "strata_core.tool.builtin.invalid",
+    "JSONSchema": "strata_core.tool.contract",
+    "NearbyInstructions": "strata_core.tool.builtin.read",
+    "ReadTool": "strata_core.tool.builtin.read",
     "ResolvedTool": "strata_core.tool.registry",
-    "Search": "strata_core.tool.search",
-    "SkillLike": "strata_core.tool.skill",
-    "SkillSource": "strata_core.tool.skill",
-    "SkillTool": "strata_core.tool.skill",
-    "StructuredOutputTool": "strata_core.tool.structured_output",
-    "SubagentOutcome": "strata_core.tool.task",
-    "SubagentRunner": "strata_core.tool.task",
-    "TaskTool": "strata_core.tool.task",
-    "Todo": "strata_core.tool.todowrite",
-    "TodoStore": "strata_core.tool.todowrite",
-    "TodoWriteTool": "strata_core.tool.todowrite",
-    "Tool": "strata_core.tool.base",
+    "Search": "strata_core.tool.support.search",
+    "SkillLike": "strata_core.tool.builtin.skill",
+    "SkillSource": "strata_core.tool.builtin.skill",
+    "SkillTool": "strata_core.tool.builtin.skill",
+    "StructuredOutputTool": "strata_core.tool.builtin.structured_output",
+    "SubagentOutcome": "strata_core.tool.builtin.task",
+    "SubagentRunner": "strata_core.tool.builtin.task",
+    "TaskTool": "strata_core.tool.builtin.task",
+    "Todo": "strata_core.tool.builtin.todowrite",
+    "TodoStore": "strata_core.tool.builtin.todowrite",
+    "TodoWriteTool": "strata_core.tool.builtin.todowrite",
+    "Tool": "strata_core.tool.contract",
     "ToolCallOutcome": "strata_core.tool.runner",
-    "ToolContext": "strata_core.tool.base",
-    "ToolFailure": "strata_core.tool.base",
+    "ToolContext": "strata_core.tool.contract",
+    "ToolFailure": "strata_core.tool.contract",
     "ToolRegistry": "strata_core.tool.registry",
-    "ToolResult": "strata_core.tool.base",
+    "ToolResult": "strata_core.tool.contract",
     "ToolRunOutcome": "strata_core.tool.runner",
-    "ToolTarget": "strata_core.tool.base",
+    "ToolTarget": "strata_core.tool.contract",
     "TruncatedOutput": "strata_core.tool.truncation",
     "Truncation": "strata_core.tool.truncation",
-    "WebFetchTool": "strata_core.tool.webfetch",
-    "WriteTool": "strata_core.tool.write",
-    "builtin_tools": "strata_core.tool.defaults",
-    "child_session_rules": "strata_core.tool.subagent_rules",
+    "WebFetchTool": "strata_core.tool.builtin.webfetch",
+    "WriteTool": "strata_core.tool.builtin.write",
+    "builtin_tools": "strata_core.tool.builtin.defaults",
+    "child_session_rules": "strata_core.permission.subagent",
     "run_call": "strata_core.tool.runner",
     "run_tool": "strata_core.tool.runner",
     "tool_map": "strata_core.tool.registry",

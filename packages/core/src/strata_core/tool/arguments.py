@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from strata_core.tool.base import JSONSchema
+from strata_core.tool.contract import JSONSchema
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError

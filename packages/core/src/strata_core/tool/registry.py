@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from attrs import define, frozen
 
 from strata_core.llm import ModelInfo, ToolDefinition
-from strata_core.permission import disabled
-from strata_core.tool.base import Tool, ToolTarget
-from strata_core.tool.invalid import NAME as INVALID
+from strata_core.permission.rules import disabled
+from strata_core.tool.builtin.invalid import NAME as INVALID
+from strata_core.tool.contract import Tool, ToolTarget
 
 PATCH_TOOL = "apply_patch"
 FILE_WRITING_TOOLS = ("edit", "write")

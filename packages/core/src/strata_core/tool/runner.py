@@ -14,11 +14,11 @@ from typing import Any
 import anyio
 from attrs import frozen
 
-from strata_core.permission import NoResponderError, PermissionError_, RejectedError, Rule
+from strata_core.permission.rules import NoResponderError, PermissionError_, RejectedError, Rule
 from strata_core.tool.arguments import first_problem, invalid_arguments_message
-from strata_core.tool.base import Tool, ToolContext, ToolFailure, ToolResult
-from strata_core.tool.invalid import NAME as INVALID
-from strata_core.tool.invalid import InvalidTool, invalid_input_message, unavailable_tool_message
+from strata_core.tool.builtin.invalid import NAME as INVALID
+from strata_core.tool.builtin.invalid import InvalidTool, invalid_input_message, unavailable_tool_message
+from strata_core.tool.contract import Tool, ToolContext, ToolFailure, ToolResult
 from strata_core.tool.truncation import Truncation
 
 

@@ -17,8 +17,8 @@ import anyio
 from attrs import frozen
 
 from strata_core import ids
-from strata_core.paths import StrataPaths
-from strata_core.permission import Rule, evaluate
+from strata_core.config.paths import StrataPaths
+from strata_core.permission.rules import Rule, evaluate
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024

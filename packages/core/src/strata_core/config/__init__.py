@@ -1,0 +1,1 @@
+"""Configuration: config files found, read, substituted, merged and checked; where Strata keeps things."""

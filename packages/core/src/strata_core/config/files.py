@@ -1,0 +1,312 @@
+"""One config source at a time: read a JSONC file, substitute `{env:}`/`{file:}`, check its shape, merge.
+
+`config.py` decides which sources exist and in what order; this module turns each into a checked dict and
+knows how two of them combine. Every user-facing failure is a `ConfigError` naming the file, and the line and
+column or the field, with what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from strata_core.config.merge import merge_deep
+from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
+from strata_core.permission.rules import PermissionConfigError, from_config
+
+log = structlog.get_logger("strata.config")
+
+
+class ConfigError(Exception):
+    """A config file (or config value) Strata cannot use; the message says where and what was expected."""
+
+    def __init__(self, message: str, *, path: Path | None = None, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.column = column
+
+
+# Top-level keys of OpenCode's config schema (plus `$schema`). Unknown keys are only warned about: a newer
+# OpenCode key in a shared opencode.json must not stop Strata from starting (OpenCode itself rejects them).
+KNOWN_KEYS = frozenset(
+    {
+        "$schema", "theme", "keybinds", "logLevel", "tui", "server", "command", "skills", "watcher", "plugin",
+        "snapshot", "share", "autoshare", "autoupdate", "disabled_providers", "enabled_providers", "model",
+        "small_model", "default_agent", "username", "mode", "agent", "provider", "mcp", "formatter", "lsp",
+        "instructions", "layout", "permission", "tools", "enterprise", "compaction", "experimental",
+        "tool_output", "shell", "reference", "attribution",
+    }
+)  # fmt: skip
+
+_JSON5_POSITION = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
+_ENV_TOKEN = re.compile(r"\{env:([^}]+)\}")
+_FILE_TOKEN = re.compile(r"\{file:([^}]+)\}")
+
+
+def read_config_file(path: Path, env: Mapping[str, str], home: Path) -> dict[str, Any] | None:
+    """A config file's checked content, or None when the file does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read config file: {error}", path=path) from error
+    return parse_config_text(text, path, env=env, home=home, base_dir=path.parent)
+
+
+def parse_config_text(text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path) -> dict[str, Any]:
+    """Substitute, parse JSONC and check one source; `source` names it in errors."""
+    text = substitute(text, source, env=env, home=home, base_dir=base_dir)
+    if not text.strip():
+        return {}  # an empty file configures nothing; not worth refusing to start over
+    data = parse_jsonc(text, source)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a JSON object at the top level, got {_kind(data)}", path=source)
+    return check_config(data, source)
+
+
+def substitute(text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path) -> str:
+    """OpenCode's variables: `{env:VAR}` is inserted as is, `{file:path}` as JSON-escaped trimmed contents.
+
+    `{file:}` tokens on `//` comment lines are left alone, so commenting a line out also stops its file read.
+    `{env:}` values are inserted raw (OpenCode does too), which lets `"port": {env:PORT}` be a number.
+    """
+    text = _ENV_TOKEN.sub(lambda m: env.get(m.group(1), ""), text)
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if "{file:" not in line or line.lstrip().startswith("//"):
+            continue
+        replace = partial(_file_value, source=source, line=number, home=home, base_dir=base_dir)
+        lines[number - 1] = _FILE_TOKEN.sub(replace, line)
+    return "\n".join(lines)
+
+
+def _file_value(match: re.Match[str], *, source: Path, line: int, home: Path, base_dir: Path) -> str:
+    raw = match.group(1)
+    target = home / raw[2:] if raw.startswith("~/") else base_dir / raw
+    try:
+        content = target.read_text(encoding="utf-8").strip()
+    except FileNotFoundError as error:
+        raise ConfigError(
+            f'{source}:{line}: bad file reference "{match.group(0)}": {target} does not exist', path=source, line=line
+        ) from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(
+            f'{source}:{line}: bad file reference "{match.group(0)}": cannot read {target}: {error}',
+            path=source,
+            line=line,
+        ) from error
+    # Escaped as the inside of a JSON string, so the token can sit between quotes.
+    return json.dumps(content, ensure_ascii=False)[1:-1]
+
+
+def parse_jsonc(text: str, source: Path) -> Any:
+    """JSON with comments and trailing commas (any JSON5, in fact); errors carry the line and column."""
+    try:
+        # Most config files are plain JSON. The stdlib reads them ~1000x faster than the pure-Python json5
+        # (4.8 ms for a 400-byte opencode.json, paid for every file on every start-up), and any text both
+        # accept means the same to both (JSON5 is a superset of JSON), except that an escaped surrogate pair
+        # becomes its one character, as in JavaScript, where json5 would keep two unencodable halves.
+        return json.loads(text)
+    except ValueError:
+        pass
+    import json5  # only for files that really use comments, trailing commas or other JSON5
+
+    try:
+        return json5.loads(text)
+    except ValueError as error:
+        found = _JSON5_POSITION.match(str(error))
+        if found is None:
+            raise ConfigError(f"{source}: invalid JSON: {error}", path=source) from error
+        line, problem, column = int(found.group(1)), found.group(2), int(found.group(3))
+        raise ConfigError(
+            f"{source}:{line}:{column}: invalid JSON: {problem}; expected JSON with comments and trailing commas",
+            path=source,
+            line=line,
+            column=column,
+        ) from error
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Shape checks. Only what Strata reads is checked; everything else passes through untouched.
+
+_STRING_KEYS = ("model", "small_model", "default_agent", "username")
+_OBJECT_KEYS = ("provider", "compaction", "tool_output", "experimental", "command", "mcp", "tools")
+
+
+def check_config(data: dict[str, Any], source: Path) -> dict[str, Any]:
+    """Check the fields Strata uses and normalise agent entries; warn about unknown top-level keys."""
+    for key in data:
+        if key not in KNOWN_KEYS:
+            log.warning("config.unknown_key", key=key, file=str(source), note="ignored; OpenCode would reject it")
+    for key in _STRING_KEYS:
+        _expect(data, key, str, "a string", source)
+    for key in _OBJECT_KEYS:
+        _expect(data, key, dict, "an object", source)
+    _expect_strings(data.get("instructions"), "instructions", source)
+    skills = _expect(data, "skills", dict, "an object", source) or {}
+    _expect_strings(skills.get("paths"), "skills.paths", source)
+    _expect_strings(skills.get("urls"), "skills.urls", source)
+    check_permission(data.get("permission"), "permission", source)
+    for section in ("agent", "mode"):
+        entries = _expect(data, section, dict, "an object of agents", source)
+        if entries is not None:
+            data[section] = {
+                name: normalize_agent(entry, f"{section}.{name}", source) for name, entry in entries.items()
+            }
+    return data
+
+
+def check_permission(value: Any, field: str, source: Path) -> None:
+    """A permission value must be an action or `{permission: action | {pattern: action}}`."""
+    try:
+        from_config(value, home=Path("/"), where=field)
+    except PermissionConfigError as error:
+        raise ConfigError(f"{source}: {error}", path=source) from error
+
+
+def _expect(data: Mapping[str, Any], key: str, kind: type, expected: str, source: Path) -> Any:
+    value = data.get(key)
+    if value is not None and not isinstance(value, kind):
+        raise ConfigError(f"{source}: `{key}` must be {expected}, got {_kind(value)}", path=source)
+    return value
+
+
+def _expect_strings(value: Any, field: str, source: Path) -> None:
+    if value is not None and not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+        raise ConfigError(f"{source}: `{field}` must be a list of strings, got {_kind(value)}", path=source)
+
+
+def _kind(value: Any) -> str:
+    shown = json.dumps(value, default=str)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+# Agent entries (OpenCode's `P/config/agent.ts`): these keys are the agent's own; any other key is an
+# option passed through to the model call.
+AGENT_KEYS = frozenset(
+    {
+        "name", "model", "variant", "prompt", "description", "temperature", "top_p", "mode", "hidden", "color",
+        "steps", "maxSteps", "options", "permission", "disable", "tools",
+    }
+)  # fmt: skip
+_AGENT_FIELD_TYPES: tuple[tuple[str, tuple[type, ...], str], ...] = (
+    ("name", (str,), "a string"),
+    ("model", (str,), 'a "provider/model" string'),
+    ("variant", (str,), "a string"),
+    ("prompt", (str,), "a string"),
+    ("description", (str,), "a string"),
+    ("color", (str,), 'a "#RRGGBB" colour or a theme colour name'),
+    ("temperature", (int, float), "a number"),
+    ("top_p", (int, float), "a number"),
+    ("hidden", (bool,), "true or false"),
+    ("disable", (bool,), "true or false"),
+    ("options", (dict,), "an object"),
+    ("tools", (dict,), "an object of tool names to true or false"),
+)
+AGENT_MODES = ("subagent", "primary", "all")
+
+
+def normalize_agent(entry: Any, field: str, source: Path) -> dict[str, Any]:
+    """Check one agent entry and apply OpenCode's transform: unknown keys -> options, tools -> permission,
+    `steps ?? maxSteps`."""
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{source}: `{field}` must be an object, got {_kind(entry)}", path=source)
+    for key, kinds, expected in _AGENT_FIELD_TYPES:
+        value = entry.get(key)
+        if value is not None and (not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds)):
+            raise ConfigError(f"{source}: `{field}.{key}` must be {expected}, got {_kind(value)}", path=source)
+    if entry.get("mode") is not None and entry["mode"] not in AGENT_MODES:
+        raise ConfigError(f"{source}: `{field}.mode` must be one of {', '.join(AGENT_MODES)}", path=source)
+    for key in ("steps", "maxSteps"):
+        value = entry.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+            raise ConfigError(
+                f"{source}: `{field}.{key}` must be a positive whole number, got {_kind(value)}", path=source
+            )
+    check_permission(entry.get("permission"), f"{field}.permission", source)
+    result = {key: value for key, value in entry.items() if key in AGENT_KEYS}
+    result["options"] = {**(entry.get("options") or {}), **{k: v for k, v in entry.items() if k not in AGENT_KEYS}}
+    permission = tools_to_permission(entry.get("tools") or {})
+    # An explicit permission overrides the legacy tools switches.
+    result["permission"] = merge_deep(permission, permission_object(entry.get("permission")))
+    steps = entry.get("steps") if entry.get("steps") is not None else entry.get("maxSteps")
+    if steps is not None:
+        result["steps"] = steps
+    return result
+
+
+def tools_to_permission(tools: Mapping[str, Any]) -> dict[str, str]:
+    """Legacy `tools: {name: bool}` as permission: write, edit, patch and multiedit all switch `edit`."""
+    permission: dict[str, str] = {}
+    for tool, enabled in tools.items():
+        key = "edit" if tool in ("write", "edit", "patch", "multiedit") else tool
+        permission[key] = "allow" if enabled else "deny"
+    return permission
+
+
+def permission_object(value: Any) -> dict[str, Any]:
+    """A permission value as an object: a bare action means `{"*": action}`."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        return {"*": value}
+    return dict(value)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Markdown agents: `{agent,agents}/**/*.md` and the deprecated `{mode,modes}/*.md` of a config directory.
+
+
+def read_markdown_agents(directory: Path) -> dict[str, dict[str, Any]]:
+    """Agent entries from the directory's markdown agents; a nested file keeps its path, e.g. `team/reviewer`."""
+    return _read_markdown_entries(directory, "{agent,agents}/**/*.md")
+
+
+def read_markdown_modes(directory: Path) -> dict[str, dict[str, Any]]:
+    """Entries from the deprecated `{mode,modes}/*.md` files; `config.py` turns them into primary agents."""
+    return _read_markdown_entries(directory, "{mode,modes}/*.md")
+
+
+def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str, Any]]:
+    if not directory.is_dir():
+        return {}
+    entries: dict[str, dict[str, Any]] = {}
+    from wcmatch import glob  # wcmatch: ~6 ms to import, only when there is something to glob
+
+    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.FOLLOW | glob.BRACE
+    for relative in sorted(glob.glob(pattern, flags=flags, root_dir=str(directory))):
+        path = directory / relative
+        try:
+            document = parse_markdown(path)
+        except MarkdownFrontmatterError as error:
+            raise ConfigError(str(error), path=path, line=error.line) from error
+        # The name is the path under agent(s)/ without `.md`; a `name` in the frontmatter wins, as in OpenCode.
+        name = Path(relative).relative_to(Path(relative).parts[0]).with_suffix("").as_posix()
+        entry = normalize_agent({"name": name, **document.data, "prompt": document.body}, f"agent {name!r}", path)
+        entries[entry["name"]] = entry
+    return entries
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Merging.
+
+
+def merge_config(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """`merge_deep`, except `instructions` lists are concatenated and de-duplicated, first occurrence kept."""
+    merged = merge_deep(base, override)
+    if isinstance(base.get("instructions"), list) and isinstance(override.get("instructions"), list):
+        merged["instructions"] = unique([*base["instructions"], *override["instructions"]])
+    return merged
+
+
+def unique(items: Iterable[Any]) -> list[Any]:
+    """Items in first-seen order without repeats."""
+    return list(dict.fromkeys(items))

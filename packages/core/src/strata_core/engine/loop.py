@@ -1,0 +1,393 @@
+"""The turn loop (reference 1): store the user's message, then step until the turn is done.
+
+Each step re-reads the history, decides whether the turn is over, and otherwise runs one pending task
+(a subtask or a compaction) or one model call through the processor. One loop runs per session; a prompt
+that arrives while it runs is stored and picked up by that loop (wrapped as a queued message), and its
+caller gets the same result. Cancelling (`cancel()`, or the caller's own scope) aborts the step in flight
+and leaves a session the next prompt continues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeAlias
+
+import anyio
+import structlog
+from attrs import define, field
+
+from strata_core import llm
+from strata_core.bus import Bus, SessionError, SessionStatus
+from strata_core.config.service import Config
+from strata_core.context.agent import AgentInfo, Agents
+from strata_core.context.instruction import Instruction
+from strata_core.context.project import Project, ProjectInfo
+from strata_core.engine.compaction import CompactionService
+from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
+from strata_core.engine.part_writer import NowMs, wall_clock_ms
+from strata_core.engine.processor import Processor, StepInput, StepResult, new_answer
+from strata_core.engine.prompt_input import (
+    FileInput,
+    PromptPart,
+    PromptRequest,
+    SubtaskInput,
+    TextInput,
+    UserMessageWriter,
+)
+from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
+from strata_core.engine.title import TitleService
+from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder, effective_ruleset
+from strata_core.engine.turn_targets import AgentNotFoundError, TurnTargets
+from strata_core.history import Latest, filter_compacted, latest
+from strata_core.message import (
+    STRUCTURED_OUTPUT_ERROR,
+    AgentPart,
+    AssistantMessage,
+    CompactionPart,
+    MessageError,
+    MessageWithParts,
+    ModelRef,
+    PathInfo,
+    SubtaskPart,
+    ToolPart,
+    UserMessage,
+)
+from strata_core.permission.rules import Rule, to_config
+from strata_core.session.info import SessionInfo
+from strata_core.session.service import SessionService
+from strata_core.session.store import SessionStore
+from strata_core.tool.contract import ToolContext
+from strata_core.tool.registry import ToolRegistry
+
+__all__ = [
+    "AgentNotFoundError",
+    "FileInput",
+    "PromptPart",
+    "PromptRequest",
+    "SessionLoop",
+    "SubtaskInput",
+    "TextInput",
+]
+
+log = structlog.get_logger(__name__)
+
+Outcome: TypeAlias = Literal["continue", "stop"]
+NO_USER_MESSAGE = "No user message found in stream. This should never happen."
+STRUCTURED_OUTPUT_MISSING = "Model did not produce structured output"
+
+
+class Spawner(Protocol):
+    """Where background work (titles, prune) runs: the runtime's task group."""
+
+    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any, name: object = None) -> None: ...
+
+
+def turn_finished(state: Latest) -> bool:
+    """OpenCode's exit test: the newest answer finished for good, after the newest user message."""
+    user, answer = state.user, state.assistant
+    if user is None or answer is None or not isinstance(answer.info, AssistantMessage):
+        return False
+    if not answer.info.finish or answer.info.finish == "tool-calls":
+        return False
+    # A "stop" that still carries tool calls keeps going; calls an abort left behind do not count.
+    if any(isinstance(p, ToolPart) and not p.provider_executed and not p.is_orphaned_interrupt for p in answer.parts):
+        return False
+    return user.info.id < answer.info.id
+
+
+def turn_tool_calls(history: Sequence[MessageWithParts], user_id: str) -> list[ToolPart]:
+    """Tool calls made since the newest user message, oldest first (the doom-loop check's window)."""
+    return [
+        part
+        for message in history
+        if isinstance(message.info, AssistantMessage) and message.info.id > user_id
+        for part in message.parts
+        if isinstance(part, ToolPart)
+    ]
+
+
+@define
+class _Run:
+    scope: anyio.CancelScope = field(factory=anyio.CancelScope)
+    done: anyio.Event = field(factory=anyio.Event)
+    new_input: bool = False
+    """A prompt arrived while the loop ran: look again before stopping."""
+    session: SessionInfo | None = None
+    messages: list[MessageWithParts] | None = None
+    """The session's messages as last read. After a plain model step its answer, as the processor stored it,
+    is appended instead of reading the whole session again (a full read costs more as the session grows)."""
+    converted: ConvertedHistory = field(factory=ConvertedHistory)
+    just_compacted: bool = False
+    """A compaction finished and no step has fitted since: overflowing again must stop, not compact again."""
+    answered: MessageWithParts | None = None
+    """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
+
+
+@define
+class SessionLoop:
+    store: SessionStore
+    sessions: SessionService
+    bus: Bus
+    agents: Agents
+    models: llm.ModelResolver
+    config: Config
+    project: Project
+    requests: TurnRequestBuilder
+    processor: Processor
+    compaction: CompactionService
+    title: TitleService
+    instructions: Instruction
+    registry: ToolRegistry
+    subtasks: SubtaskRunner
+    background: Spawner | None = None
+    env: Mapping[str, str] = field(factory=dict)
+    now: NowMs = wall_clock_ms
+    _runs: dict[str, _Run] = field(factory=dict, init=False, repr=False)
+    targets: TurnTargets = field(init=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.targets = TurnTargets(self.agents, self.models, self.store, self.bus)
+
+    # ------------------------------------------------------------------------------------- public API
+
+    async def prompt(self, request: PromptRequest) -> MessageWithParts:
+        """Store the user's message and run (or join) the session's loop; the last assistant message."""
+        session = await self.sessions.get(request.session_id)
+        agent = await self.targets.agent(session.id, request.agent)
+        model = await self.targets.model_ref(session.id, request.model, agent)
+        project = await self.project.info()
+        context = self._tool_context(session, agent, project, None, ())
+        writer = UserMessageWriter(self.store, self.bus)
+        await writer.write(request, agent.name, model, context, self.registry.get("read"), self.now())
+        if request.tools:
+            rules = [Rule(name, "*", "allow" if on else "deny") for name, on in request.tools.items()]
+            await self.sessions.set_permission(session.id, to_config(rules))
+        else:
+            await self.sessions.touch(session.id)
+        return await self._run_or_join(session.id)
+
+    async def compact(self, session_id: str) -> MessageWithParts:
+        """Summarise the session now (manual compaction: no continue message afterwards)."""
+        history = await self.sessions.messages(session_id)
+        user = next((m.info for m in reversed(history) if isinstance(m.info, UserMessage)), None)
+        if user is None:
+            raise ValueError(f"Session {session_id} has no messages to compact")
+        await self.compaction.create(session_id, user.agent, user.model, auto=False)
+        return await self._run_or_join(session_id)
+
+    async def cancel(self, session_id: str) -> None:
+        """Abort the session's running turn, if any (subagent sessions inside it go with it)."""
+        run = self._runs.get(session_id)
+        if run is not None:
+            run.scope.cancel()
+
+    def is_running(self, session_id: str) -> bool:
+        return session_id in self._runs
+
+    # ------------------------------------------------------------------------------------- runs
+
+    async def _run_or_join(self, session_id: str) -> MessageWithParts:
+        run = self._runs.get(session_id)
+        if run is not None:
+            run.new_input = True
+            await run.done.wait()
+            return await self._last_answer(session_id)
+        run = _Run()
+        self._runs[session_id] = run
+        try:
+            with run.scope:
+                settings = await self._settings()
+                await self._loop(session_id, run, settings)
+                self._spawn(self.compaction.prune, session_id, settings)
+        finally:
+            # No await between the loop's decision to stop and this: a prompt arriving now starts a new run.
+            del self._runs[session_id]
+            run.done.set()
+            self.bus.publish(SessionStatus(session_id, "idle"))
+        return await self._last_answer(session_id)
+
+    async def _loop(self, session_id: str, run: _Run, settings: CompactionSettings) -> None:
+        step = 0
+        while True:
+            self.bus.publish(SessionStatus(session_id, "busy"))
+            session, messages = await self._refresh(session_id, run)
+            history = filter_compacted(messages)
+            state = latest(history)
+            if state.user is None:
+                raise RuntimeError(NO_USER_MESSAGE)
+            if turn_finished(state):
+                outcome: Outcome = "stop"
+            else:
+                step += 1
+                outcome = await self._step(session, history, state, step, settings, run)
+            if outcome == "stop" and not run.new_input:
+                return
+
+    async def _refresh(self, session_id: str, run: _Run) -> tuple[SessionInfo, list[MessageWithParts]]:
+        answered, run.answered = run.answered, None
+        if run.new_input or run.session is None or run.messages is None or answered is None:
+            run.new_input = False  # before reading, so a prompt stored during the read is noticed later
+            run.session = await self.sessions.get(session_id)
+            run.messages = await self.store.messages(session_id)
+        else:
+            run.messages = [*run.messages, answered]
+        return run.session, run.messages
+
+    async def _step(
+        self,
+        session: SessionInfo,
+        history: list[MessageWithParts],
+        state: Latest,
+        step: int,
+        settings: CompactionSettings,
+        run: _Run,
+    ) -> Outcome:
+        assert state.user is not None and isinstance(state.user.info, UserMessage)
+        user = state.user.info
+        model = self.targets.model(session.id, user.model)
+        if step == 1:
+            self._spawn(self.title.generate, session.id, model)
+        if state.tasks:
+            task = state.tasks[-1]
+            outcome = await self._task(session, history, task, user, model, settings)
+            run.just_compacted = isinstance(task, CompactionPart) and outcome == "continue"
+            return outcome
+        finished = state.finished
+        if (
+            finished is not None
+            and isinstance(finished.info, AssistantMessage)
+            and not finished.info.summary
+            and is_overflow(finished.info.tokens, model.info.limits, settings)
+        ):
+            await self.compaction.create(session.id, user.agent, user.model, auto=True)
+            return "continue"
+        agent = await self.targets.agent(session.id, user.agent)
+        return await self._model_step(session, history, state, agent, model, step, settings, run)
+
+    async def _task(
+        self,
+        session: SessionInfo,
+        history: list[MessageWithParts],
+        task: SubtaskPart | CompactionPart,
+        user: UserMessage,
+        model: llm.LanguageModel,
+        settings: CompactionSettings,
+    ) -> Outcome:
+        project = await self.project.info()
+        path = PathInfo(str(project.directory), str(project.worktree))
+        if isinstance(task, CompactionPart):
+            request = next(m for m in history if m.info.id == task.message_id)
+            return await self.compaction.process(request, history, model, settings, path)
+        agent = await self.targets.agent(session.id, user.agent)
+        tool = self.registry.get(TASK_TOOL)
+        tools = {TASK_TOOL: tool} if tool is not None else {}
+        context = self._tool_context(session, agent, project, model.info, history)
+        await self.subtasks.run(task, user, tools, context, path, agent.permission)
+        return "continue"
+
+    async def _model_step(
+        self,
+        session: SessionInfo,
+        history: list[MessageWithParts],
+        state: Latest,
+        agent: AgentInfo,
+        model: llm.LanguageModel,
+        step: int,
+        settings: CompactionSettings,
+        run: _Run,
+    ) -> Outcome:
+        assert state.user is not None and isinstance(state.user.info, UserMessage)
+        user = state.user.info
+        project = await self.project.info()
+        is_last_step = agent.steps is not None and step >= agent.steps
+        finished_id = state.finished.info.id if state.finished is not None else None
+        built = await self.requests.build(
+            StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted)
+        )
+        path = PathInfo(str(project.directory), str(project.worktree))
+        ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
+        message = new_answer(user, agent.name, ref, path, self.now())
+        context = self._tool_context(session, agent, project, model.info, history, state.user)
+        step_input = StepInput(
+            message=message,
+            model=model,
+            request=built.request,
+            tools=built.tools,
+            tool_context=context,
+            agent_ruleset=agent.permission,
+            earlier_tool_calls=turn_tool_calls(history, user.id),
+            compaction=settings,
+        )
+        try:
+            outcome = await self.processor.process(step_input)
+        finally:
+            self.instructions.clear(message.id)
+        result = outcome.result
+        if result == "compact" and run.just_compacted:
+            await self.compaction.still_too_large(message)
+            return "stop"
+        run.just_compacted = False
+        if result == "compact":
+            overflow = not message.finish
+            await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
+            return "continue"
+        run.answered = outcome.answer
+        if built.structured is not None:
+            return await self._structured_outcome(message, built.structured.captured, result)
+        return result
+
+    async def _structured_outcome(
+        self, message: AssistantMessage, captured: Mapping[str, Any] | None, result: StepResult
+    ) -> Outcome:
+        if captured is not None:
+            message.structured = dict(captured)
+            message.finish = message.finish or "stop"
+        elif message.finish not in (None, "tool-calls", "unknown") and message.error is None:
+            # OpenCode records the miss and stops; `retryCount` is not used to ask again.
+            message.error = MessageError(STRUCTURED_OUTPUT_ERROR, STRUCTURED_OUTPUT_MISSING, {"retries": 0})
+            self.bus.publish(SessionError(message.session_id, message.error))
+        else:
+            return "continue" if result == "continue" else "stop"
+        await self.store.put_message(message)
+        self.bus.message_updated(message)
+        return "stop"
+
+    # ------------------------------------------------------------------------------------- helpers
+
+    def _tool_context(
+        self,
+        session: SessionInfo,
+        agent: AgentInfo,
+        project: ProjectInfo,
+        model: llm.ModelInfo | None,
+        history: Sequence[MessageWithParts],
+        user: MessageWithParts | None = None,
+    ) -> ToolContext:
+        # A user who named an agent (`@explore`) may start it even where the rules would not let the model.
+        bypass = user is not None and any(isinstance(p, AgentPart) for p in user.parts)
+        return ToolContext(
+            session_id=session.id,
+            message_id="",
+            call_id="",
+            agent=agent.name,
+            ruleset=effective_ruleset(agent, session),
+            directory=Path(project.directory),
+            worktree=Path(project.worktree),
+            model=model,
+            messages=history,
+            extra={"bypass_agent_check": bypass},
+        )
+
+    async def _settings(self) -> CompactionSettings:
+        return compaction_settings((await self.config.get()).compaction, self.env)
+
+    def _spawn(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        if self.background is not None:
+            self.background.start_soon(func, *args)
+
+    async def _last_answer(self, session_id: str) -> MessageWithParts:
+        for message in reversed(await self.store.messages(session_id)):
+            if isinstance(message.info, AssistantMessage):
+                return message
+        raise LookupError(f"Session {session_id} has no assistant message")

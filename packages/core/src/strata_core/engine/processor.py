@@ -1,0 +1,364 @@
+"""One model step: consume the stream into stored parts, run the tools it calls, record how it ended.
+
+Reference section 8. Every part change is stored as its own transaction, behind the stream rather than in
+its way (`part_writer.py`; text deltas are coalesced, the final text is stored at text-end), so a process
+killed mid-step leaves a session the next prompt can continue. Tools start as soon as their call is complete
+(`tool_calls.py`). Cancellation (an abort) propagates once the cleanup has recorded it on the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeAlias
+
+import anyio
+import structlog
+from attrs import define, field, frozen
+
+from strata_core import ids, llm
+from strata_core.bus import Bus, SessionError, SessionStatus
+from strata_core.bus import SessionRetry as RetryEvent
+from strata_core.engine.overflow import CompactionSettings, is_overflow
+from strata_core.engine.part_writer import NowMs, PartWriter, wall_clock_ms
+from strata_core.engine.tool_calls import ToolCallRunner, ToolExecutor, interrupted, is_doom_loop
+from strata_core.message import (
+    ABORTED_ERROR,
+    AssistantMessage,
+    MessageError,
+    MessageTime,
+    MessageWithParts,
+    ModelRef,
+    PartTime,
+    PathInfo,
+    ReasoningPart,
+    RetryPart,
+    StepFinishPart,
+    StepStartPart,
+    TextPart,
+    Tokens,
+    ToolPart,
+    ToolStatePending,
+    ToolStateRunning,
+    UserMessage,
+)
+from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.rules import Rule
+from strata_core.session.store import SessionStore
+from strata_core.tool.contract import Tool, ToolContext
+
+log = structlog.get_logger(__name__)
+
+StepResult: TypeAlias = Literal["continue", "stop", "compact"]
+
+ABORTED_MESSAGE = "The operation was aborted."
+TEXT_PERSIST_INTERVAL_MS = 200
+"""Streaming text is stored at most this often (and always at text-end): durable without a write per token."""
+
+
+@frozen
+class StepInput:
+    """Everything one step needs besides the processor's own services."""
+
+    message: AssistantMessage
+    """The assistant message this step fills; the processor stores it first."""
+    model: llm.LanguageModel
+    request: llm.ModelRequest
+    tools: Mapping[str, Tool]
+    tool_context: ToolContext
+    """A template: the runner fills in the call id, the permission ask and the progress callback."""
+    agent_ruleset: Sequence[Rule] | None = None
+    """The agent's own rules, for the runner's truncation advice (the context holds the effective rules)."""
+    earlier_tool_calls: Sequence[ToolPart] = ()
+    """Tool parts of this turn's earlier steps, oldest first, for the doom-loop check."""
+    compaction: CompactionSettings = field(factory=CompactionSettings)
+
+
+@frozen
+class StepOutcome:
+    result: StepResult
+    answer: MessageWithParts
+    """The assistant message as stored at the end of the step (the loop needs not read it back)."""
+
+
+def new_answer(
+    parent: UserMessage, agent: str, model: ModelRef, path: PathInfo, created: int, *, summary: bool = False
+) -> AssistantMessage:
+    """An empty assistant message answering `parent`, as a step (or a subtask, or a summary) starts one."""
+    return AssistantMessage(
+        id=ids.ascending("msg"),
+        session_id=parent.session_id,
+        parent_id=parent.id,
+        time=MessageTime(created),
+        model_id=model.model_id,
+        provider_id=model.provider_id,
+        mode=agent,
+        agent=agent,
+        variant=model.variant,
+        path=path,
+        summary=summary,
+    )
+
+
+def tokens_from_usage(usage: llm.Usage) -> Tokens:
+    return Tokens(
+        input=usage.input_tokens,
+        output=usage.output_tokens,
+        reasoning=usage.reasoning_tokens,
+        cache_read=usage.cache_read_tokens,
+        cache_write=usage.cache_write_tokens,
+        total=usage.total_tokens,
+    )
+
+
+def message_error(error: BaseException, provider_id: str = "") -> MessageError:
+    """OpenCode's names for what went wrong: ProviderAuthError, APIError, ContextOverflowError, UnknownError."""
+    if isinstance(error, llm.AuthenticationError):
+        return MessageError("ProviderAuthError", error.message, {"providerID": provider_id})
+    if isinstance(error, llm.ContextOverflowError):
+        return MessageError("ContextOverflowError", error.message, {"responseBody": error.body} if error.body else {})
+    if isinstance(error, llm.ModelError):
+        data: dict[str, Any] = {"isRetryable": error.retryable}
+        if error.status is not None:
+            data["statusCode"] = error.status
+        if error.body:
+            data["responseBody"] = error.body
+        return MessageError("APIError", error.message, data)
+    return MessageError("UnknownError", str(error) or type(error).__name__)
+
+
+@define
+class Processor:
+    """Turns one model call into stored parts and a verdict for the loop."""
+
+    store: SessionStore
+    bus: Bus
+    permissions: PermissionFlow
+    execute_tool: ToolExecutor
+    now: NowMs = wall_clock_ms
+
+    async def process(self, step: StepInput) -> StepOutcome:
+        writer = PartWriter(self.store, self.bus, step.message, self.now)
+        result = await _StepRun(self, step, writer).run()
+        return StepOutcome(result, writer.stored())
+
+
+@define
+class _StepRun:
+    """The state of one step while its stream is consumed."""
+
+    processor: Processor
+    step: StepInput
+    write: PartWriter
+    texts: dict[str, TextPart] = field(factory=dict)
+    text_stored_at: dict[str, int] = field(factory=dict)
+    reasoning: dict[str, ReasoningPart] = field(factory=dict)
+    tools: dict[str, ToolPart] = field(factory=dict)
+    tool_calls: list[ToolPart] = field(factory=list)
+    runner: ToolCallRunner | None = None
+    started: bool = False
+    retrying: bool = False
+    needs_compaction: bool = False
+
+    @property
+    def message(self) -> AssistantMessage:
+        return self.write.message
+
+    async def run(self) -> StepResult:
+        self.tool_calls = list(self.step.earlier_tool_calls)
+        try:
+            async with anyio.create_task_group() as group:
+                self.write.write_behind(group)
+                await self.write.message_info()
+                self.runner = ToolCallRunner(
+                    self.write,
+                    self.processor.permissions,
+                    self.processor.execute_tool,
+                    self.step.tools,
+                    self.step.tool_context,
+                    group,
+                    self.step.agent_ruleset,
+                )
+                await self._consume()
+                if self.message.error is not None:
+                    # The step failed: its history is dropped, so calls still running would report to no one.
+                    group.cancel_scope.cancel()
+        except anyio.get_cancelled_exc_class():
+            self.message.error = MessageError(ABORTED_ERROR, ABORTED_MESSAGE)
+            raise
+        except Exception as error:  # a defect while processing: record it so the session stays usable
+            log.exception("processor.failed", session_id=self.message.session_id)
+            self._fail(_single(error))
+        finally:
+            self.write.write_behind(None)
+            with anyio.CancelScope(shield=True):
+                await self._cleanup()
+        if self.needs_compaction:
+            return "compact"
+        blocked = self.runner is not None and self.runner.blocked
+        return "stop" if blocked or self.message.error is not None else "continue"
+
+    async def _consume(self) -> None:
+        async with self.step.model.stream(self.step.request) as events:
+            async for event in events:
+                await self._handle(event)
+                if self.needs_compaction or self.message.error is not None:
+                    break
+
+    async def _handle(self, event: llm.StreamEvent) -> None:
+        if isinstance(event, llm.RetryScheduled):
+            await self._retry(event)
+            return
+        if isinstance(event, llm.StreamFailed):
+            self._stream_failed(event.error)
+            return
+        await self._ensure_started()
+        if isinstance(event, llm.TextStart | llm.TextDelta | llm.TextEnd):
+            await self._text(event)
+        elif isinstance(event, llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd):
+            await self._reasoning(event)
+        elif isinstance(event, llm.ToolInputStart):
+            self._tool_input_start(event)
+        elif isinstance(event, llm.ToolInputDelta):
+            self._tool_input_delta(event)
+        elif isinstance(event, llm.ToolCall):
+            await self._tool_call(event)
+        elif isinstance(event, llm.Finish):
+            await self._finish(event)
+
+    async def _ensure_started(self) -> None:
+        if self.retrying:
+            self.retrying = False
+            self.processor.bus.publish(SessionStatus(self.message.session_id, "busy"))
+        if not self.started:
+            self.started = True
+            await self.write.part(StepStartPart(**self.write.new_part_ids()))
+
+    async def _retry(self, event: llm.RetryScheduled) -> None:
+        error = message_error(event.error, self.message.provider_id)
+        now = self.write.now()
+        await self.write.part(
+            RetryPart(**self.write.new_part_ids(), attempt=event.attempt, error=error, time=MessageTime(now))
+        )
+        self.retrying = True
+        session_id = self.message.session_id
+        self.processor.bus.publish(SessionStatus(session_id, "retry"))
+        self.processor.bus.publish(RetryEvent(session_id, event.attempt, event.delay, error.message))
+
+    def _stream_failed(self, error: llm.ModelError) -> None:
+        if isinstance(error, llm.ContextOverflowError):
+            self.needs_compaction = True
+            return
+        self._fail(error)
+
+    def _fail(self, error: BaseException) -> None:
+        self.message.error = message_error(error, self.message.provider_id)
+        self.processor.bus.publish(SessionError(self.message.session_id, self.message.error))
+
+    async def _text(self, event: llm.TextStart | llm.TextDelta | llm.TextEnd) -> None:
+        part = self.texts.get(event.id)
+        now = self.write.now()
+        if part is None:
+            part = TextPart(**self.write.new_part_ids(), time=PartTime(now))
+            self.texts[event.id] = part
+            self.text_stored_at[event.id] = now
+            await self.write.part(part)
+        if isinstance(event, llm.TextDelta):
+            part.text += event.text
+            if now - self.text_stored_at[event.id] >= TEXT_PERSIST_INTERVAL_MS:
+                self.text_stored_at[event.id] = now
+                await self.write.part(part, event.text)
+            else:
+                self.write.announce(part, event.text)
+        elif isinstance(event, llm.TextEnd):
+            del self.texts[event.id]
+            _close(part, now, event.provider_metadata)
+            await self.write.part(part)
+
+    async def _reasoning(self, event: llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd) -> None:
+        part = self.reasoning.get(event.id)
+        now = self.write.now()
+        if isinstance(event, llm.ReasoningStart):
+            part = ReasoningPart(**self.write.new_part_ids(), time=PartTime(now))
+            self.reasoning[event.id] = part
+            await self.write.part(part)
+        elif part is None:
+            return  # OpenCode drops reasoning that never started
+        elif isinstance(event, llm.ReasoningDelta):
+            part.text += event.text
+            self.write.announce(part, event.text)
+        else:
+            del self.reasoning[event.id]
+            _close(part, now, event.provider_metadata)
+            await self.write.part(part)
+
+    def _tool_input_start(self, event: llm.ToolInputStart) -> None:
+        # Announced now, stored once the call is complete (or by the cleanup, as aborted, if the stream
+        # ends first): storing the short-lived pending state too would cost a write per call for nothing.
+        part = ToolPart(
+            **self.write.new_part_ids(), call_id=event.call_id, tool=event.tool_name, state=ToolStatePending()
+        )
+        self.tools[event.call_id] = part
+        self.write.announce(part)
+
+    def _tool_input_delta(self, event: llm.ToolInputDelta) -> None:
+        part = self.tools.get(event.call_id)
+        if part is not None and isinstance(part.state, ToolStatePending):
+            part.state.raw += event.delta
+            self.write.announce(part, event.delta)
+
+    async def _tool_call(self, call: llm.ToolCall) -> None:
+        if self.message.summary:
+            self._fail(RuntimeError(f"Tool call not allowed while generating summary: {call.tool_name}"))
+            return
+        part = self.tools.get(call.call_id)
+        if part is None:
+            part = ToolPart(
+                **self.write.new_part_ids(), call_id=call.call_id, tool=call.tool_name, state=ToolStatePending()
+            )
+            self.tools[call.call_id] = part
+        assert self.runner is not None
+        part.tool = self.runner.repaired_name(call.tool_name)
+        if call.provider_metadata:
+            part.metadata = {**(part.metadata or {}), "providerMetadata": dict(call.provider_metadata)}
+        part.state = ToolStateRunning(input=dict(call.input or {}), time=PartTime(self.write.now()))
+        await self.write.part(part)
+        self.tool_calls.append(part)
+        self.runner.start(part, call, doom_loop=is_doom_loop(self.tool_calls))
+
+    async def _finish(self, event: llm.Finish) -> None:
+        tokens = tokens_from_usage(event.usage)
+        await self.write.part(StepFinishPart(**self.write.new_part_ids(), reason=event.reason, tokens=tokens))
+        # The message itself is stored once, at cleanup, right after the stream and the step's tools end.
+        self.message.finish = event.reason
+        self.message.tokens = tokens
+        if not self.message.summary:
+            self.needs_compaction = is_overflow(tokens, self.step.model.info.limits, self.step.compaction)
+
+    async def _cleanup(self) -> None:
+        end = self.write.now()
+        open_parts: list[TextPart | ReasoningPart] = [*self.texts.values(), *self.reasoning.values()]
+        for part in open_parts:
+            _close(part, end, None)
+            await self.write.part(part)
+        for tool_part in self.tools.values():
+            if isinstance(tool_part.state, ToolStatePending | ToolStateRunning):
+                tool_part.state = interrupted(tool_part.state, end)
+                await self.write.part(tool_part)
+        self.message.time.completed = end
+        await self.write.message_info()
+
+
+def _close(part: TextPart | ReasoningPart, end: int, metadata: Mapping[str, Any] | None) -> None:
+    part.time = PartTime(part.time.start if part.time else end, end)
+    if metadata:
+        part.metadata = dict(metadata)
+
+
+def _single(error: Exception) -> Exception:
+    """The one error inside a task group's exception group, so the message names it and not the group."""
+    while isinstance(error, ExceptionGroup) and len(error.exceptions) == 1:
+        inner = error.exceptions[0]
+        if not isinstance(inner, Exception):
+            break
+        error = inner
+    return error

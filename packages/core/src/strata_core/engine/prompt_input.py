@@ -1,0 +1,180 @@
+"""What a caller sends to `SessionLoop.prompt`, and the stored user message it becomes (reference 16.1).
+
+Text is stored as given. A file becomes what OpenCode's prompt makes of it: a synthetic "Called the Read
+tool with the following input: ..." text, then the read tool's output (text files, directories) or the file
+inlined as a data URL (images, PDFs), and for text the original file part, which history leaves out since
+its content is already there. A file that cannot be read adds a note instead; the prompt still goes ahead.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TypeAlias
+
+import anyio
+from attrs import define, evolve, frozen
+
+from strata_core import ids
+from strata_core.bus import Bus, SessionError
+from strata_core.context.agent import parse_model
+from strata_core.history import is_media
+from strata_core.message import (
+    FilePart,
+    MessageError,
+    MessageTime,
+    ModelRef,
+    OutputFormat,
+    Part,
+    SubtaskPart,
+    TextPart,
+    UserMessage,
+)
+from strata_core.session.store import SessionStore
+from strata_core.tool.contract import Tool, ToolContext
+
+DIRECTORY_MIME = "application/x-directory"
+
+
+@frozen
+class TextInput:
+    text: str
+
+
+@frozen
+class FileInput:
+    path: Path
+    mime: str | None = None
+    """Guessed from the name when not given; anything that is not an image or a PDF is read as text."""
+
+
+@frozen
+class SubtaskInput:
+    """Work for a subagent that the user starts directly (a `/command` bound to one): the task tool runs it
+    without a model call in this session first (reference 1.5)."""
+
+    prompt: str
+    description: str
+    agent: str
+    model: str | None = None
+    """`provider/model` for the subagent; default: the subagent's own, else this session's."""
+    command: str | None = None
+    """The command that started it; the model is then asked to summarise the result and carry on."""
+
+
+PromptPart: TypeAlias = TextInput | FileInput | SubtaskInput
+
+
+@frozen
+class PromptRequest:
+    session_id: str
+    parts: Sequence[PromptPart]
+    agent: str | None = None
+    model: str | None = None
+    """`provider/model`; default: the agent's model, else the session's last, else the configured default."""
+    format: OutputFormat | None = None
+    system: str | None = None
+    """Extra system text for this message (appended last to the system prompt)."""
+    tools: Mapping[str, bool] | None = None
+    """Deprecated per-message tool switches; they replace the session's own rules, as in OpenCode."""
+
+
+def file_mime(path: Path, given: str | None) -> str:
+    if path.is_dir():
+        return DIRECTORY_MIME
+    if given:
+        return given
+    guessed = mimetypes.guess_type(path.name)[0] or ""
+    return guessed if is_media(guessed) else "text/plain"
+
+
+def read_call_text(path: Path) -> str:
+    arguments = json.dumps({"filePath": str(path)}, separators=(",", ":"))  # JSON.stringify's spacing
+    return f"Called the Read tool with the following input: {arguments}"
+
+
+@define
+class UserMessageWriter:
+    """Stores a prompt as a user message with its parts, expanding files the way OpenCode does."""
+
+    store: SessionStore
+    bus: Bus
+
+    async def write(
+        self, request: PromptRequest, agent: str, model: ModelRef, ctx: ToolContext, read: Tool | None, now: int
+    ) -> UserMessage:
+        info = UserMessage(
+            id=ids.ascending("msg"),
+            session_id=request.session_id,
+            time=MessageTime(now),
+            agent=agent,
+            model=model,
+            format=request.format,
+            system=request.system,
+            tools=dict(request.tools) if request.tools else None,
+        )
+        parts: list[Part] = []
+        for item in request.parts:
+            if isinstance(item, TextInput):
+                parts.append(self._text(info, item.text))
+            elif isinstance(item, SubtaskInput):
+                parts.append(self._subtask(info, item))
+            else:
+                parts += await self._file(info, item, ctx, read)
+        await self.store.put_message(info)
+        for part in parts:
+            await self.store.put_part(part)
+        self.bus.message_updated(info)
+        for part in parts:
+            self.bus.part_updated(part)
+        return info
+
+    def _text(self, info: UserMessage, text: str, *, synthetic: bool = False) -> TextPart:
+        return TextPart(
+            id=ids.ascending("prt"), session_id=info.session_id, message_id=info.id, text=text, synthetic=synthetic
+        )
+
+    def _subtask(self, info: UserMessage, item: SubtaskInput) -> SubtaskPart:
+        return SubtaskPart(
+            id=ids.ascending("prt"),
+            session_id=info.session_id,
+            message_id=info.id,
+            prompt=item.prompt,
+            description=item.description,
+            agent=item.agent,
+            model=parse_model(item.model) if item.model else None,
+            command=item.command,
+        )
+
+    async def _file(self, info: UserMessage, item: FileInput, ctx: ToolContext, read: Tool | None) -> list[Part]:
+        path = item.path if item.path.is_absolute() else ctx.directory / item.path
+        mime = file_mime(path, item.mime)
+        called = self._text(info, read_call_text(path), synthetic=True)
+        try:
+            if is_media(mime):
+                data = base64.b64encode(await anyio.Path(path).read_bytes()).decode()
+                return [called, self._file_part(info, mime, f"data:{mime};base64,{data}", path)]
+            if read is None:
+                raise LookupError("the read tool is not available")
+            # The user chose the file: like OpenCode, reading it needs no `external_directory` permission.
+            attached = evolve(ctx, extra={**ctx.extra, "bypass_cwd_check": True})
+            result = await read.execute({"filePath": str(path)}, attached)
+        except Exception as error:  # an unreadable file is reported to the model, not fatal to the prompt
+            message = f"Read tool failed to read {path} with the following error: {error}"
+            self.bus.publish(SessionError(info.session_id, MessageError("UnknownError", message)))
+            return [self._text(info, message, synthetic=True)]
+        output = self._text(info, result.output, synthetic=True)
+        return [called, output, self._file_part(info, mime, path.as_uri(), path)]
+
+    def _file_part(self, info: UserMessage, mime: str, url: str, path: Path) -> FilePart:
+        return FilePart(
+            id=ids.ascending("prt"),
+            session_id=info.session_id,
+            message_id=info.id,
+            mime=mime,
+            url=url,
+            filename=path.name,
+        )

@@ -1,0 +1,200 @@
+"""Running the tool calls of one step: each call moves its part from running to completed or error.
+
+Calls start as soon as the model has finished writing them and run concurrently in the step's task group.
+Whatever happens is recorded as a result the model sees (invalid arguments, an unknown tool, a refusal, a
+crash in the tool); only cancellation propagates, and the processor's cleanup marks such calls interrupted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import structlog
+from anyio.abc import TaskGroup
+from attrs import define, evolve
+
+from strata_core import llm
+from strata_core.engine.part_writer import PartWriter
+from strata_core.message import (
+    FilePart,
+    PartTime,
+    ToolCompletedTime,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateError,
+    ToolStatePending,
+    ToolStateRunning,
+)
+from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.rules import NoResponderError, PermissionError_, RejectedError, Rule
+from strata_core.tool.contract import Attachment, Tool, ToolContext, ToolResult
+from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, repair_tool_name
+
+log = structlog.get_logger(__name__)
+
+TOOL_ABORTED = "Tool execution aborted"
+DOOM_LOOP_THRESHOLD = 3
+
+
+class ToolExecutor(Protocol):
+    """Runs one call by name among the offered tools: repair, argument checks, permission outcomes, truncation.
+
+    `tool.runner.run_call` is the default; an unknown or unreadable call comes back rewritten to `invalid`.
+    """
+
+    async def __call__(
+        self,
+        tools: Mapping[str, Tool],
+        name: str,
+        raw_args: Mapping[str, Any] | None,
+        ctx: ToolContext,
+        *,
+        parse_error: str | None = None,
+        agent_ruleset: Sequence[Rule] | None,
+    ) -> ToolCallOutcome: ...
+
+
+def stops_the_turn(error: PermissionError_) -> bool:
+    """A plain refusal, or an ask nobody can answer, ends the turn (the runner's rule too); a configured deny or
+    a refusal with feedback lets the model act on the message."""
+    return isinstance(error, RejectedError | NoResponderError)
+
+
+def _refused(error: PermissionError_) -> ToolRunOutcome:
+    return ToolRunOutcome(ToolResult(output=str(error)), is_error=True, error=str(error), blocked=stops_the_turn(error))
+
+
+def is_doom_loop(calls: Sequence[ToolPart]) -> bool:
+    """The same tool with the same input, called (not just announced) several times in a row."""
+    last = calls[-DOOM_LOOP_THRESHOLD:]
+    if len(last) < DOOM_LOOP_THRESHOLD:
+        return False
+    first = last[0]
+    return all(
+        part.tool == first.tool
+        and not isinstance(part.state, ToolStatePending)
+        and part.state.input == first.state.input
+        for part in last
+    )
+
+
+def interrupted(state: ToolStatePending | ToolStateRunning, end: int) -> ToolStateError:
+    """The state of a call that never finished: an error that keeps what the tool reported so far."""
+    metadata = state.metadata if isinstance(state, ToolStateRunning) else None
+    start = state.time.start if isinstance(state, ToolStateRunning) else end
+    return ToolStateError(
+        input=state.input,
+        error=TOOL_ABORTED,
+        time=PartTime(start, end),
+        metadata={**(metadata or {}), "interrupted": True},
+    )
+
+
+@define
+class ToolCallRunner:
+    """Starts a step's tool calls in its task group and records each outcome on the call's part."""
+
+    writer: PartWriter
+    permissions: PermissionFlow
+    execute_tool: ToolExecutor
+    tools: Mapping[str, Tool]
+    template: ToolContext
+    group: TaskGroup
+    agent_ruleset: Sequence[Rule] | None = None
+    """The agent's own rules (without the session's): the runner words its truncation advice by them."""
+    blocked: bool = False
+
+    def repaired_name(self, name: str) -> str:
+        """The offered tool a call means (`Read` -> `read`), or the name as given when none is offered."""
+        return repair_tool_name(name, self.tools) or name
+
+    def start(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> None:
+        self.group.start_soon(self._run, part, call, doom_loop)
+
+    async def _run(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> None:
+        called = await self._call(part, call, doom_loop)
+        outcome = called.outcome
+        self.blocked = self.blocked or outcome.blocked
+        state = part.state
+        assert isinstance(state, ToolStateRunning), "only this task moves a running call on"
+        # An unknown or unreadable call was rewritten to `invalid`: the part records what actually ran.
+        part.tool = called.tool_name
+        args = dict(called.input)
+        end = self.writer.now()
+        result = outcome.result
+        if outcome.is_error:
+            part.state = ToolStateError(
+                input=args,
+                error=outcome.error or result.output,
+                time=PartTime(state.time.start, end),
+                metadata=dict(result.metadata) or None,
+            )
+        else:
+            part.state = ToolStateCompleted(
+                input=args,
+                output=result.output,
+                title=result.title or part.tool,
+                metadata=dict(result.metadata),
+                time=ToolCompletedTime(start=state.time.start, end=end),
+                attachments=self._attachments(result.attachments) or None,
+            )
+        await self.writer.part(part)
+
+    async def _call(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> ToolCallOutcome:
+        await self.writer.flush()  # the call is on disk before the tool can change anything
+        ctx = self._context(part)
+        if doom_loop:
+            try:
+                await ctx.ask("doom_loop", [part.tool], [part.tool], {"tool": part.tool, "input": part.state.input})
+            except PermissionError_ as error:
+                return ToolCallOutcome(part.tool, part.state.input, _refused(error))
+        try:
+            return await self.execute_tool(
+                self.tools,
+                call.tool_name,
+                call.input,
+                ctx,
+                parse_error=call.parse_error,
+                agent_ruleset=self.agent_ruleset,
+            )
+        except Exception as error:  # executors return failures as outcomes; a defect still becomes one
+            log.exception("tool_calls.executor_failed", tool=part.tool)
+            message = f"Tool execution failed: {error}"
+            return ToolCallOutcome(
+                part.tool, part.state.input, ToolRunOutcome(ToolResult(output=message), True, message)
+            )
+
+    def _context(self, part: ToolPart) -> ToolContext:
+        message = self.writer.message
+        ruleset = self.template.ruleset
+
+        async def ask(
+            permission: str, patterns: Sequence[str], always: Sequence[str], metadata: Mapping[str, Any]
+        ) -> None:
+            await self.permissions.ask(
+                message.session_id,
+                permission,
+                patterns,
+                always,
+                metadata,
+                ruleset,
+                message_id=message.id,
+                call_id=part.call_id,
+            )
+
+        def update_metadata(title: str | None, metadata: Mapping[str, Any]) -> None:
+            state = part.state
+            if isinstance(state, ToolStateRunning):
+                state.title = title if title is not None else state.title
+                state.metadata = dict(metadata)
+                self.writer.queue(part)
+
+        return evolve(
+            self.template, message_id=message.id, call_id=part.call_id, ask=ask, update_metadata=update_metadata
+        )
+
+    def _attachments(self, attachments: Sequence[Attachment]) -> list[FilePart]:
+        return [
+            FilePart(**self.writer.new_part_ids(), mime=a.mime, url=a.url, filename=a.filename) for a in attachments
+        ]

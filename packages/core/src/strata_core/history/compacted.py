@@ -1,0 +1,116 @@
+"""Which stored messages the model still sees: OpenCode's `filterCompacted`, and `latest` for the loop's next step.
+
+Pure functions, linear in the size of the history: the loop calls them on every step, on sessions that can
+reach tens of thousands of messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TypeAlias
+
+from attrs import frozen
+
+from strata_core import message as m
+
+
+def filter_compacted(messages: Sequence[m.MessageWithParts]) -> list[m.MessageWithParts]:
+    """The part of a chronological history the model still sees once compactions have summarised the rest.
+
+    Walking back from the newest message, stop at the newest compaction request that a finished summary
+    answered (kept). If that compaction preserved a tail (`tail_start_id`), keep walking back to the tail's
+    first message and put the summary first: request, summary, tail, then whatever came after the summary.
+    """
+    kept: list[m.MessageWithParts] = []  # newest first
+    answered: set[str] = set()  # ids of user messages a completed summary replied to
+    request: m.MessageWithParts | None = None  # the compaction request whose tail we are collecting
+    tail_start = ""
+    for message in reversed(messages):
+        kept.append(message)
+        info = message.info
+        if request is not None:
+            if info.id == tail_start:
+                kept.reverse()
+                return _summary_first(kept, request)
+            continue
+        if isinstance(info, m.UserMessage):
+            compaction = _compaction_part(message) if info.id in answered else None
+            if compaction is None:
+                continue
+            if compaction.tail_start_id is None or compaction.tail_start_id == info.id:
+                break
+            request, tail_start = message, compaction.tail_start_id
+        elif _is_completed_summary(info):
+            answered.add(info.parent_id)
+    if request is not None:
+        # The tail's first message is gone (deleted, or never in this history). Keeping everything would
+        # undo the compaction and can overflow the context, so stop at the request as if it had no tail.
+        kept = kept[: kept.index(request) + 1]
+    kept.reverse()
+    return kept
+
+
+def _is_completed_summary(info: m.AssistantMessage) -> bool:
+    return info.summary and bool(info.finish) and info.error is None
+
+
+def _compaction_part(message: m.MessageWithParts) -> m.CompactionPart | None:
+    return next((p for p in message.parts if isinstance(p, m.CompactionPart)), None)
+
+
+def _summary_first(history: list[m.MessageWithParts], request: m.MessageWithParts) -> list[m.MessageWithParts]:
+    """Reorder `[tail … request … summary, rest …]` as `[request … summary] + [tail …] + [rest …]`."""
+    at = history.index(request)
+    summary = next(
+        (
+            i
+            for i in range(at + 1, len(history))
+            if isinstance(info := history[i].info, m.AssistantMessage)
+            and info.parent_id == request.info.id
+            and _is_completed_summary(info)
+        ),
+        None,
+    )
+    if summary is None:
+        return history
+    return history[at : summary + 1] + history[:at] + history[summary + 1 :]
+
+
+Task: TypeAlias = m.CompactionPart | m.SubtaskPart
+
+
+@frozen
+class Latest:
+    """What the loop needs to decide its next step. Each message is the one with the greatest id."""
+
+    user: m.MessageWithParts | None
+    assistant: m.MessageWithParts | None
+    finished: m.MessageWithParts | None
+    """The newest assistant message that has a `finish` reason."""
+    tasks: tuple[Task, ...]
+    """Compaction and subtask parts on messages newer than `finished` (all messages when none finished)."""
+
+
+def latest(messages: Iterable[m.MessageWithParts]) -> Latest:
+    """The newest user, assistant and finished assistant messages, by id (not position), and pending tasks."""
+    history = list(messages)
+    user = assistant = finished = None
+    for message in history:
+        info = message.info
+        if isinstance(info, m.UserMessage):
+            if user is None or info.id > user.info.id:
+                user = message
+            continue
+        if assistant is None or info.id > assistant.info.id:
+            assistant = message
+        if info.finish and (finished is None or info.id > finished.info.id):
+            finished = message
+    after = finished.info.id if finished is not None else None
+    tasks = tuple(
+        part
+        for message in history
+        if after is None or message.info.id > after
+        for part in message.parts
+        if isinstance(part, m.CompactionPart | m.SubtaskPart)
+    )
+    return Latest(user=user, assistant=assistant, finished=finished, tasks=tasks)

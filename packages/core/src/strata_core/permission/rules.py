@@ -1,0 +1,176 @@
+"""Permission rules: what an agent may do, decided by the last matching rule.
+
+Pure logic (rules, config parsing, evaluation, wildcard matching) lives here; the interactive ask/reply
+flow that waits for a person is `permission/flow.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from attrs import frozen
+
+Action: TypeAlias = Literal["allow", "deny", "ask"]
+ACTIONS: tuple[Action, ...] = ("allow", "deny", "ask")
+
+
+@frozen
+class Rule:
+    permission: str
+    pattern: str
+    action: Action
+
+
+Ruleset: TypeAlias = tuple[Rule, ...]
+
+
+class PermissionConfigError(ValueError):
+    """A `permission` config value that is neither an action nor a `{pattern: action}` object."""
+
+
+def _expand_home(pattern: str, home: Path) -> str:
+    if pattern == "~":
+        return str(home)
+    if pattern.startswith("~/"):
+        return f"{home}/{pattern[2:]}"
+    if pattern.startswith("$HOME"):
+        return f"{home}{pattern[len('$HOME') :]}"
+    return pattern
+
+
+def _action(value: Any, where: str) -> Action:
+    if value in ACTIONS:
+        return value  # type: ignore[no-any-return]
+    raise PermissionConfigError(f"{where}: expected one of allow, ask, deny, got {value!r}")
+
+
+def from_config(config: Any, *, home: Path | None = None, where: str = "permission") -> Ruleset:
+    """Rules from the config form: an action (for everything) or `{key: action | {pattern: action}}`.
+
+    The user's key order is kept: it decides precedence, since the last matching rule wins.
+    """
+    home = home or Path.home()
+    if config is None:
+        return ()
+    if isinstance(config, str):
+        return (Rule("*", "*", _action(config, where)),)
+    if not isinstance(config, Mapping):
+        raise PermissionConfigError(f"{where}: expected an action or an object, got {config!r}")
+    rules: list[Rule] = []
+    for key, value in config.items():
+        if isinstance(value, Mapping):
+            for pattern, action in value.items():
+                rules.append(Rule(key, _expand_home(pattern, home), _action(action, f"{where}.{key}.{pattern}")))
+        else:
+            rules.append(Rule(key, "*", _action(value, f"{where}.{key}")))
+    return tuple(rules)
+
+
+def merge(*rulesets: Iterable[Rule]) -> Ruleset:
+    """Concatenation: rules later in the result win over earlier ones."""
+    return tuple(rule for ruleset in rulesets for rule in ruleset)
+
+
+@lru_cache(maxsize=4096)
+def _wildcard_regex(pattern: str) -> re.Pattern[str]:
+    pattern = pattern.replace("\\", "/")
+    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    # "ls *" matches "ls" alone as well as "ls -la", but not "lsof".
+    if body.endswith(r"\ .*"):
+        body = body[: -len(r"\ .*")] + r"(\ .*)?"
+    return re.compile(f"^{body}$", re.DOTALL)
+
+
+def wildcard_match(value: str, pattern: str) -> bool:
+    """OpenCode's wildcard: `*` matches anything (including `/`), `?` one character, a trailing ` *` is optional."""
+    return _wildcard_regex(pattern).match(value.replace("\\", "/")) is not None
+
+
+def evaluate(permission: str, pattern: str, *rulesets: Iterable[Rule]) -> Rule:
+    """The last rule matching both the permission and the pattern; `ask` when none does."""
+    for rule in reversed(merge(*rulesets)):
+        if wildcard_match(permission, rule.permission) and wildcard_match(pattern, rule.pattern):
+            return rule
+    return Rule(permission, "*", "ask")
+
+
+def permission_key(tool: str) -> str:
+    """The permission a tool is governed by: edit, write and apply_patch share `edit`."""
+    return "edit" if tool in ("edit", "write", "apply_patch") else tool
+
+
+def disabled(tools: Iterable[str], ruleset: Sequence[Rule]) -> set[str]:
+    """Tools switched off entirely: their last rule (by permission, any pattern) is `*` -> deny."""
+    result: set[str] = set()
+    for tool in tools:
+        key = permission_key(tool)
+        last = next((r for r in reversed(ruleset) if wildcard_match(key, r.permission)), None)
+        if last is not None and last.pattern == "*" and last.action == "deny":
+            result.add(tool)
+    return result
+
+
+def to_config(ruleset: Iterable[Rule]) -> list[dict[str, str]]:
+    """Rules as plain dicts, for storage and `debug` output."""
+    return [{"permission": r.permission, "pattern": r.pattern, "action": r.action} for r in ruleset]
+
+
+def from_stored(items: Iterable[Mapping[str, Any]]) -> Ruleset:
+    return tuple(Rule(str(i["permission"]), str(i["pattern"]), _action(i["action"], "stored rule")) for i in items)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Outcomes of asking. Tools let these propagate; the tool runner turns them into error results the model
+# sees, and a rejection stops the turn (OpenCode's `blocked`).
+
+
+class PermissionError_(Exception):
+    """Base of the ways a permission ask can fail."""
+
+
+class DeniedError(PermissionError_):
+    """A configured `deny` rule matched; no one was asked."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        relevant = to_config(rules)
+        import json
+
+        super().__init__(
+            "The user has specified a rule which prevents you from using this specific tool call. "
+            f"Here are some of the relevant rules {json.dumps(relevant)}"
+        )
+        self.rules = tuple(rules)
+
+
+class RejectedError(PermissionError_):
+    """The person said no."""
+
+    def __init__(self) -> None:
+        super().__init__("The user rejected permission to use this specific tool call.")
+
+
+class CorrectedError(PermissionError_):
+    """The person said no and told the model what to do instead."""
+
+    def __init__(self, feedback: str) -> None:
+        super().__init__(
+            f"The user rejected permission to use this specific tool call with the following feedback: {feedback}"
+        )
+        self.feedback = feedback
+
+
+class NoResponderError(PermissionError_):
+    """An `ask` with nobody to answer (a non-interactive run without auto-approve): fail fast, never hang."""
+
+    def __init__(self, permission: str, patterns: Sequence[str]) -> None:
+        shown = ", ".join(patterns) or "*"
+        super().__init__(
+            f"Permission '{permission}' for {shown} needs approval, but this run is non-interactive. "
+            "Re-run with --auto to approve what is not denied, or allow it in the `permission` config."
+        )
+        self.permission = permission
+        self.patterns = tuple(patterns)

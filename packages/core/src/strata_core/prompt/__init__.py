@@ -1,0 +1,1 @@
+"""The system prompt and the other texts a model reads: provider prompts, the environment block, reminders."""

@@ -1,0 +1,53 @@
+"""The ten built-in tools, built from the services they need (the composition root calls this)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from strata_core.tool.builtin.apply_patch import ApplyPatchTool
+from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV, BashTool
+from strata_core.tool.builtin.edit import EditTool
+from strata_core.tool.builtin.glob import GlobTool
+from strata_core.tool.builtin.grep import GrepTool
+from strata_core.tool.builtin.read import NearbyInstructions, ReadTool
+from strata_core.tool.builtin.skill import SkillSource, SkillTool
+from strata_core.tool.builtin.task import AgentCatalog, SubagentRunner, TaskTool
+from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore, TodoWriteTool
+from strata_core.tool.builtin.webfetch import WebFetchTool
+from strata_core.tool.builtin.write import WriteTool
+from strata_core.tool.contract import Tool
+from strata_core.tool.support.search import Search
+from strata_core.tool.truncation import Truncation
+
+
+def builtin_tools(
+    *,
+    truncation: Truncation,
+    skills: SkillSource,
+    agents: AgentCatalog,
+    subagents: SubagentRunner,
+    instructions: NearbyInstructions | None = None,
+    todos: TodoStore | None = None,
+    hidden_env: Collection[str] = DEFAULT_HIDDEN_ENV,
+    search: Search | None = None,
+) -> list[Tool]:
+    """bash, read, glob, grep, edit, write, task, webfetch, todowrite, skill and apply_patch (OpenCode's order).
+
+    The registry offers apply_patch instead of edit and write to GPT-5-style models, as OpenCode does.
+
+    `hidden_env` lists the environment variables shell commands must not see (the API keys Strata holds).
+    """
+    search = search or Search()
+    return [
+        BashTool(truncation=truncation, hidden_env=frozenset(hidden_env)),
+        ReadTool(instructions=instructions),
+        GlobTool(search=search),
+        GrepTool(search=search),
+        EditTool(),
+        WriteTool(),
+        TaskTool(agents=agents, runner=subagents),
+        WebFetchTool(),
+        TodoWriteTool(store=todos or InMemoryTodoStore()),
+        SkillTool(skills=skills, search=search),
+        ApplyPatchTool(),
+    ]

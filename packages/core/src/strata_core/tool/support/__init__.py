@@ -1,0 +1,1 @@
+"""What the built-in tools are made of: file text and kinds, search, shell parsing and processes, patches, edits."""
