@@ -1,0 +1,48 @@
+"""Imports go one way, `cli -> providers -> core`: the core never imports the wires or the terminal, the
+providers never import the CLI. Read from the source, so a lazy import inside a function counts too."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "core": ("strata_providers", "strata_cli"),
+    "providers": ("strata_cli",),
+}
+
+
+def imported_modules(source: Path) -> set[str]:
+    """Every module a file imports, at top level or inside functions, `TYPE_CHECKING` blocks included."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"), filename=str(source))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def wrong_way_imports(package: str) -> list[str]:
+    forbidden = FORBIDDEN[package]
+    problems = []
+    for source in sorted((REPO / "packages" / package / "src").rglob("*.py")):
+        for module in sorted(imported_modules(source)):
+            if module.split(".")[0] in forbidden:
+                problems.append(f"{source.relative_to(REPO)} imports {module}")
+    return problems
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_package_imports_only_what_lies_below_it(package: str) -> None:
+    assert wrong_way_imports(package) == []
+
+
+def test_the_check_sees_a_wrong_way_import(tmp_path: Path) -> None:
+    source = tmp_path / "bad.py"
+    source.write_text("def later():\n    from strata_cli.main import main\n    import strata_providers.catalog\n")
+    assert imported_modules(source) == {"strata_cli.main", "strata_providers.catalog"}
