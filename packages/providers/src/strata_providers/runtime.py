@@ -17,12 +17,13 @@ from typing import Any
 import httpx
 from attrs import define, field
 
+from strata_core.errors import StrataError
 from strata_core.http import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, make_client
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.retry import RetryPolicy
 
 
-class RuntimeClosedError(RuntimeError):
+class RuntimeClosedError(StrataError, RuntimeError):
     """A model was called outside `ProviderRuntime.open()`: there is no HTTP client to call it with."""
 
 

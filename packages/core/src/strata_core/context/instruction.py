@@ -26,6 +26,7 @@ from strata_core.config.flags import env_flag
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config
 from strata_core.context.project import Project, ProjectInfo
+from strata_core.errors import StrataError
 from strata_core.http import make_client
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
 
@@ -51,7 +52,7 @@ class InstructionBlock:
         return f"Instructions from: {self.source}\n{self.content}"
 
 
-class UrlFetchError(Exception):
+class UrlFetchError(StrataError):
     """A URL instruction that answered with something other than a 2xx."""
 
 

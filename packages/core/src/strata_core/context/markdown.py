@@ -16,6 +16,8 @@ from typing import Any
 
 from attrs import frozen
 
+from strata_core.errors import StrataError
+
 # A frontmatter block must open on the file's first line, as gray-matter requires, and close on a `---` line.
 _OPENING = re.compile(r"\A---[ \t]*\r?\n")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.DOTALL | re.MULTILINE)
@@ -46,7 +48,7 @@ class MarkdownDocument:
     body: str
 
 
-class MarkdownFrontmatterError(ValueError):
+class MarkdownFrontmatterError(StrataError, ValueError):
     """Frontmatter that is not valid YAML even after the lenient retry."""
 
     def __init__(self, path: Path, line: int | None, message: str) -> None:

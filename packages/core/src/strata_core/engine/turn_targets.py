@@ -12,11 +12,12 @@ from attrs import define
 from strata_core import llm
 from strata_core.bus import Bus, SessionError
 from strata_core.context.agent import AgentInfo, Agents, parse_model
+from strata_core.errors import StrataError
 from strata_core.message import MessageError, ModelRef, UserMessage
 from strata_core.session.store import SessionStore
 
 
-class AgentNotFoundError(LookupError):
+class AgentNotFoundError(StrataError, LookupError):
     pass
 
 

@@ -14,6 +14,8 @@ from typing import Any, Literal, TypeAlias
 
 from attrs import frozen
 
+from strata_core.errors import StrataError
+
 Action: TypeAlias = Literal["allow", "deny", "ask"]
 ACTIONS: tuple[Action, ...] = ("allow", "deny", "ask")
 
@@ -28,7 +30,7 @@ class Rule:
 Ruleset: TypeAlias = tuple[Rule, ...]
 
 
-class PermissionConfigError(ValueError):
+class PermissionConfigError(StrataError, ValueError):
     """A `permission` config value that is neither an action nor a `{pattern: action}` object."""
 
 
@@ -128,7 +130,7 @@ def from_stored(items: Iterable[Mapping[str, Any]]) -> Ruleset:
 # sees, and a rejection stops the turn (OpenCode's `blocked`).
 
 
-class PermissionError_(Exception):
+class PermissionError_(StrataError):
     """Base of the ways a permission ask can fail."""
 
 

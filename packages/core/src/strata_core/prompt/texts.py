@@ -9,8 +9,10 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path, PurePosixPath
 
+from strata_core.errors import StrataError
 
-class PromptFileMissingError(FileNotFoundError):
+
+class PromptFileMissingError(StrataError, FileNotFoundError):
     """A prompt text Strata needs is not on disk: the installation is incomplete."""
 
 

@@ -18,11 +18,12 @@ from cattrs import ClassValidationError
 
 from strata_core import ids
 from strata_core import message as m
+from strata_core.errors import StrataError
 from strata_core.serialization import converter
 from strata_core.session.info import SessionInfo, SessionTime
 
 
-class ExportFormatError(ValueError):
+class ExportFormatError(StrataError, ValueError):
     """The data is not a session export; the message says what was expected."""
 
 

@@ -12,6 +12,8 @@ import time
 
 from attrs import frozen
 
+from strata_core.errors import StrataError
+
 
 @frozen
 class Migration:
@@ -67,7 +69,7 @@ MIGRATIONS: tuple[Migration, ...] = (
 LATEST_VERSION = MIGRATIONS[-1].version
 
 
-class SchemaTooNewError(RuntimeError):
+class SchemaTooNewError(StrataError, RuntimeError):
     """The database was written by a newer Strata whose schema this one does not know."""
 
 

@@ -20,6 +20,7 @@ from attrs import define, evolve, frozen
 
 from strata_core import ids
 from strata_core import message as m
+from strata_core.errors import StrataError
 from strata_core.session.export import export_data, parse_export_text, read_export
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.store import SessionNotFoundError, SessionStore
@@ -77,12 +78,12 @@ VERSION = f"strata/{_package_version()}"
 session from an OpenCode one in an export (both projects have had a 0.1.0)."""
 
 
-class MessageNotFoundError(LookupError):
+class MessageNotFoundError(StrataError, LookupError):
     def __init__(self, session_id: str, message_id: str) -> None:
         super().__init__(f"Message not found: {message_id} (in session {session_id})")
 
 
-class SessionExistsError(ValueError):
+class SessionExistsError(StrataError, ValueError):
     """An import would overwrite a session that is already in the store."""
 
 

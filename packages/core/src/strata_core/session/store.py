@@ -10,17 +10,18 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
+from strata_core.errors import StrataError
 from strata_core.message import Message, MessageWithParts, Part
 from strata_core.session.info import SessionInfo
 
 
-class SessionNotFoundError(LookupError):
+class SessionNotFoundError(StrataError, LookupError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"Session not found: {session_id}")
         self.session_id = session_id
 
 
-class StoreClosedError(RuntimeError):
+class StoreClosedError(StrataError, RuntimeError):
     """The store was used before it was opened or after it was closed (a defect in the caller)."""
 
 
