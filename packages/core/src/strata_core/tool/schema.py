@@ -142,24 +142,27 @@ def _attrs_class(cls: type, seen: tuple[type, ...]) -> dict[str, Any]:
 
 def _typed_dict(cls: Any, seen: tuple[type, ...]) -> dict[str, Any]:
     seen = _entered(cls, seen)
-    hints = typing.get_type_hints(cls, include_extras=True)
-    # Read from the hints, not `__required_keys__`: under `from __future__ import annotations` Python 3.11
-    # cannot see a `NotRequired[...]` written as a string when it builds the class.
-    properties = {name: _schema(_required_unwrapped(hint), seen) for name, hint in hints.items()}
-    required = [name for name, hint in hints.items() if _is_required(hint, cls.__total__)]
+    fields = typed_dict_fields(cls)
+    properties = {name: _schema(hint, seen) for name, (hint, _) in fields.items()}
+    required = [name for name, (_, is_required) in fields.items() if is_required]
     return _class_schema(cls, properties, required)
 
 
-def _is_required(hint: Any, total: bool) -> bool:
-    origin = get_origin(_unannotated(hint))
-    if origin is typing.NotRequired:
-        return False
-    return origin is typing.Required or total
+def typed_dict_fields(cls: Any) -> dict[str, tuple[Any, bool]]:
+    """A TypedDict's keys: each one's type (without `Required`/`NotRequired`) and whether it must be present.
 
-
-def _required_unwrapped(hint: Any) -> Any:
-    hint = _unannotated(hint)
-    return get_args(hint)[0] if get_origin(hint) in (typing.Required, typing.NotRequired) else hint
+    Read from the hints, not `__required_keys__`: under `from __future__ import annotations`, Python 3.11
+    cannot see a `NotRequired[...]` written as a string when it builds the class.
+    """
+    fields: dict[str, tuple[Any, bool]] = {}
+    for name, hint in typing.get_type_hints(cls, include_extras=True).items():
+        hint = _unannotated(hint)
+        marker = get_origin(hint)
+        if marker in (typing.Required, typing.NotRequired):
+            fields[name] = (get_args(hint)[0], marker is typing.Required)
+        else:
+            fields[name] = (hint, bool(cls.__total__))
+    return fields
 
 
 def _entered(cls: type, seen: tuple[type, ...]) -> tuple[type, ...]:
