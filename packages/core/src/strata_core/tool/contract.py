@@ -49,6 +49,9 @@ class Attachment:
 
 @frozen
 class ToolResult:
+    """What a call gives back: `output` is what the model reads; `title` and `metadata` are for renderers and
+    the store (`metadata["truncated"]` says the tool cut its own output); `attachments` go to the model too."""
+
     output: str
     title: str = ""
     metadata: Mapping[str, Any] = field(factory=dict)
