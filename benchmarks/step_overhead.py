@@ -42,7 +42,7 @@ from strata_core.container import CoreContainer
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.runtime import open_runtime
 from strata_core.tool.builtin.defaults import builtin_tools
-from strata_core.tool.contract import Tool, ToolContext, ToolResult, ToolTarget
+from strata_core.tool.contract import Tool, ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
 
@@ -107,6 +107,9 @@ class NoopTool:
 
     async def description(self, target: ToolTarget) -> str:
         return "Does nothing."
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission | None:
+        return None
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         self.calls.append(time.perf_counter())

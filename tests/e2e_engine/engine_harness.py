@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from strata_core.config.service import ConfigInfo
+from strata_core.container import CoreContainer
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.message import MessageWithParts, TextPart, ToolPart
 from strata_core.permission.flow import PermissionMode
@@ -60,8 +61,12 @@ def engine(
     mode: PermissionMode = "non_interactive",
     extra_config: Mapping[str, Any] | None = None,
     limit: Mapping[str, int] | None = None,
+    container: CoreContainer | None = None,
 ) -> AbstractAsyncContextManager[Runtime]:
-    """The runtime for `project`, its model served by `server`, its sessions in `project/../strata.db`."""
+    """The runtime for `project`, its model served by `server`, its sessions in `project/../strata.db`.
+
+    `container` is one the test has already overridden (its tools, say); the runtime respects its overrides.
+    """
     config = {**provider_config(server, limit=limit), **(extra_config or {})}
     (project / "strata.json").write_text(json.dumps(config))
     return open_runtime(
@@ -71,6 +76,7 @@ def engine(
         model_resolver_factory=_catalog,
         parameters=ProviderParameters(),
         store_path=project.parent / "strata.db",
+        container=container,
     )
 
 

@@ -13,7 +13,7 @@ from attrs import define, field
 
 from strata_core import llm
 from strata_core.message import AssistantMessage, MessageTime, PathInfo
-from strata_core.tool.contract import ToolContext, ToolResult, ToolTarget
+from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_core.tool.runner import ToolCallOutcome, run_call
 
 HANG = object()
@@ -72,6 +72,9 @@ class FuncTool:
 
     async def description(self, target: ToolTarget) -> str:
         return f"The {self.name} tool."
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission | None:
+        return None  # asks for itself, through `ctx.ask`, when a test is about permissions
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         result = await self.run(args, ctx)

@@ -17,9 +17,10 @@ from strata_core.tool.contract import ToolContext
 
 
 @pytest.mark.anyio
-async def test_a_file_attached_from_outside_the_project_needs_no_external_directory_permission(
+async def test_a_file_the_user_attached_is_read_without_asking_even_from_outside_the_project(
     tmp_path: Path,
 ) -> None:
+    # The user chose the file, so like OpenCode nothing is asked, although the context's responder would.
     project, outside = tmp_path / "project", tmp_path / "elsewhere" / "outside.txt"
     project.mkdir()
     outside.parent.mkdir()
@@ -36,7 +37,7 @@ async def test_a_file_attached_from_outside_the_project_needs_no_external_direct
     store = MemorySessionStore()
     request = PromptRequest("ses", [FileInput(outside)])
     info = await UserMessageWriter(store, Bus()).write(request, "build", ModelRef("p", "m"), ctx, ReadTool(), 1)
-    assert asked == ["read"]
+    assert asked == []
     stored = await store.get_message("ses", info.id)
     assert stored is not None
     texts = [part.text for part in stored.parts if isinstance(part, TextPart)]

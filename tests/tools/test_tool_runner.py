@@ -12,7 +12,7 @@ import pytest
 from tool_fakes import rules
 
 from strata_core.permission.rules import CorrectedError, DeniedError, NoResponderError, RejectedError
-from strata_core.tool.contract import JSONSchema, Tool, ToolContext, ToolFailure, ToolResult, ToolTarget
+from strata_core.tool.contract import JSONSchema, Tool, ToolContext, ToolFailure, ToolPermission, ToolResult, ToolTarget
 from strata_core.tool.runner import run_call, run_tool
 from strata_core.tool.truncation import Truncation
 
@@ -39,6 +39,9 @@ class Scripted:
 
     async def description(self, target: ToolTarget) -> str:
         return "scripted"
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission | None:
+        return None  # these tests are about arguments and failures; test_tool_permission is about asking
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         result = self._behaviour(args)

@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from attrs import frozen
-from tool_fakes import rules
+from tool_fakes import NoSkills, NoSubagents, OneAgent, rules
 
 from strata_core.context.agent import AgentService
 from strata_core.context.instruction import InstructionService
 from strata_core.context.skill import SkillService
 from strata_core.llm import ModelInfo
-from strata_core.permission.rules import Ruleset
 from strata_core.tool.builtin.defaults import builtin_tools
 from strata_core.tool.builtin.read import NearbyInstructions
-from strata_core.tool.builtin.skill import SkillLike, SkillSource
-from strata_core.tool.builtin.task import AgentCatalog, AgentLike, SubagentOutcome
-from strata_core.tool.contract import ToolContext, ToolTarget
+from strata_core.tool.builtin.skill import SkillSource
+from strata_core.tool.builtin.task import AgentCatalog
+from strata_core.tool.contract import ToolTarget
 from strata_core.tool.registry import ToolRegistry
 from strata_core.tool.truncation import Truncation
 
@@ -40,37 +37,6 @@ def agents_fit(service: AgentService) -> AgentCatalog:
 
 def instructions_fit(service: InstructionService) -> NearbyInstructions:
     return service
-
-
-@frozen
-class Agent:
-    name: str
-    description: str | None
-    mode: str
-
-
-class NoSkills:
-    async def get(self, name: str) -> SkillLike | None:
-        return None
-
-    async def available(self, ruleset: Ruleset, /) -> Sequence[SkillLike]:
-        return []
-
-
-class OneAgent:
-    async def list(self) -> Sequence[AgentLike]:
-        return [Agent("explore", "Looks around.", "subagent")]
-
-    async def get(self, name: str) -> AgentLike | None:
-        return None
-
-
-class NoSubagents:
-    async def run(
-        self, parent_session_id: str, agent_name: str, description: str, prompt: str, task_id: str | None,
-        ctx: ToolContext,
-    ) -> SubagentOutcome:  # fmt: skip
-        raise AssertionError("not called")
 
 
 async def test_the_builtins_resolve_to_opencodes_tool_set_with_strata_descriptions(tmp_path: Path) -> None:

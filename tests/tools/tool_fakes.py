@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from attrs import define, field
+from attrs import define, field, frozen
 
 from strata_core.permission.rules import DeniedError, RejectedError, Rule, Ruleset, evaluate, from_config
-from strata_core.tool.contract import ToolContext, ToolResult, ToolTarget
+from strata_core.tool.builtin.skill import SkillLike
+from strata_core.tool.builtin.task import AgentLike, SubagentOutcome
+from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 
 # The read rules every OpenCode agent starts with (reference §11.2): `.env` files ask.
 DEFAULT_RULES: Ruleset = from_config(
@@ -87,9 +89,48 @@ class NamedTool:
     async def description(self, target: ToolTarget) -> str:
         return f"{self._name} for {target.agent_name}"
 
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission | None:
+        return None
+
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(output=f"{self._name} ran")
 
 
 MakeContext = Callable[..., ToolContext]
 """The `make_ctx` fixture: a tool context for the test project, with fields overridden by keyword."""
+
+
+# What `builtin_tools` needs to be built when a test is not about skills, agents or subagents.
+
+
+@frozen
+class Agent:
+    name: str
+    description: str | None
+    mode: str
+
+
+class NoSkills:
+    """No skills at all."""
+
+    async def get(self, name: str) -> SkillLike | None:
+        return None
+
+    async def available(self, ruleset: Ruleset, /) -> Sequence[SkillLike]:
+        return []
+
+
+class OneAgent:
+    async def list(self) -> Sequence[AgentLike]:
+        return [Agent("explore", "Looks around.", "subagent")]
+
+    async def get(self, name: str) -> AgentLike | None:
+        return None
+
+
+class NoSubagents:
+    async def run(
+        self, parent_session_id: str, agent_name: str, description: str, prompt: str, task_id: str | None,
+        ctx: ToolContext,
+    ) -> SubagentOutcome:  # fmt: skip
+        raise AssertionError("not called")

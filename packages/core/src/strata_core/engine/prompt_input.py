@@ -34,7 +34,7 @@ from strata_core.message import (
     UserMessage,
 )
 from strata_core.session.store import SessionStore
-from strata_core.tool.contract import Tool, ToolContext
+from strata_core.tool.contract import Tool, ToolContext, approve_everything
 
 DIRECTORY_MIME = "application/x-directory"
 
@@ -159,8 +159,8 @@ class UserMessageWriter:
                 return [called, self._file_part(info, mime, f"data:{mime};base64,{data}", path)]
             if read is None:
                 raise LookupError("the read tool is not available")
-            # The user chose the file: like OpenCode, reading it needs no `external_directory` permission.
-            attached = evolve(ctx, extra={**ctx.extra, "bypass_cwd_check": True})
+            # The user chose the file: like OpenCode, reading it asks nothing (no `external_directory`, no `.env`).
+            attached = evolve(ctx, ask=approve_everything, extra={**ctx.extra, "bypass_cwd_check": True})
             result = await read.execute({"filePath": str(path)}, attached)
         except Exception as error:  # an unreadable file is reported to the model, not fatal to the prompt
             message = f"Read tool failed to read {path} with the following error: {error}"

@@ -27,9 +27,9 @@ from strata_core.message import (
     ToolStateRunning,
 )
 from strata_core.permission.flow import PermissionFlow
-from strata_core.permission.rules import NoResponderError, PermissionError_, RejectedError, Rule
+from strata_core.permission.rules import PermissionError_, Rule
 from strata_core.tool.contract import Attachment, Tool, ToolContext, ToolResult
-from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, repair_tool_name
+from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, refused, repair_tool_name
 
 log = structlog.get_logger(__name__)
 
@@ -53,16 +53,6 @@ class ToolExecutor(Protocol):
         parse_error: str | None = None,
         agent_ruleset: Sequence[Rule] | None,
     ) -> ToolCallOutcome: ...
-
-
-def stops_the_turn(error: PermissionError_) -> bool:
-    """A plain refusal, or an ask nobody can answer, ends the turn (the runner's rule too); a configured deny or
-    a refusal with feedback lets the model act on the message."""
-    return isinstance(error, RejectedError | NoResponderError)
-
-
-def _refused(error: PermissionError_) -> ToolRunOutcome:
-    return ToolRunOutcome(ToolResult(output=str(error)), is_error=True, error=str(error), blocked=stops_the_turn(error))
 
 
 def is_doom_loop(calls: Sequence[ToolPart]) -> bool:
@@ -148,7 +138,7 @@ class ToolCallRunner:
             try:
                 await ctx.ask("doom_loop", [part.tool], [part.tool], {"tool": part.tool, "input": part.state.input})
             except PermissionError_ as error:
-                return ToolCallOutcome(part.tool, part.state.input, _refused(error))
+                return ToolCallOutcome(part.tool, part.state.input, refused(error))
         try:
             return await self.execute_tool(
                 self.tools,

@@ -165,14 +165,25 @@ class CorrectedError(PermissionError_):
         self.feedback = feedback
 
 
-class NoResponderError(PermissionError_):
-    """An `ask` with nobody to answer (a non-interactive run without auto-approve): fail fast, never hang."""
+NON_INTERACTIVE = (
+    "this run is non-interactive. "
+    "Re-run with --auto to approve what is not denied, or allow it in the `permission` config."
+)
+NO_RESPONDER = (
+    "nobody can answer: this tool context was built without a responder (`ToolContext.ask`). "
+    "Allow it in the `permission` config, or run the tool through a runtime, which asks through its permission flow."
+)
 
-    def __init__(self, permission: str, patterns: Sequence[str]) -> None:
+
+class NoResponderError(PermissionError_):
+    """An `ask` with nobody to answer: fail fast, never hang, and never treat silence as a yes.
+
+    `reason` says why nobody can answer: a non-interactive run without auto-approve (the default), or a
+    tool context that was built without a responder at all (`NO_RESPONDER`).
+    """
+
+    def __init__(self, permission: str, patterns: Sequence[str], *, reason: str = NON_INTERACTIVE) -> None:
         shown = ", ".join(patterns) or "*"
-        super().__init__(
-            f"Permission '{permission}' for {shown} needs approval, but this run is non-interactive. "
-            "Re-run with --auto to approve what is not denied, or allow it in the `permission` config."
-        )
+        super().__init__(f"Permission '{permission}' for {shown} needs approval, but {reason}")
         self.permission = permission
         self.patterns = tuple(patterns)

@@ -1,4 +1,34 @@
-"""Tools: the contract, the built-ins OpenCode exposes, the registry that offers them and the runner.
+"""Tools: the contract, the public way to define your own, the built-ins OpenCode exposes, the registry, the runner.
+
+A custom tool is a typed function under `@tool`; the schema the model sees comes from its signature and
+docstring, and the runner enforces permission for it like for any built-in::
+
+    from strata_core.tool import ToolContext, tool
+
+    @tool
+    async def word_count(ctx: ToolContext, path: str, unique: bool = False) -> str:
+        \"""Count the words in a text file of the project.
+
+        Args:
+            path: The file, relative to the project root.
+            unique: Count each distinct word once.
+        \"""
+        words = (ctx.directory / path).read_text().split()
+        return str(len(set(words)) if unique else len(words))
+
+    async with open_runtime(directory, env, tools=[word_count]) as runtime: ...
+
+- Parameters: str, int, float, bool, Literal, Enum, list/tuple/set/dict, `X | None`, attrs classes and
+  TypedDicts; a default makes a parameter optional; `Args:` entries describe them. An optional first
+  `ToolContext` parameter receives the call's context (session, directories, `ask`) and is not sent.
+- Result: a str is the output, a `ToolResult` passes through (title, metadata, attachments), other data is
+  sent as JSON. Raise `ToolFailure("...")` (or anything) and the model sees the message as an error result.
+- Arguments that break the schema never reach the function: the model gets OpenCode's invalid-arguments
+  message and can retry.
+- Permission: governed by the tool's name (`"permission": {"word_count": "ask"}`, `"word_*": "deny"`, per
+  agent too), or by `@tool(permission="key", permission_patterns=lambda args: [args["path"]])`.
+- For full control implement the `Tool` protocol (`tool/contract.py`); `function_schema` derives a schema
+  from a function's signature for such a class too.
 
 Wiring, in short::
 
@@ -36,11 +66,14 @@ if TYPE_CHECKING:
         Tool,
         ToolContext,
         ToolFailure,
+        ToolPermission,
         ToolResult,
         ToolTarget,
     )
+    from strata_core.tool.function_tool import FunctionTool, tool
     from strata_core.tool.registry import ResolvedTool, ToolRegistry, tool_map
     from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, run_call, run_tool
+    from strata_core.tool.schema import FunctionSchema, ToolDefinitionError, function_schema
     from strata_core.tool.support.search import Search
     from strata_core.tool.truncation import TruncatedOutput, Truncation
 
@@ -53,6 +86,8 @@ _EXPORTS: dict[str, str] = {
     "Attachment": "strata_core.tool.contract",
     "BashTool": "strata_core.tool.builtin.bash",
     "EditTool": "strata_core.tool.builtin.edit",
+    "FunctionSchema": "strata_core.tool.schema",
+    "FunctionTool": "strata_core.tool.function_tool",
     "GlobTool": "strata_core.tool.builtin.glob",
     "GrepTool": "strata_core.tool.builtin.grep",
     "InMemoryTodoStore": "strata_core.tool.builtin.todowrite",
@@ -76,7 +111,9 @@ _EXPORTS: dict[str, str] = {
     "Tool": "strata_core.tool.contract",
     "ToolCallOutcome": "strata_core.tool.runner",
     "ToolContext": "strata_core.tool.contract",
+    "ToolDefinitionError": "strata_core.tool.schema",
     "ToolFailure": "strata_core.tool.contract",
+    "ToolPermission": "strata_core.tool.contract",
     "ToolRegistry": "strata_core.tool.registry",
     "ToolResult": "strata_core.tool.contract",
     "ToolRunOutcome": "strata_core.tool.runner",
@@ -87,8 +124,10 @@ _EXPORTS: dict[str, str] = {
     "WriteTool": "strata_core.tool.builtin.write",
     "builtin_tools": "strata_core.tool.builtin.defaults",
     "child_session_rules": "strata_core.permission.subagent",
+    "function_schema": "strata_core.tool.schema",
     "run_call": "strata_core.tool.runner",
     "run_tool": "strata_core.tool.runner",
+    "tool": "strata_core.tool.function_tool",
     "tool_map": "strata_core.tool.registry",
 }
 
@@ -107,6 +146,8 @@ __all__ = [
     "Attachment",
     "BashTool",
     "EditTool",
+    "FunctionSchema",
+    "FunctionTool",
     "GlobTool",
     "GrepTool",
     "InMemoryTodoStore",
@@ -130,7 +171,9 @@ __all__ = [
     "Tool",
     "ToolCallOutcome",
     "ToolContext",
+    "ToolDefinitionError",
     "ToolFailure",
+    "ToolPermission",
     "ToolRegistry",
     "ToolResult",
     "ToolRunOutcome",
@@ -141,7 +184,9 @@ __all__ = [
     "WriteTool",
     "builtin_tools",
     "child_session_rules",
+    "function_schema",
     "run_call",
     "run_tool",
+    "tool",
     "tool_map",
 ]

@@ -1,9 +1,25 @@
-"""The tool contract: a name, a description, a parameter schema and an async `execute`.
+"""The tool contract: a name, a description, a parameter schema, a permission and an async `execute`.
+
+Two ways to give a session a tool of your own:
+
+- decorate a typed function with `strata_core.tool.tool` (`tool/function_tool.py`): the schema comes from
+  its signature and docstring, its return value becomes the result;
+- or write a class that satisfies `Tool` below, for full control (a description per caller, a schema of
+  your own, patterns per call).
+
+Either way the runner (`tool/runner.py`) does the rest for every call: it checks the arguments against
+`parameters()`, asks `permission(args)` of the agent's rules (allow runs, deny refuses with OpenCode's
+message, ask goes to whoever answers: a person, `--auto`, or nobody, which refuses), runs `execute`, and
+keeps the output small.
 
 Expected failures are values: a tool raises `ToolFailure` (or anything else) and the runner turns it into
 an error result the model can act on. Only cancellation propagates. Permission outcomes
 (`permission.PermissionError_`) propagate out of `execute` so the runner can also stop the turn on a
 rejection, as OpenCode does.
+
+A tool that asks for itself, with finer patterns than one per call (the built-ins: bash asks per command,
+edit per file, read also for `.env` files), returns `None` from `permission` and calls `ctx.ask` in
+`execute`, so nobody is asked twice.
 """
 
 from __future__ import annotations
@@ -16,7 +32,7 @@ from attrs import define, field, frozen
 
 from strata_core.llm import ModelInfo
 from strata_core.message import MessageWithParts
-from strata_core.permission.rules import Ruleset
+from strata_core.permission.rules import NO_RESPONDER, NoResponderError, Ruleset
 
 JSONSchema = Mapping[str, Any]
 
@@ -33,6 +49,9 @@ class Attachment:
 
 @frozen
 class ToolResult:
+    """What a call gives back: `output` is what the model reads; `title` and `metadata` are for renderers and
+    the store (`metadata["truncated"]` says the tool cut its own output); `attachments` go to the model too."""
+
     output: str
     title: str = ""
     metadata: Mapping[str, Any] = field(factory=dict)
@@ -63,10 +82,33 @@ def _ignore_metadata(title: str | None, metadata: Mapping[str, Any]) -> None:
     return None
 
 
-async def _allow_everything(
+async def _nobody_to_answer(
     permission: str, patterns: Sequence[str], always: Sequence[str], metadata: Mapping[str, Any]
 ) -> None:
+    # Silence is never a yes: a context built without a responder refuses every ask.
+    raise NoResponderError(permission, patterns, reason=NO_RESPONDER)
+
+
+async def approve_everything(
+    permission: str, patterns: Sequence[str], always: Sequence[str], metadata: Mapping[str, Any]
+) -> None:
+    """A responder that says yes to every ask: for a caller that has decided already (the user attached
+    the file the read tool reads) or a test about something else."""
     return None
+
+
+@frozen
+class ToolPermission:
+    """What one call of a tool needs permission for, as OpenCode's tools ask it (reference §12.10)."""
+
+    key: str
+    """The permission rules are written against (`"permission": {"<key>": "ask"}`); usually the tool's name."""
+    patterns: tuple[str, ...] = ("*",)
+    """What this call touches, matched against the rules' patterns (a path, a URL); `*` when nothing finer."""
+    always: tuple[str, ...] = ("*",)
+    """What an "always" answer approves for the rest of the session."""
+    metadata: Mapping[str, Any] = field(factory=dict)
+    """Shown to the person deciding (the call's input, for instance)."""
 
 
 @define(kw_only=True)
@@ -86,14 +128,20 @@ class ToolContext:
     model: ModelInfo | None = None
     messages: Sequence[MessageWithParts] = ()
     """The session history so far (the read tool uses it to avoid re-sending instructions)."""
-    ask: AskPermission = _allow_everything
+    ask: AskPermission = _nobody_to_answer
+    """Who decides an ask: the runtime's permission flow. Without one, every ask is refused (`NoResponderError`)."""
     update_metadata: MetadataUpdate = _ignore_metadata
     extra: Mapping[str, Any] = field(factory=dict)
     """Caller flags, e.g. `bypass_agent_check` for a task the user started directly."""
 
 
 class Tool(Protocol):
-    """A built-in or custom tool."""
+    """A built-in or custom tool: what the registry offers and the runner runs.
+
+    `strata_core.tool.tool` makes one from a typed function; implement this protocol directly for full
+    control. `parameters()` is the JSON Schema the runner checks arguments against before `execute` sees
+    them; `permission(args)` is what the runner asks before it runs them.
+    """
 
     @property
     def name(self) -> str: ...
@@ -104,6 +152,14 @@ class Tool(Protocol):
 
     async def description(self, target: ToolTarget) -> str:
         """The description for this caller (task and skill list what the agent may use)."""
+        ...
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission | None:
+        """What the runner asks before `execute` runs with these (valid) arguments.
+
+        `None` means the runner asks nothing: the tool asks for itself through `ctx.ask` (the built-ins), or
+        needs no permission at all (`invalid`, `StructuredOutput`).
+        """
         ...
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...

@@ -1,4 +1,10 @@
-"""Running one tool call: check the arguments, execute, turn failures into results, keep the output small.
+"""Running one tool call: check the arguments, ask permission, execute, turn failures into results, keep the
+output small.
+
+Permission is enforced here for every tool, built-in or custom: the tool's `permission(args)` names the
+key and patterns, and the call's `ctx.ask` (the session's permission flow) decides by the agent's rules,
+the last match winning: allow runs, deny refuses with OpenCode's message, ask waits for an answer or, with
+nobody to answer, refuses at once. A tool that asks for itself (the built-ins) returns `None` there.
 
 Everything a tool can get wrong comes back as a `ToolRunOutcome` the model sees; only cancellation
 propagates. A person's "no" (`RejectedError`, or nobody there to say yes) also sets `blocked`, which stops
@@ -47,14 +53,32 @@ def _message(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
+def refused(error: PermissionError_) -> ToolRunOutcome:
+    """A permission refusal as the call's result: a plain "no", or an ask nobody can answer, also stops the turn."""
+    return _failed(_message(error), blocked=isinstance(error, RejectedError | NoResponderError))
+
+
+async def _permitted(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> ToolRunOutcome | None:
+    """`None` when the call may run; otherwise the refusal the model sees."""
+    needed = tool.permission(args)
+    if needed is None:
+        return None
+    try:
+        await ctx.ask(needed.key, needed.patterns, needed.always, needed.metadata)
+    except PermissionError_ as error:
+        return refused(error)
+    return None
+
+
 async def _execute(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult | ToolRunOutcome:
     try:
-        return await tool.execute(args, ctx)
+        refusal = await _permitted(tool, args, ctx)
+        return refusal if refusal is not None else await tool.execute(args, ctx)
     except anyio.get_cancelled_exc_class():
         raise
-    except (RejectedError, NoResponderError) as error:
-        return _failed(_message(error), blocked=True)
-    except (PermissionError_, ToolFailure) as error:
+    except PermissionError_ as error:
+        return refused(error)
+    except ToolFailure as error:
         return _failed(_message(error))
     except Exception as error:  # any defect in a tool is the model's problem to route around, not a crash
         return _failed(_message(error))

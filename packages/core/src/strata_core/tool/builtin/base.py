@@ -7,18 +7,17 @@ inside them are Strata's own words.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from strata_core.tool.contract import JSONSchema, ToolTarget
+from strata_core.tool.contract import JSONSchema, ToolPermission, ToolTarget
 from strata_core.tool.descriptions import tool_description
+from strata_core.tool.schema import SCHEMA_DIALECT, object_schema
 
-SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+__all__ = ["MAX_SAFE_INTEGER", "SCHEMA_DIALECT", "BuiltinTool", "non_negative_integer", "object_schema", "string"]
+
 MAX_SAFE_INTEGER = 9007199254740991
 """JavaScript's `Number.MAX_SAFE_INTEGER`: OpenCode's integer parameters carry it as their bounds."""
-
-
-def object_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"$schema": SCHEMA_DIALECT, "type": "object", "properties": properties, "required": required}
 
 
 def string(description: str) -> dict[str, Any]:
@@ -44,3 +43,8 @@ class BuiltinTool:
 
     async def description(self, target: ToolTarget) -> str:
         return tool_description(self.NAME)
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission | None:
+        # Every built-in asks for itself in `execute`, with OpenCode's finer patterns (reference §12.10: a
+        # command, a path, `.env` files, outside directories); a second, generic ask would ask twice.
+        return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from strata_core.tool.contract import JSONSchema, ToolContext, ToolResult, ToolTarget
+from strata_core.tool.contract import JSONSchema, ToolContext, ToolPermission, ToolResult, ToolTarget
 
 NAME = "invalid"
 
@@ -43,6 +43,10 @@ class InvalidTool:
 
     async def description(self, target: ToolTarget) -> str:
         return "Never call this tool."
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission | None:
+        # Only reports why a call could not run: refusing that would hide the reason from the model.
+        return None
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(

@@ -11,7 +11,7 @@ from typing import Any
 
 from attrs import define, field
 
-from strata_core.tool.contract import JSONSchema, ToolContext, ToolResult, ToolTarget
+from strata_core.tool.contract import JSONSchema, ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_core.tool.descriptions import read_prompt
 
 NAME = "StructuredOutput"
@@ -40,6 +40,10 @@ class StructuredOutputTool:
 
     async def description(self, target: ToolTarget) -> str:
         return read_prompt(DESCRIPTION_FILE).strip()
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission | None:
+        # The answer itself, not an action: OpenCode never asks for it, even of agents that deny every tool.
+        return None
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         self.captured = dict(args)
