@@ -157,8 +157,12 @@ def approved(answer: MessageWithParts) -> bool:
 
 
 def plan_exit_offered(env: Mapping[str, str], permission_mode: str) -> bool:
-    """OpenCode registers plan_exit with the experimental flag on and the CLI client (`OPENCODE_CLIENT`, default
-    `cli`); its `run` also denies the tool when nobody can answer. Strata: flag, client, and an interactive mode."""
+    """Whether plan_exit is registered: plan mode is on, the client is `cli` and someone can answer.
+
+    OpenCode registers it for the `cli` client only (`OPENCODE_CLIENT`, default `cli`; Strata also reads
+    `STRATA_CLIENT`), and `opencode run` denies it for its sessions since nobody could answer there; Strata
+    leaves it out of every non-interactive mode for the same reason.
+    """
     client = env.get("STRATA_CLIENT") or env.get("OPENCODE_CLIENT") or "cli"
     return experimental_plan_mode(env) and client == "cli" and permission_mode == "interactive"
 
