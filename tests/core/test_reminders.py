@@ -6,8 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from strata_core.config.paths import StrataPaths
-from strata_core.context.project import ProjectInfo
 from strata_core.message import (
     AssistantMessage,
     MessageTime,
@@ -25,7 +23,6 @@ from strata_core.prompt.reminders import (
     build_switch_reminder,
     experimental_plan_mode,
     max_steps_prefill,
-    plan_file_path,
     plan_mode_reminder,
     plan_mode_step,
     plan_reminder,
@@ -143,16 +140,6 @@ def test_experimental_plan_mode_flag_accepts_both_prefixes_and_the_umbrella_flag
     assert experimental_plan_mode({"OPENCODE_EXPERIMENTAL_PLAN_MODE": "true"})
     assert experimental_plan_mode({"OPENCODE_EXPERIMENTAL": "TRUE"})
     assert not experimental_plan_mode({"STRATA_EXPERIMENTAL_PLAN_MODE": "yes"})
-
-
-def test_plan_file_lives_in_the_repository_or_in_the_data_dir(tmp_path: Path) -> None:
-    paths = StrataPaths.from_env({"HOME": str(tmp_path / "home")})
-    git = ProjectInfo(tmp_path / "repo" / "pkg", tmp_path / "repo", "git", "linux", "id")
-    assert (
-        plan_file_path(git, paths, 1700, "brave-fox") == tmp_path / "repo" / ".strata" / "plans" / "1700-brave-fox.md"
-    )
-    loose = ProjectInfo(tmp_path / "loose", Path("/"), None, "linux", "global")
-    assert plan_file_path(loose, paths, 1700, "brave-fox") == paths.plans / "1700-brave-fox.md"
 
 
 def test_entering_plan_mode_adds_the_workflow_with_where_to_write_the_plan(tmp_path: Path) -> None:

@@ -59,11 +59,11 @@ class Terminal:
 
 
 @pytest.fixture
-def terminal(cli: Cli) -> Iterator[Callable[[], Terminal]]:
+def terminal(cli: Cli) -> Iterator[Callable[..., Terminal]]:
     children: list[pexpect.spawn] = []
 
-    def start() -> Terminal:
-        env = {**cli.env, "TERM": "xterm-256color"}
+    def start(**extra_env: str) -> Terminal:
+        env = {**cli.env, "TERM": "xterm-256color", **extra_env}
         env.pop("NO_COLOR", None)
         child = pexpect.spawn(
             str(STRATA), cwd=str(cli.project), env=env, encoding="utf-8", dimensions=(40, 120), timeout=20
@@ -77,7 +77,7 @@ def terminal(cli: Cli) -> Iterator[Callable[[], Terminal]]:
 
 
 def test_type_switch_to_plan_answer_a_permission_and_interrupt_a_turn(
-    cli: Cli, scripted: Scripted, terminal: Callable[[], Terminal]
+    cli: Cli, scripted: Scripted, terminal: Callable[..., Terminal]
 ) -> None:
     (cli.project / ".env").write_text("TOKEN=1\n")
     agents = cli.project / ".opencode" / "agent"
@@ -141,7 +141,7 @@ def test_type_switch_to_plan_answer_a_permission_and_interrupt_a_turn(
 
 
 def test_a_subagents_permission_question_is_asked_and_answered(
-    cli: Cli, scripted: Scripted, terminal: Callable[[], Terminal]
+    cli: Cli, scripted: Scripted, terminal: Callable[..., Terminal]
 ) -> None:
     (cli.project / ".env").write_text("TOKEN=2\n")
     task = {"description": "Check the env", "prompt": "Read .env", "subagent_type": "general"}
@@ -164,7 +164,7 @@ def test_a_subagents_permission_question_is_asked_and_answered(
     assert "TOKEN=2" in server.main_requests[2].body["messages"][-1]["content"]
 
 
-def test_slash_commands(cli: Cli, scripted: Scripted, terminal: Callable[[], Terminal]) -> None:
+def test_slash_commands(cli: Cli, scripted: Scripted, terminal: Callable[..., Terminal]) -> None:
     server = scripted([{"text": "First answer."}, {"text": "Summary of the work so far."}, {"text": "Fresh start."}])
     write_config(cli.project, mock_provider_config(server.base_url))
     term = terminal()
@@ -216,3 +216,35 @@ def test_bad_start_options_end_with_one_paragraph(cli: Cli, scripted: Scripted) 
         assert child.exitstatus == 1, output
         assert output.startswith(expected), output
         assert "Traceback" not in output
+
+
+def test_plan_mode_hands_over_to_build_when_plan_exit_is_approved(
+    cli: Cli, scripted: Scripted, terminal: Callable[..., Terminal]
+) -> None:
+    server = scripted(
+        [
+            {"tool_calls": [{"name": "plan_exit", "arguments": {}}]},
+            {"text": "Implementing the plan."},
+            {"text": "Carrying on."},
+        ]
+    )
+    write_config(cli.project, mock_provider_config(server.base_url))
+    term = terminal(STRATA_EXPERIMENTAL_PLAN_MODE="1")
+    term.expect("build · mock/gpt-4o-mock")
+    term.send("\t")
+    term.toolbar_shows("plan · mock/gpt-4o-mock")
+    term.send("plan a greeting\r")
+    term.expect("Permission needed: plan_exit .opencode/plans/")  # opencode.json: OpenCode's plans directory
+    term.expect("Switch to the build agent")
+    term.send("o")
+    term.expect("Implementing the plan.")
+    term.expect("build >")  # the next message goes to build, as OpenCode's TUI switches after plan_exit
+    term.send("and then?\r")
+    term.expect("Carrying on.")
+    term.send("/quit\r")
+    term.child.expect(pexpect.EOF, timeout=20)
+    plan_step, handover, after = (r.body for r in server.main_requests)
+    assert "plan_exit" in [t["function"]["name"] for t in plan_step["tools"]]
+    assert user_text(handover).startswith("The plan at .opencode/plans/")
+    assert "plan_exit" not in [t["function"]["name"] for t in after["tools"]]
+    assert user_text(after) == "and then?"  # build after build: no reminder

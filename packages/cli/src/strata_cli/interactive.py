@@ -144,6 +144,8 @@ class Interactive:
         view.flush()
         if outcome.interrupted:
             self.console.print("[yellow]Interrupted.[/yellow] The session is kept; send another message to go on.")
+        if view.switched_to is not None and view.switched_to in self.agents:
+            self.agent = view.switched_to
         self.session = await runtime.sessions.get(session_id)
 
     async def compact(self) -> None:

@@ -23,6 +23,8 @@ from strata_cli.render import FinishedToolLines, styled
 from strata_core import bus as b
 from strata_core import message as m
 from strata_core.bus import PermissionReply, PermissionRequest
+from strata_core.prompt.reminders import BUILD_AGENT
+from strata_core.tool.builtin.plan_exit import NAME as PLAN_EXIT
 
 AskPermission = Callable[[PermissionRequest], Awaitable[PermissionReply]]
 
@@ -41,6 +43,8 @@ class TurnView:
     _finished_texts: set[str] = field(factory=set, init=False)
     _text: m.TextPart | None = field(default=None, init=False)
     _live: Live | None = field(default=None, init=False)
+    switched_to: str | None = field(default=None, init=False)
+    """The agent the next message goes to after an approved plan_exit (OpenCode's TUI switches to build too)."""
 
     @_model_parts.default
     def _follow_session(self) -> ModelParts:
@@ -84,6 +88,8 @@ class TurnView:
         if isinstance(part, m.TextPart) and not part.synthetic and part.id not in self._finished_texts:
             self._stream(part)
         elif isinstance(part, m.ToolPart):
+            if part.tool == PLAN_EXIT and isinstance(part.state, m.ToolStateCompleted):
+                self.switched_to = BUILD_AGENT
             line = self._tool_lines.first(part)
             if line is not None:
                 self.note(styled(line))

@@ -26,6 +26,9 @@ async def ask_permission(console: Console, request: PermissionRequest, directory
     """Ask until one of the answer keys is pressed; Ctrl-C or Ctrl-D count as reject (which ends the turn)."""
     always = ", ".join(request.always) or "*"
     console.print(f"[bold yellow]Permission needed:[/bold yellow] {escape(describe_request(request, directory))}")
+    asked = request.metadata.get("question")
+    if isinstance(asked, str):  # a tool that asks the user something (plan_exit) says what
+        console.print(f"  {escape(asked)}")
     console.print(
         f"  [bold]o[/bold] once   [bold]a[/bold] always (this session: {escape(request.permission)} {escape(always)})"
         "   [bold]r[/bold] reject"

@@ -26,6 +26,7 @@ from strata_core.engine.compaction import CompactionService
 from strata_core.engine.loop import SessionLoop
 from strata_core.engine.parameters import BasicParameters
 from strata_core.engine.part_writer import wall_clock_ms
+from strata_core.engine.plan_mode import PlanMode
 from strata_core.engine.processor import Processor
 from strata_core.engine.subagent import LoopSubagents
 from strata_core.engine.subtask import SubtaskRunner
@@ -36,6 +37,7 @@ from strata_core.prompt.system import SystemClock, SystemPromptService
 from strata_core.session.service import SessionService
 from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_core.tool.builtin.defaults import builtin_tools
+from strata_core.tool.builtin.plan_exit import plan_exit_tool
 from strata_core.tool.builtin.todowrite import InMemoryTodoStore
 from strata_core.tool.registry import ToolRegistry
 from strata_core.tool.runner import run_call
@@ -97,6 +99,18 @@ class CoreContainer(containers.DeclarativeContainer):
 
     # -- tools -----------------------------------------------------------------------------------------
     truncation = providers.Singleton(Truncation.configured, paths, config_info.provided.tool_output)
+    plan_exit = providers.Singleton(
+        plan_exit_tool,
+        env=env,
+        permission_mode=permission_mode,
+        permissions=permissions,
+        store=store,
+        bus=bus,
+        project=project,
+        paths=paths,
+        now=now,
+    )
+    """Experimental plan mode's tool, or None when it is not offered (`plan_exit_offered`)."""
     subagents = providers.Singleton(
         LoopSubagents,
         sessions=sessions,
@@ -113,6 +127,7 @@ class CoreContainer(containers.DeclarativeContainer):
         instructions=instructions,
         todos=todos,
         hidden_env=hidden_env,
+        plan_exit=plan_exit,
     )
     registry = providers.Singleton(ToolRegistry, tools=tools)
     execute_tool = providers.Singleton(partial, run_call, truncation=truncation)
@@ -129,6 +144,7 @@ class CoreContainer(containers.DeclarativeContainer):
         TurnRequestBuilder, system_prompt=system_prompt, registry=registry, parameters=parameters
     )
     subtasks = providers.Singleton(SubtaskRunner, store=store, bus=bus, execute_tool=execute_tool, now=now)
+    plan_mode = providers.Singleton(PlanMode, store=store, bus=bus, project=project, paths=paths, env=env)
     loop = providers.Singleton(
         SessionLoop,
         store=store,
@@ -146,6 +162,7 @@ class CoreContainer(containers.DeclarativeContainer):
         registry=registry,
         subtasks=subtasks,
         background=background,
+        plan_mode=plan_mode,
         env=env,
         now=now,
     )

@@ -26,6 +26,7 @@ from strata_core.context.project import Project, ProjectInfo
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
 from strata_core.engine.part_writer import NowMs, wall_clock_ms
+from strata_core.engine.plan_mode import PlanMode
 from strata_core.engine.processor import Processor, StepInput, StepResult, new_answer
 from strata_core.engine.prompt_input import (
     FileInput,
@@ -141,6 +142,8 @@ class SessionLoop:
     registry: ToolRegistry
     subtasks: SubtaskRunner
     background: Spawner | None = None
+    plan_mode: PlanMode | None = None
+    """Experimental plan mode (stored reminders, the plan file); None or switched off: the default reminders."""
     env: Mapping[str, str] = field(factory=dict)
     now: NowMs = wall_clock_ms
     _runs: dict[str, _Run] = field(factory=dict, init=False, repr=False)
@@ -302,8 +305,11 @@ class SessionLoop:
         project = await self.project.info()
         is_last_step = agent.steps is not None and step >= agent.steps
         finished_id = state.finished.info.id if state.finished is not None else None
+        plan_mode = self.plan_mode is not None and self.plan_mode.enabled
+        if plan_mode:
+            history = await self._plan_mode_reminders(session, history, agent, run)
         built = await self.requests.build(
-            StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted)
+            StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted, plan_mode)
         )
         path = PathInfo(str(project.directory), str(project.worktree))
         ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
@@ -332,7 +338,9 @@ class SessionLoop:
             overflow = not message.finish
             await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
             return "continue"
-        run.answered = outcome.answer
+        # plan_exit stores a user message for the build agent: the next step must read the session again.
+        handed_over = plan_mode and PlanMode.handed_over(outcome.answer)
+        run.answered = None if handed_over else outcome.answer
         if built.structured is not None:
             return await self._structured_outcome(message, built.structured.captured, result)
         return result
@@ -354,6 +362,18 @@ class SessionLoop:
         return "stop"
 
     # ------------------------------------------------------------------------------------- helpers
+
+    async def _plan_mode_reminders(
+        self, session: SessionInfo, history: list[MessageWithParts], agent: AgentInfo, run: _Run
+    ) -> list[MessageWithParts]:
+        assert self.plan_mode is not None
+        update = await self.plan_mode.remind(session, history, agent.name)
+        if update.new_parts and run.messages is not None:
+            # The reminder is stored now; the run's cached read gets it too, so later steps keep sending it.
+            touched = {part.message_id for part in update.new_parts}
+            changed = {m.info.id: m for m in update.messages if m.info.id in touched}
+            run.messages = [changed.get(m.info.id, m) for m in run.messages]
+        return update.messages
 
     def _tool_context(
         self,

@@ -69,6 +69,8 @@ class StepState:
     last_finished_id: str | None
     is_last_step: bool
     converted: ConvertedHistory = field(factory=ConvertedHistory)
+    stored_reminders: bool = False
+    """Experimental plan mode is on: its reminders are in the stored history, the in-memory ones are not added."""
 
 
 @frozen
@@ -165,7 +167,7 @@ class TurnRequestBuilder:
 
 
 def _reminded(state: StepState) -> list[MessageWithParts]:
-    history = apply_reminders(state.history, state.agent.name)
+    history = list(state.history) if state.stored_reminders else apply_reminders(state.history, state.agent.name)
     if state.step > 1 and state.last_finished_id is not None:
         history = wrap_queued_user_messages(history, state.last_finished_id)
     return history

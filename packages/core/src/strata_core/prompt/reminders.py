@@ -14,8 +14,6 @@ from attrs import evolve, frozen
 
 from strata_core import ids
 from strata_core.config.flags import env_flag
-from strata_core.config.paths import StrataPaths
-from strata_core.context.project import ProjectInfo
 from strata_core.message import AssistantMessage, MessageWithParts, TextPart, UserMessage
 from strata_core.prompt.texts import read_prompt
 
@@ -134,18 +132,12 @@ def wrap_queued_user_messages(messages: Sequence[MessageWithParts], last_finishe
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Experimental plan mode: a plan file, reminders that are persisted
+# Experimental plan mode: a plan file (`context/plan_file.py`), reminders that are persisted
 
 
 def experimental_plan_mode(env: Mapping[str, str]) -> bool:
     """`STRATA_EXPERIMENTAL_PLAN_MODE` (or `STRATA_EXPERIMENTAL`, or the `OPENCODE_` names)."""
     return env_flag(env, "EXPERIMENTAL_PLAN_MODE") or env_flag(env, "EXPERIMENTAL")
-
-
-def plan_file_path(project: ProjectInfo, paths: StrataPaths, created: int, slug: str) -> Path:
-    """Where a session's plan lives: in the repository when there is one, else under Strata's data dir."""
-    directory = project.worktree / ".strata" / "plans" if project.vcs == "git" else paths.plans
-    return directory / f"{created}-{slug}.md"
 
 
 @frozen

@@ -38,11 +38,9 @@ class ReadExport:
 
 def export_data(info: SessionInfo, messages: Sequence[m.MessageWithParts]) -> dict[str, Any]:
     """The export document of a session: what `opencode export` prints, less its `todos`."""
-    # OpenCode's importer requires a `slug` (a display name Strata does not keep); one derived from the id
-    # lets `opencode import` read Strata's exports.
-    slug = f"strata-{info.id.removeprefix('ses_')[-10:].lower()}"
+    # OpenCode's importer requires a `slug`; the one derived from the id lets `opencode import` read it.
     return {
-        "info": {"slug": slug, **converter.unstructure(info)},
+        "info": {"slug": info.slug, **converter.unstructure(info)},
         "messages": [
             {"info": converter.unstructure(message.info), "parts": [converter.unstructure(p) for p in message.parts]}
             for message in messages

@@ -33,5 +33,13 @@ class SessionInfo:
     summary: dict[str, Any] | None = None
 
     @property
+    def slug(self) -> str:
+        """A short display name derived from the id (OpenCode stores a random one; Strata does not keep it).
+
+        It names the session's plan file and fills the `slug` OpenCode's importer requires in an export.
+        """
+        return f"strata-{self.id.removeprefix('ses_')[-10:].lower()}"
+
+    @property
     def has_default_title(self) -> bool:
         return DEFAULT_TITLE_RE.match(self.title) is not None

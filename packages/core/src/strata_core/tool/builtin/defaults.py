@@ -30,15 +30,17 @@ def builtin_tools(
     todos: TodoStore | None = None,
     hidden_env: Collection[str] = DEFAULT_HIDDEN_ENV,
     search: Search | None = None,
+    plan_exit: Tool | None = None,
 ) -> list[Tool]:
     """bash, read, glob, grep, edit, write, task, webfetch, todowrite, skill and apply_patch (OpenCode's order).
 
     The registry offers apply_patch instead of edit and write to GPT-5-style models, as OpenCode does.
 
     `hidden_env` lists the environment variables shell commands must not see (the API keys Strata holds).
+    `plan_exit` (experimental plan mode) comes last when given, where OpenCode registers it.
     """
     search = search or Search()
-    return [
+    tools: list[Tool] = [
         BashTool(truncation=truncation, hidden_env=frozenset(hidden_env)),
         ReadTool(instructions=instructions),
         GlobTool(search=search),
@@ -51,3 +53,4 @@ def builtin_tools(
         SkillTool(skills=skills, search=search),
         ApplyPatchTool(),
     ]
+    return [*tools, plan_exit] if plan_exit is not None else tools
