@@ -15,10 +15,11 @@ from strata_providers.testing.script import (
     parse_script,
 )
 from strata_providers.testing.scripted_model import ScriptedModel
-from strata_providers.testing.scripted_server import RecordedRequest, ScriptedServer
+from strata_providers.testing.scripted_server import SCRIPT_EXHAUSTED_CODE, RecordedRequest, ScriptedServer
 
 __all__ = [
     "DEFAULT_TITLE_MARKERS",
+    "SCRIPT_EXHAUSTED_CODE",
     "RecordedRequest",
     "ScriptError",
     "ScriptExhaustedError",
