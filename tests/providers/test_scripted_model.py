@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import anyio
 import httpx
 import pytest
@@ -47,8 +49,45 @@ async def test_a_call_after_the_last_turn_fails_loudly_naming_the_request() -> N
     model = ScriptedModel([{"text": "only"}])
     await collect(model)
     await collect(model, TITLE)  # titles do not count
-    with pytest.raises(ScriptExhaustedError, match=r"model call #2 \(request #3\) arrived, but the script has only 1"):
+    expected = r"the script ran out: turn #2 was asked for \(by requests\[2\]\), but the script has only 1 turn"
+    with pytest.raises(ScriptExhaustedError, match=expected):
         await collect(model)
+
+
+async def test_the_exhaustion_error_says_which_turn_was_asked_for_and_how_many_there_were() -> None:
+    model = ScriptedModel([{"text": "only"}])
+    await collect(model)
+    with pytest.raises(ScriptExhaustedError) as caught:
+        await collect(model)
+    error = caught.value
+    assert (error.source, error.turn, error.script_length, error.request_index) == ("ScriptedModel", 2, 1, 1)
+    assert model.requests[error.request_index] is model.main_requests[1]
+
+
+async def test_a_retry_that_finds_the_script_exhausted_raises_instead_of_retrying_again() -> None:
+    model = ScriptedModel([{"status": 503}])  # retryable: the retry asks for turn 2, which is not there
+    with pytest.raises(ScriptExhaustedError, match=r"turn #2 was asked for"):
+        await collect(model)
+    assert model.turns_used == 2 and len(model.unscripted) == 1
+
+
+async def test_assert_script_consumed_reports_an_exhaustion_even_when_it_was_swallowed() -> None:
+    model = ScriptedModel([{"text": "only"}])
+    await collect(model)
+    with contextlib.suppress(ScriptExhaustedError):  # as a catch-all in the code under test would
+        await collect(model)
+    with pytest.raises(ScriptExhaustedError, match=r"turn #2"):
+        model.assert_script_consumed()
+
+
+async def test_assert_script_consumed_names_the_turns_never_asked_for() -> None:
+    model = ScriptedModel([{"text": "one"}, {"text": "two"}, {"text": "three"}])
+    await collect(model)
+    with pytest.raises(AssertionError, match=r"2 of 3 scripted turn\(s\) were never asked for.*turn #2.*'two'"):
+        model.assert_script_consumed()
+    await collect(model)
+    await collect(model)
+    model.assert_script_consumed()
 
 
 async def test_title_requests_get_the_title_without_consuming_a_turn() -> None:

@@ -6,15 +6,24 @@ import importlib.util
 import json
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import httpx
 import pytest
-from provider_kit import WIRES, Wire, collect, model_for, of_type, user_request
+from provider_kit import WIRES, RecordedSleeps, Wire, collect, model_for, of_type, user_request
 
-from strata_core.llm import ServerError, StreamFailed, TextContent, TextDelta, ToolCall, UserModelMessage
-from strata_providers.testing import ScriptedServer, ScriptedToolCall, ScriptError, Turn
+from strata_core.llm import BadResponseError, StreamFailed, TextContent, TextDelta, ToolCall, UserModelMessage
+from strata_providers.retry import RetryPolicy
+from strata_providers.testing import (
+    SCRIPT_EXHAUSTED_CODE,
+    ScriptedServer,
+    ScriptedToolCall,
+    ScriptError,
+    ScriptExhaustedError,
+    Turn,
+)
 from strata_providers.testing.wire_events import sse_events
 
 pytestmark = pytest.mark.anyio
@@ -64,21 +73,67 @@ async def test_the_title_marker_and_answer_are_configurable(client: httpx.AsyncC
     assert text_of(events) == "My title" and server.turns_used == 0
 
 
-async def test_an_exhausted_script_answers_done_like_the_oracle(client: httpx.AsyncClient) -> None:
-    async with ScriptedServer([{"text": "only"}]) as server:
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_request_after_the_last_turn_fails_at_once_without_a_retry(
+    wire: Wire, client: httpx.AsyncClient
+) -> None:
+    sleeps = RecordedSleeps()
+    with pytest.raises(ScriptExhaustedError) as caught:
+        async with ScriptedServer([{"text": "only"}]) as server:
+            model = model_for(wire, server, client, retry=RetryPolicy(sleep=sleeps))  # retries allowed
+            await collect(model)
+            events = await collect(model)
+            (failed,) = events
+            assert isinstance(failed, StreamFailed) and isinstance(failed.error, BadResponseError)
+            assert failed.error.status == 400 and not failed.error.retryable
+            assert "ScriptedServer: the script ran out: turn #2 was asked for" in failed.error.message
+            assert len(server.main_requests) == 2 and sleeps.delays == []
+    # Leaving the server raised it, though the client only saw a failed stream.
+    error = caught.value
+    assert (error.source, error.turn, error.script_length, error.request_index) == ("ScriptedServer", 2, 1, 1)
+    assert server.unscripted == [error] and server.main_requests[1].turn is not None
+    assert server.main_requests[1].turn.code == SCRIPT_EXHAUSTED_CODE
+
+
+async def test_assert_script_consumed_reports_an_unscripted_request_once(client: httpx.AsyncClient) -> None:
+    async with ScriptedServer([]) as server:
+        await collect(model_for("chat", server, client))
+        with pytest.raises(ScriptExhaustedError, match=r"turn #1 was asked for \(by requests\[0\]\)"):
+            server.assert_script_consumed()
+    # reported already, so leaving the server did not raise it again
+
+
+async def test_assert_script_consumed_names_the_turns_never_asked_for(client: httpx.AsyncClient) -> None:
+    async with ScriptedServer([{"text": "one"}, {"text": "two"}]) as server:
+        await collect(model_for("chat", server, client))
+        with pytest.raises(AssertionError, match=r"1 of 2 scripted turn\(s\) were never asked for"):
+            server.assert_script_consumed()
+        await collect(model_for("chat", server, client))
+        server.assert_script_consumed()
+
+
+async def test_an_error_leaving_the_server_is_not_masked_by_an_unscripted_request(client: httpx.AsyncClient) -> None:
+    with pytest.raises(KeyError, match="the test's own failure"):
+        async with ScriptedServer([]) as server:
+            await collect(model_for("chat", server, client))
+            raise KeyError("the test's own failure")
+    assert len(server.unscripted) == 1
+
+
+def test_leaving_a_synchronous_server_raises_for_an_unscripted_request() -> None:
+    with pytest.raises(ScriptExhaustedError, match="ScriptedServer: the script ran out"), ScriptedServer([]) as server:
+        request = urllib.request.Request(f"{server.base_url}/chat/completions", data=b'{"messages": []}')
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=10)
+        assert answer.value.code == 400
+
+
+async def test_done_text_answers_requests_after_the_script_like_the_oracle(client: httpx.AsyncClient) -> None:
+    async with ScriptedServer([{"text": "only"}], done_text="Done.") as server:
         model = model_for("chat", server, client)
         await collect(model)
         events = await collect(model)
-    assert text_of(events) == "Done."
-
-
-async def test_an_exhausted_script_can_fail_loudly_naming_the_request(client: httpx.AsyncClient) -> None:
-    async with ScriptedServer([{"text": "only"}], done_text=None) as server:
-        model = model_for("messages", server, client)
-        await collect(model)
-        events = await collect(model)
-    assert isinstance(events[-1], StreamFailed) and isinstance(events[-1].error, ServerError)
-    assert "model request #2 arrived, but the script has only 1 turn(s)" in events[-1].error.message
+    assert text_of(events) == "Done." and server.unscripted == []
 
 
 async def test_turns_can_be_values_with_explicit_tool_call_ids(client: httpx.AsyncClient) -> None:

@@ -185,9 +185,13 @@ class _StepRun:
         except anyio.get_cancelled_exc_class():
             self.message.error = MessageError(ABORTED_ERROR, ABORTED_MESSAGE)
             raise
-        except Exception as error:  # a defect while processing: record it so the session stays usable
+        except Exception as error:  # recorded either way, so the stored session says how the step ended
+            failure = _single(error)
+            self._fail(failure)
+            if not isinstance(failure, llm.ModelError):
+                # A defect (a bug, a test double's failed assertion) is the caller's to see, not a stored value.
+                raise failure from None
             log.exception("processor.failed", session_id=self.message.session_id)
-            self._fail(_single(error))
         finally:
             self.write.write_behind(None)
             with anyio.CancelScope(shield=True):

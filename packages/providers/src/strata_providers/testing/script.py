@@ -28,7 +28,28 @@ class ScriptError(ValueError):
 
 
 class ScriptExhaustedError(AssertionError):
-    """A model call arrived after the last scripted turn: the test did more calls than it planned."""
+    """A model call arrived after the last scripted turn: the test did more calls than it planned.
+
+    An `AssertionError`, not a `ModelError`: it is the test's failure, so the engine lets it through instead
+    of storing it on the message as it would a provider's failure.
+    """
+
+    def __init__(self, source: str, turn: int, script_length: int, request_index: int) -> None:
+        super().__init__(
+            f"{source}: the script ran out: turn #{turn} was asked for (by requests[{request_index}]), "
+            f"but the script has only {script_length} turn(s); add a turn for it"
+        )
+        self.source = source
+        """Who ran out: "ScriptedModel" or "ScriptedServer"."""
+        self.turn = turn
+        """The 1-based number of the turn the call asked for (titles do not count)."""
+        self.script_length = script_length
+        self.request_index = request_index
+        """Where the call is in the double's `requests` (0-based; titles and other requests included)."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keeps the error picklable (pytest-xdist, multiprocessing) despite the extra constructor arguments.
+        return (type(self), (self.source, self.turn, self.script_length, self.request_index))
 
 
 @frozen
@@ -128,6 +149,20 @@ def is_title_text(text: str, markers: Sequence[str]) -> bool:
     """Whether a system prompt belongs to a title request (case-insensitive match of any marker)."""
     lowered = text.lower()
     return any(marker.lower() in lowered for marker in markers)
+
+
+def check_consumed(
+    source: str, script: Sequence[Turn], turns_used: int, unscripted: Sequence[ScriptExhaustedError]
+) -> None:
+    """Raise when a call went unscripted (the first one), or when scripted turns were never asked for."""
+    if unscripted:
+        raise unscripted[0].with_traceback(None)
+    if turns_used < len(script):
+        left = len(script) - turns_used
+        raise AssertionError(
+            f"{source}: {left} of {len(script)} scripted turn(s) were never asked for "
+            f"(the next would have been turn #{turns_used + 1}: {script[turns_used]!r})"
+        )
 
 
 def _tool_call(call: ScriptedToolCall | Mapping[str, Any]) -> ScriptedToolCall:

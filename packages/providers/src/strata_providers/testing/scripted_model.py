@@ -8,8 +8,9 @@
 Same script format as `ScriptedServer`, same behaviour: each turn is rendered to the bytes the server would
 stream and decoded by the real decoder of the model's wire (chat completions, or Messages for an
 `@ai-sdk/anthropic` model), errors are classified and retried as the HTTP wires do (without the wait), and
-title requests are answered without consuming a turn. A call after the last turn
-raises `ScriptExhaustedError` naming the request, so a test that makes one call too many fails loudly.
+title requests are answered without consuming a turn. A call after the last turn raises
+`ScriptExhaustedError` naming the turn and the request, at once and without a retry, so a test that makes one
+call too many fails loudly; the model also remembers it, for `assert_script_consumed()`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from strata_providers.testing.script import (
     TITLE_TEXT,
     ScriptExhaustedError,
     Turn,
+    check_consumed,
     is_title_text,
     parse_script,
 )
@@ -67,6 +69,8 @@ class ScriptedModel:
         self.title_requests: list[ModelRequest] = []
         self.main_requests: list[ModelRequest] = []
         self.turns_used = 0
+        self.unscripted: list[ScriptExhaustedError] = []
+        """Every call that found the script exhausted (each was also raised to its caller)."""
         self._info = info
 
     @property
@@ -97,13 +101,16 @@ class ScriptedModel:
             with anyio.CancelScope(shield=True):
                 await events.aclose()
 
+    def assert_script_consumed(self) -> None:
+        """Fail if a call went unscripted, even one whose error something swallowed, or if turns were left over."""
+        check_consumed("ScriptedModel", self.script, self.turns_used, self.unscripted)
+
     def _next_turn(self) -> Turn:
         self.turns_used += 1
         if self.turns_used > len(self.script):
-            raise ScriptExhaustedError(
-                f"ScriptedModel: model call #{self.turns_used} (request #{len(self.requests)}) arrived, "
-                f"but the script has only {len(self.script)} turn(s); add a turn for it"
-            )
+            error = ScriptExhaustedError("ScriptedModel", self.turns_used, len(self.script), len(self.requests) - 1)
+            self.unscripted.append(error)
+            raise error
         return self.script[self.turns_used - 1]
 
 

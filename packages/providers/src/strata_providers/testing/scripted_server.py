@@ -7,6 +7,10 @@
 It runs on its own thread and event loop, so it answers while the test's loop is busy and while the test
 blocks on a subprocess (`strata run` in an end-to-end test); `with ScriptedServer(...)` works from plain
 synchronous code too. Every request is recorded (path, headers, parsed body) before it is answered.
+
+A model request that finds the script exhausted gets an immediate 400 (which no client retries) saying the
+script ran out, and is remembered: leaving the `with` block raises `ScriptExhaustedError` for it, so a test
+cannot pass while a request went unscripted, whatever the code under test did with the failure.
 """
 
 from __future__ import annotations
@@ -29,13 +33,17 @@ from attrs import define, field
 from strata_providers.testing.http import HttpRequest, read_request, send_json, stream_response
 from strata_providers.testing.script import (
     DEFAULT_TITLE_MARKERS,
-    DONE,
     TITLE_TEXT,
+    ScriptExhaustedError,
     Turn,
+    check_consumed,
     is_title_text,
     parse_script,
 )
 from strata_providers.testing.wire_events import Wire, error_body, error_headers, sse_events
+
+SCRIPT_EXHAUSTED_CODE = "script_exhausted"
+"""`error.code` of the answer to an unscripted request."""
 
 
 @define
@@ -67,8 +75,10 @@ class ScriptedServer:
 
     - `title_markers`: a request whose system prompt contains one of these (case-insensitive) is a title
       request, answered with `title_text` without consuming a turn.
-    - `done_text`: what requests get once the script has run out (the oracle's "Done."); None makes them a
-      500 error naming the request, for tests that want an exhausted script to fail loudly.
+    - `done_text`: None (the default) makes a request after the last turn a 400 saying the script ran out,
+      remembered and raised as `ScriptExhaustedError` when the server stops (or by `assert_script_consumed()`,
+      whichever comes first). A text (the oracle server answers "Done.") answers such requests with it instead,
+      for callers that mean to let the code under test make as many calls as it likes.
     """
 
     def __init__(
@@ -77,7 +87,7 @@ class ScriptedServer:
         *,
         title_markers: Sequence[str] = DEFAULT_TITLE_MARKERS,
         title_text: str = TITLE_TEXT,
-        done_text: str | None = DONE.text,
+        done_text: str | None = None,
         host: str = "127.0.0.1",
     ) -> None:
         self.script = parse_script(script)
@@ -88,6 +98,9 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._turns_used = 0
+        self._unscripted: list[ScriptExhaustedError] = []
+        self._reported = 0
+        """How many of `_unscripted` were raised already: each is raised once, by whoever checks first."""
         self._port: int | None = None
         self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
         self._serving: Future[None] | None = None
@@ -104,13 +117,15 @@ class ScriptedServer:
             raise
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None = None, *exc: object) -> None:
         if self._portal_cm is not None:
             if self._serving is not None:
                 self._serving.cancel()
             self._portal_cm.__exit__(None, None, None)
             self._portal_cm = None
             self._port = None
+        if exc_type is None:  # an error already on its way out says more than this one would
+            self._raise_unreported()
 
     async def __aenter__(self) -> ScriptedServer:
         return await anyio.to_thread.run_sync(self.__enter__)
@@ -156,6 +171,22 @@ class ScriptedServer:
         with self._lock:
             return self._turns_used
 
+    @property
+    def unscripted(self) -> list[ScriptExhaustedError]:
+        """One error per model request that found the script exhausted, in arrival order."""
+        with self._lock:
+            return list(self._unscripted)
+
+    def assert_script_consumed(self) -> None:
+        """Fail if a request went unscripted or scripted turns were never asked for.
+
+        An unscripted request reported here is not raised again when the server stops.
+        """
+        with self._lock:
+            unscripted, self._reported = list(self._unscripted), len(self._unscripted)
+            turns_used = self._turns_used
+        check_consumed("ScriptedServer", self.script, turns_used, unscripted)
+
     async def wait_for_disconnect(self, request: RecordedRequest) -> None:
         """Wait until the server has seen `request`'s client go away; bound it with `anyio.fail_after`."""
         # The flag is set on the server's thread; wait for it in short slices so cancellation gets through.
@@ -190,9 +221,10 @@ class ScriptedServer:
         body = _json_or_none(request.body)
         title = wire is not None and is_title_text(_system_text(body), self.title_markers)
         with self._lock:
-            turn = None if wire is None else self._turn_for(title)
+            index = len(self._requests)
+            turn = None if wire is None else self._turn_for(title, index)
             recorded = RecordedRequest(
-                len(self._requests),
+                index,
                 request.method,
                 request.path,
                 request.headers,
@@ -205,7 +237,7 @@ class ScriptedServer:
             self._requests.append(recorded)
         return recorded, turn
 
-    def _turn_for(self, title: bool) -> Turn:
+    def _turn_for(self, title: bool, index: int) -> Turn:
         if title:
             return Turn(text=self.title_text)
         self._turns_used += 1
@@ -213,11 +245,16 @@ class ScriptedServer:
             return self.script[self._turns_used - 1]
         if self.done_text is not None:
             return Turn(text=self.done_text)
-        return Turn(
-            status=500,
-            message=f"ScriptedServer: model request #{self._turns_used} arrived, "
-            f"but the script has only {len(self.script)} turn(s)",
-        )
+        error = ScriptExhaustedError("ScriptedServer", self._turns_used, len(self.script), index)
+        self._unscripted.append(error)
+        # 400: every client (Strata's wires, OpenCode's AI SDK) reports it at once instead of retrying.
+        return Turn(status=400, code=SCRIPT_EXHAUSTED_CODE, message=str(error))
+
+    def _raise_unreported(self) -> None:
+        with self._lock:
+            unreported, self._reported = self._unscripted[self._reported :], len(self._unscripted)
+        if unreported:
+            raise unreported[0]
 
     async def _answer_stream(
         self, stream: SocketStream, receive: BufferedByteReceiveStream, recorded: RecordedRequest, turn: Turn
