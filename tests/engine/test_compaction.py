@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from engine_fakes import FakeAgents, FakeModel, FakeResolver, HistoryBuilder, plain_executor, text_step
+from engine_fakes import IDS, FakeAgents, FakeModel, FakeResolver, HistoryBuilder, plain_executor, text_step
 
 from strata_core import llm
 from strata_core.bus import Bus, SessionCompacted
+from strata_core.clock import SystemClock
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.compaction import (
     CONTINUE_TEXT,
@@ -49,8 +50,9 @@ async def store() -> AsyncIterator[MemorySessionStore]:
 
 def _service(store: MemorySessionStore, bus: Bus | None = None) -> CompactionService:
     bus = bus or Bus()
-    processor = Processor(store, bus, PermissionFlow(bus, "non_interactive"), plain_executor)
-    return CompactionService(store, bus, FakeAgents({"compaction": COMPACTION}), FakeResolver({}), processor)
+    processor = Processor(store, bus, PermissionFlow(bus, IDS, "non_interactive"), plain_executor, SystemClock(), IDS)
+    agents = FakeAgents({"compaction": COMPACTION})
+    return CompactionService(store, bus, agents, FakeResolver({}), processor, SystemClock(), IDS)
 
 
 async def _process(

@@ -7,7 +7,18 @@ from typing import Any
 
 import anyio
 import pytest
-from engine_fakes import HANG, FakeModel, FuncTool, assistant, plain_executor, text_step, tool_context, tool_step
+from engine_fakes import (
+    HANG,
+    IDS,
+    FakeModel,
+    FuncTool,
+    TickingClock,
+    assistant,
+    plain_executor,
+    text_step,
+    tool_context,
+    tool_step,
+)
 
 from strata_core import llm, serialization
 from strata_core.bus import Bus, BusEvent, PermissionAsked, SessionError, SessionRetry
@@ -41,13 +52,8 @@ class Harness:
     def __init__(self, store: MemorySessionStore, mode: PermissionMode = "interactive") -> None:
         self.store = store
         self.bus = Bus()
-        self.permissions = PermissionFlow(self.bus, mode)
-        self.processor = Processor(store, self.bus, self.permissions, plain_executor, now=self._now)
-        self.clock = 1000
-
-    def _now(self) -> int:
-        self.clock += 1
-        return self.clock
+        self.permissions = PermissionFlow(self.bus, IDS, mode)
+        self.processor = Processor(store, self.bus, self.permissions, plain_executor, clock=TickingClock(), ids=IDS)
 
     async def run(
         self, model: FakeModel, tools: Mapping[str, Tool] = {}, **changes: Any

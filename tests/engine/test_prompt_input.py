@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from strata_core.bus import Bus
+from strata_core.clock import SystemClock
 from strata_core.engine.prompt_input import FileInput, PromptRequest, UserMessageWriter
+from strata_core.ids import Ids
 from strata_core.message import ModelRef, TextPart
 from strata_core.session.memory_store import MemorySessionStore
 from strata_core.tool.builtin.read import ReadTool
@@ -35,7 +37,9 @@ async def test_a_file_attached_from_outside_the_project_needs_no_external_direct
     )  # fmt: skip
     store = MemorySessionStore()
     request = PromptRequest("ses", [FileInput(outside)])
-    info = await UserMessageWriter(store, Bus()).write(request, "build", ModelRef("p", "m"), ctx, ReadTool(), 1)
+    info = await UserMessageWriter(store, Bus(), Ids(SystemClock())).write(
+        request, "build", ModelRef("p", "m"), ctx, ReadTool(), 1
+    )
     assert asked == ["read"]
     stored = await store.get_message("ses", info.id)
     assert stored is not None

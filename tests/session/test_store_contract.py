@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import anyio
 import pytest
-from session_records import assistant_message, session_info, text_part, user_message
+from session_records import IDS, assistant_message, session_info, text_part, user_message
 
-from strata_core import ids
 from strata_core import message as m
 from strata_core.session.store import SessionStore, StoreClosedError
 
@@ -53,7 +52,7 @@ async def test_messages_come_back_in_id_order_with_their_parts_in_insertion_orde
     reply = assistant_message(session.id, user.id)
     await store.put_message(reply)  # stored out of order on purpose
     await store.put_message(user)
-    later, earlier = ids.ascending("prt"), ids.ascending("prt")
+    later, earlier = IDS.new("prt"), IDS.new("prt")
     await store.put_part(text_part(session.id, reply.id, "first", part_id=later))
     await store.put_part(text_part(session.id, reply.id, "second", part_id=earlier))
     await store.put_part(text_part(session.id, user.id, "question"))
@@ -87,7 +86,7 @@ async def test_a_tool_part_moving_through_its_states_is_stored_each_time(store: 
     reply = assistant_message(session.id, user.id)
     await store.put_message(reply)
     tool = m.ToolPart(
-        id=ids.ascending("prt"),
+        id=IDS.new("prt"),
         session_id=session.id,
         message_id=reply.id,
         call_id="call_1",

@@ -25,6 +25,7 @@ from typing import TypeVar
 import anyio
 from attrs import define, field
 
+from strata_core.clock import Clock, SystemClock
 from strata_core.message import Message, MessageWithParts, Part
 from strata_core.serialization import (
     message_from_json,
@@ -52,14 +53,16 @@ class SqliteSessionStore:
 
     path: Path
     busy_timeout_ms: int = BUSY_TIMEOUT_MS
+    clock: Clock = field(factory=SystemClock)
+    """Stamps the schema migrations it applies (records carry their own times)."""
     _conn: sqlite3.Connection | None = field(default=None, init=False)
     _gate: AccessGate = field(factory=AccessGate, init=False)
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, path: Path) -> AsyncIterator[SqliteSessionStore]:
+    async def open(cls, path: Path, clock: Clock | None = None) -> AsyncIterator[SqliteSessionStore]:
         """`async with SqliteSessionStore.open(path) as store:` connects, migrates, and closes on exit."""
-        store = cls(path)
+        store = cls(path, clock=clock or SystemClock())
         await store.connect()
         try:
             yield store
@@ -90,7 +93,7 @@ class SqliteSessionStore:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # see the module docstring for why this is durable enough
             conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
-            migrations.migrate(conn, str(self.path))
+            migrations.migrate(conn, str(self.path), clock=self.clock)
         except BaseException:
             conn.close()
             raise
