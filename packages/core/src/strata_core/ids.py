@@ -1,7 +1,9 @@
 """Identifiers that sort by creation time, in OpenCode's format, made from the core's one clock.
 
-`{prefix}_{12 hex digits of (ms * 4096 + counter)}{14 random base62}`: comparing two ids of the same
-prefix as strings compares their creation order, which the loop relies on (`last_user.id < last_assistant.id`).
+`{prefix}_{hex of (ms * 4096 + counter), at least 12 digits}{14 random base62}`: comparing two ids of the
+same prefix as strings compares their creation order, which the loop relies on (`last_user.id <
+last_assistant.id`). Today's times take 14 hex digits; OpenCode keeps only the low 48 bits (12 digits),
+so its ids wrap around every ~2.2 years, which Strata's do not.
 The time part comes from the `Clock`, the random part from an injectable `Entropy`, so a test with a
 `FrozenClock` and `seeded_entropy(...)` gets the same ids on every run.
 """
@@ -63,5 +65,6 @@ class Ids:
 
 def time_part(identifier: str) -> int:
     """The milliseconds an id's time part encodes (for tests and debugging: when was this made)."""
-    hex_digits = identifier.split("_", 1)[1][:12]
+    # At least 12 hex digits: today's ms * 4096 needs 14 (OpenCode keeps only the low 48 bits).
+    hex_digits = identifier.split("_", 1)[1][:-RANDOM_LENGTH]
     return int(hex_digits, 16) // IDS_PER_MS
