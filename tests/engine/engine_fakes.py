@@ -236,3 +236,8 @@ class HistoryBuilder:
             )
         await self.store.put_part(StepFinishPart(id=self._id("prt"), reason=info.finish, **base))
         return info.id
+
+
+async def stored_message(store: Any, session_id: str, message_id: str) -> Any:
+    """The message with its parts as `messages()` lists them (the store's one way to read messages back)."""
+    return next((message for message in await store.messages(session_id) if message.info.id == message_id), None)

@@ -15,6 +15,7 @@ from engine_fakes import (
     TickingClock,
     assistant,
     plain_executor,
+    stored_message,
     text_step,
     tool_context,
     tool_step,
@@ -69,7 +70,7 @@ class Harness:
             compaction=CompactionSettings(),
         )
         outcome = await self.processor.process(step)
-        stored = await self.store.get_message("ses_1", message.id)
+        stored = await stored_message(self.store, "ses_1", message.id)
         assert stored is not None
         # What the processor says it stored is what a fresh read of the store returns.
         assert serialization.unstructure(outcome.answer) == serialization.unstructure(stored)
@@ -277,7 +278,7 @@ async def test_an_abort_mid_tool_marks_the_call_interrupted_and_the_message_abor
             )
             await started.wait()
             scope.cancel()
-    stored = await store.get_message("ses_1", "msg_2")
+    stored = await stored_message(store, "ses_1", "msg_2")
     assert stored is not None
     assert stored.info.error is not None and stored.info.error.name == ABORTED_ERROR
     assert stored.info.time.completed is not None
@@ -380,7 +381,7 @@ async def test_tool_progress_is_stored_while_the_tool_runs(store: MemorySessionS
         tg.start_soon(harness.run, FakeModel([tool_step(("c1", "bash", {}))]), {"bash": FuncTool("bash", bash)})
         await progressed.wait()
         await anyio.wait_all_tasks_blocked()
-        stored = await store.get_message("ses_1", "msg_2")
+        stored = await stored_message(store, "ses_1", "msg_2")
         assert stored is not None
         (part,) = _tool_parts(stored)
         assert part.state.status == "running"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_fakes import stored_message
 
 from strata_core.bus import Bus
 from strata_core.clock import SystemClock
@@ -41,7 +42,7 @@ async def test_a_file_attached_from_outside_the_project_needs_no_external_direct
         request, "build", ModelRef("p", "m"), ctx, ReadTool(), 1
     )
     assert asked == ["read"]
-    stored = await store.get_message("ses", info.id)
+    stored = await stored_message(store, "ses", info.id)
     assert stored is not None
     texts = [part.text for part in stored.parts if isinstance(part, TextPart)]
     assert "1: gamma" in texts[1]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from attrs import define
 
@@ -70,3 +71,8 @@ def assistant_message(session_id: str, parent_id: str, message_id: str | None = 
 
 def text_part(session_id: str, message_id: str, text: str, part_id: str | None = None) -> m.TextPart:
     return m.TextPart(id=part_id or IDS.new("prt"), session_id=session_id, message_id=message_id, text=text)
+
+
+async def stored_message(store: Any, session_id: str, message_id: str) -> Any:
+    """The message with its parts as `messages()` lists them (the store's one way to read messages back)."""
+    return next((message for message in await store.messages(session_id) if message.info.id == message_id), None)
