@@ -29,11 +29,11 @@ from strata_core import llm
 from strata_core.bus import Bus
 from strata_core.clock import Clock, SystemClock
 from strata_core.config.paths import StrataPaths
-from strata_core.config.service import ConfigInfo, ConfigService
-from strata_core.context.agent import AgentService
-from strata_core.context.instruction import InstructionService, UrlFetcher
-from strata_core.context.project import ProjectService
-from strata_core.context.skill import SkillService
+from strata_core.config.service import Config, ConfigInfo, ConfigService
+from strata_core.context.agent import Agents, AgentService
+from strata_core.context.instruction import Instruction, InstructionService, UrlFetcher
+from strata_core.context.project import Project, ProjectService
+from strata_core.context.skill import Skills, SkillService
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.loop import SessionLoop, Spawner
 from strata_core.engine.parameters import BasicParameters, ParameterPolicy
@@ -122,10 +122,10 @@ class ToolsContainer(containers.DeclarativeContainer):
     paths: providers.Dependency[StrataPaths] = providers.Dependency(instance_of=StrataPaths)
     config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
     """The loaded config, for what is built synchronously from it (tool output limits)."""
-    config: providers.Dependency[ConfigService] = providers.Dependency()
-    skills: providers.Dependency[SkillService] = providers.Dependency()
-    agents: providers.Dependency[AgentService] = providers.Dependency()
-    instructions: providers.Dependency[InstructionService] = providers.Dependency()
+    config: providers.Dependency[Config] = providers.Dependency()
+    skills: providers.Dependency[Skills] = providers.Dependency()
+    agents: providers.Dependency[Agents] = providers.Dependency()
+    instructions: providers.Dependency[Instruction] = providers.Dependency()
     sessions: providers.Dependency[SessionService] = providers.Dependency()
     clock: providers.Dependency[Clock] = providers.Dependency()
     ids: providers.Dependency[Ids] = providers.Dependency()
@@ -168,10 +168,10 @@ class EngineContainer(containers.DeclarativeContainer):
     bus: providers.Dependency[Bus] = providers.Dependency()
     permissions: providers.Dependency[PermissionFlow] = providers.Dependency()
     sessions: providers.Dependency[SessionService] = providers.Dependency()
-    project: providers.Dependency[ProjectService] = providers.Dependency()
-    config: providers.Dependency[ConfigService] = providers.Dependency()
-    agents: providers.Dependency[AgentService] = providers.Dependency()
-    instructions: providers.Dependency[InstructionService] = providers.Dependency()
+    project: providers.Dependency[Project] = providers.Dependency()
+    config: providers.Dependency[Config] = providers.Dependency()
+    agents: providers.Dependency[Agents] = providers.Dependency()
+    instructions: providers.Dependency[Instruction] = providers.Dependency()
     system_prompt: providers.Dependency[SystemPromptService] = providers.Dependency()
     registry: providers.Dependency[ToolRegistry] = providers.Dependency()
     execute_tool: providers.Dependency[ToolExecutor] = providers.Dependency()

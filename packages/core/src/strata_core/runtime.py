@@ -5,7 +5,9 @@ Every keyword of `open_runtime` is a container override (`store=` overrides `sto
 
 - The runtime works on its own copy of that container (`copy.deepcopy`: the caller's overrides come
   along, shared by reference; its singletons do not). The caller's container is never changed, so the
-  same configured container opens a second runtime after the first, or beside it.
+  same configured container opens a second runtime after the first, or beside it. (Chosen over refusing
+  a container that was used once.) A consequence: a service the caller resolved from its own container
+  is not the runtime's; inside a runtime, use `runtime.bus`, `runtime.agents`, `runtime.container`.
 - What the caller overrode on its container is respected: an overridden `store` is used as it is (no
   SQLite file is opened or created, and the caller owns that store's lifecycle), and an overridden
   `models`, `project_id`, `config_info` or `background` is never replaced by what the runtime would supply.
