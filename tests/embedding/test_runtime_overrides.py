@@ -206,3 +206,42 @@ async def test_contradicting_or_missing_options_are_refused_with_what_to_pass(tm
             open_runtime(project, env, store=store, in_memory_store=True, models=OneModel(ScriptedModel()))
     with pytest.raises(RuntimeOptionsError, match="needs a model resolver: pass models="):
         open_runtime(project, env, in_memory_store=True)
+
+
+async def test_a_clock_overridden_on_the_container_is_used_and_a_clock_keyword_wins_over_it(tmp_path: Path) -> None:
+    project, env = _setup(tmp_path)
+    mine, theirs = FrozenClock(1_900_000_000_000), FrozenClock(2_000_000_000_000)
+    container = CoreContainer()
+    container.clock.override(providers.Object(mine))
+    resolver = OneModel(ScriptedModel())
+    async with open_runtime(project, env, models=resolver, in_memory_store=True, container=container) as runtime:
+        assert runtime.clock is mine and (await runtime.sessions.create()).time.created == mine.ms
+    async with open_runtime(
+        project, env, models=resolver, in_memory_store=True, clock=theirs, container=container
+    ) as runtime:
+        assert runtime.clock is theirs and (await runtime.sessions.create()).time.created == theirs.ms
+    assert container.clock() is mine  # the keyword went to the runtime's copy only
+
+
+@define
+class CannedFetcher:
+    asked: list[str] = field(factory=list)
+
+    async def get_text(self, url: str) -> str:
+        self.asked.append(url)
+        return "Rules from the canned fetcher."
+
+
+async def test_a_url_fetcher_keyword_fetches_the_instruction_urls(tmp_path: Path) -> None:
+    project, env = _setup(tmp_path)
+    (project / "strata.json").write_text('{"instructions": ["https://rules.invalid/team.md"]}')
+    fetcher = CannedFetcher()
+    model = ScriptedModel([{"text": "ok"}])
+    async with open_runtime(project, env, models=OneModel(model), in_memory_store=True, url_fetcher=fetcher) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(PromptRequest(session.id, [TextInput("hi")]))
+    assert fetcher.asked == ["https://rules.invalid/team.md"]
+    assert (
+        "Instructions from: https://rules.invalid/team.md\nRules from the canned fetcher."
+        in (model.main_requests[0].system[0])
+    )

@@ -99,7 +99,7 @@ async def _turn(
 ) -> int:
     directory = runtime.project.directory
     if settings.json_output:
-        writer = JsonEventWriter(session.id, _print_line)
+        writer = JsonEventWriter(session.id, _print_line, clock=runtime.clock.now_ms)
         writer.start(agent=agent, model=model, title=session.title)
         handle = _sync(writer.handle)
     else:
