@@ -18,28 +18,32 @@ from pathlib import Path
 
 import anyio
 
-from strata_core import ids, llm
+from strata_core import llm
 from strata_core import message as m
+from strata_core.clock import SystemClock
 from strata_core.history import filter_compacted, to_model_messages
+from strata_core.ids import Ids
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.sqlite_store import SqliteSessionStore
 
 MODEL = llm.ModelInfo(provider_id="anthropic", id="claude-sonnet-4-5", npm="@ai-sdk/anthropic")
 
+IDS = Ids(SystemClock())
+
 
 def build_turn(session_id: str, turn: int) -> list[m.MessageWithParts]:
     def part_ids() -> dict[str, str]:
-        return {"id": ids.ascending("prt"), "session_id": session_id}
+        return {"id": IDS.new("prt"), "session_id": session_id}
 
     user = m.UserMessage(
-        id=ids.ascending("msg"),
+        id=IDS.new("msg"),
         session_id=session_id,
         time=m.MessageTime(created=turn),
         agent="build",
         model=m.ModelRef(provider_id="anthropic", model_id="claude-sonnet-4-5"),
     )
     reply = m.AssistantMessage(
-        id=ids.ascending("msg"),
+        id=IDS.new("msg"),
         session_id=session_id,
         parent_id=user.id,
         time=m.MessageTime(created=turn, completed=turn + 1),
@@ -83,7 +87,7 @@ def build_turn(session_id: str, turn: int) -> list[m.MessageWithParts]:
 
 async def store_session(store: SqliteSessionStore, messages: int) -> str:
     session = SessionInfo(
-        id=ids.ascending("ses"),
+        id=IDS.new("ses"),
         project_id="bench",
         directory="/work",
         title="benchmark",

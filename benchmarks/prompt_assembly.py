@@ -20,6 +20,7 @@ from pathlib import Path
 from attrs import frozen
 
 from benchmarks.common import Result, UrlServer, at_most, atime_runs, median, run_async, url_server, write_files
+from strata_core.clock import SystemClock
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context.agent import AgentService
@@ -88,7 +89,7 @@ async def build_once(fixture: PromptFixture, url_timeout: float = URL_TIMEOUT_SE
     instructions = InstructionService(config, project, paths, env, url_timeout=url_timeout)
     skills = SkillService(config, project, paths, env)
     agents = AgentService(config, paths, skills.dirs, project)
-    service = SystemPromptService(project, instructions, skills)
+    service = SystemPromptService(project, instructions, skills, SystemClock())
     return await service.build(await agents.default_agent(), MODEL, None, False)
 
 

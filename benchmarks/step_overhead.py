@@ -28,21 +28,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-from dependency_injector import providers
 
 from benchmarks.common import Result, at_most, median
 from strata_core.config.service import ConfigInfo
-from strata_core.container import CoreContainer
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.runtime import open_runtime
-from strata_core.tool.builtin.defaults import builtin_tools
-from strata_core.tool.contract import Tool, ToolContext, ToolPermission, ToolResult, ToolTarget
+from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
 
@@ -149,25 +146,6 @@ def _project(root: Path, base_url: str) -> Path:
     return project
 
 
-def _container_with(noop: NoopTool) -> CoreContainer:
-    container = CoreContainer()
-    builtin = providers.Singleton(
-        builtin_tools,
-        truncation=container.truncation,
-        skills=container.skills,
-        agents=container.agents,
-        subagents=container.subagents,
-        instructions=container.instructions,
-        todos=container.todos,
-    )
-    container.tools.override(providers.Callable(_plus, builtin, noop))
-    return container
-
-
-def _plus(tools: Sequence[Tool], extra: Tool) -> list[Tool]:
-    return [*tools, extra]
-
-
 def _catalog(config: ConfigInfo, env: Mapping[str, str], client: Any) -> ProviderCatalog:
     return ProviderCatalog(config.data, env, client)
 
@@ -187,7 +165,7 @@ async def one_run(steps: int, server: Server = "keep-alive") -> list[float]:
                 model_resolver_factory=_catalog,
                 parameters=ProviderParameters(),
                 store_path=root / "strata.db",
-                container=_container_with(noop),
+                tools=[noop],
             ) as runtime:
                 session = await runtime.sessions.create()
                 await runtime.loop.prompt(PromptRequest(session.id, [TextInput("call noop until told otherwise")]))

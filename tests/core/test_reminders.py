@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from strata_core.clock import SystemClock
+from strata_core.ids import Ids
 from strata_core.message import (
     AssistantMessage,
     MessageTime,
@@ -31,6 +33,8 @@ from strata_core.prompt.reminders import (
     wrap_queued_user_messages,
 )
 from strata_core.prompt.texts import read_prompt
+
+IDS = Ids(SystemClock())
 
 
 def user(id: str, *texts: str, agent: str = "build") -> MessageWithParts:
@@ -66,7 +70,7 @@ def synthetic_texts(message: MessageWithParts) -> list[str]:
 
 def test_plan_agent_gets_the_plan_reminder_on_the_last_user_message_only() -> None:
     messages = [user("msg_1", "first"), assistant("msg_2", "build"), user("msg_3", "plan this")]
-    result = apply_reminders(messages, "plan")
+    result = apply_reminders(messages, "plan", IDS)
     assert synthetic_texts(result[2]) == [plan_reminder()]
     assert synthetic_texts(result[0]) == []
     part = result[2].parts[-1]
@@ -78,7 +82,7 @@ def test_reminders_never_touch_the_stored_messages() -> None:
     last = user("msg_3", "plan this")
     original_parts = last.parts
     messages = [assistant("msg_2", "plan"), last]
-    result = apply_reminders(messages, "plan")
+    result = apply_reminders(messages, "plan", IDS)
     assert result is not messages
     assert last.parts is original_parts and len(last.parts) == 1
     assert result[1] is not last and result[1].info is last.info
@@ -88,19 +92,19 @@ def test_reminders_never_touch_the_stored_messages() -> None:
 def test_build_gets_the_build_switch_while_any_plan_answer_is_in_history() -> None:
     messages = [user("msg_1", "plan"), assistant("msg_2", "plan"), user("msg_3", "go"), assistant("msg_4", "build")]
     messages.append(user("msg_5", "continue"))
-    result = apply_reminders(messages, "build")
+    result = apply_reminders(messages, "build", IDS)
     assert synthetic_texts(result[-1]) == [build_switch_reminder()]
 
 
 def test_no_build_switch_without_a_plan_answer_or_for_other_agents() -> None:
-    assert synthetic_texts(apply_reminders([assistant("msg_1", "build"), user("msg_2", "x")], "build")[-1]) == []
+    assert synthetic_texts(apply_reminders([assistant("msg_1", "build"), user("msg_2", "x")], "build", IDS)[-1]) == []
     plan_history = [assistant("msg_1", "plan"), user("msg_2", "x")]
-    assert synthetic_texts(apply_reminders(plan_history, "general")[-1]) == []
+    assert synthetic_texts(apply_reminders(plan_history, "general", IDS)[-1]) == []
 
 
 def test_without_a_user_message_nothing_changes() -> None:
     messages = [assistant("msg_1", "plan")]
-    assert apply_reminders(messages, "plan") == messages
+    assert apply_reminders(messages, "plan", IDS) == messages
 
 
 # --- queued user messages -------------------------------------------------------------------------------
@@ -144,11 +148,11 @@ def test_experimental_plan_mode_flag_accepts_both_prefixes_and_the_umbrella_flag
 
 def test_entering_plan_mode_adds_the_workflow_with_where_to_write_the_plan(tmp_path: Path) -> None:
     plan = tmp_path / "plans" / "1-x.md"
-    update = apply_plan_mode([assistant("msg_1", "build"), user("msg_2", "plan it")], "plan", plan, False)
+    update = apply_plan_mode([assistant("msg_1", "build"), user("msg_2", "plan it")], "plan", plan, False, IDS)
     info = f"No plan file exists yet. You should create your plan at {plan} using the write tool."
     assert synthetic_texts(update.messages[-1]) == [plan_mode_reminder(info)]
     assert update.new_parts == update.messages[-1].parts[-1:]
-    existing = apply_plan_mode([user("msg_2", "plan it")], "plan", plan, True)
+    existing = apply_plan_mode([user("msg_2", "plan it")], "plan", plan, True, IDS)
     assert (
         f"A plan file already exists at {plan}. You can read it and make incremental edits"
         in existing.new_parts[0].text
@@ -156,7 +160,7 @@ def test_entering_plan_mode_adds_the_workflow_with_where_to_write_the_plan(tmp_p
 
 
 def test_staying_in_plan_mode_adds_nothing(tmp_path: Path) -> None:
-    update = apply_plan_mode([assistant("msg_1", "plan"), user("msg_2", "more")], "plan", tmp_path / "p.md", False)
+    update = apply_plan_mode([assistant("msg_1", "plan"), user("msg_2", "more")], "plan", tmp_path / "p.md", False, IDS)
     assert update.new_parts == []
     assert synthetic_texts(update.messages[-1]) == []
 
@@ -164,8 +168,8 @@ def test_staying_in_plan_mode_adds_nothing(tmp_path: Path) -> None:
 def test_leaving_plan_mode_adds_the_build_switch_and_points_at_an_existing_plan(tmp_path: Path) -> None:
     plan = tmp_path / "p.md"
     messages = [assistant("msg_1", "plan"), user("msg_2", "go")]
-    assert [p.text for p in apply_plan_mode(messages, "build", plan, False).new_parts] == [build_switch_reminder()]
-    with_plan = apply_plan_mode(messages, "build", plan, True).new_parts[0].text
+    assert [p.text for p in apply_plan_mode(messages, "build", plan, False, IDS).new_parts] == [build_switch_reminder()]
+    with_plan = apply_plan_mode(messages, "build", plan, True, IDS).new_parts[0].text
     assert with_plan == (
         f"{build_switch_reminder()}\n\nA plan file exists at {plan}. You should execute on the plan defined within it"
     )
@@ -173,9 +177,9 @@ def test_leaving_plan_mode_adds_the_build_switch_and_points_at_an_existing_plan(
 
 def test_plan_mode_step_creates_the_plan_directory_only_when_entering(tmp_path: Path) -> None:
     plan = tmp_path / "repo" / ".strata" / "plans" / "1-x.md"
-    plan_mode_step([assistant("msg_1", "plan"), user("msg_2", "go")], "build", plan)
+    plan_mode_step([assistant("msg_1", "plan"), user("msg_2", "go")], "build", plan, IDS)
     assert not plan.parent.exists()
-    update = plan_mode_step([user("msg_2", "plan it")], "plan", plan)
+    update = plan_mode_step([user("msg_2", "plan it")], "plan", plan, IDS)
     assert plan.parent.is_dir()
     assert "No plan file exists yet" in update.new_parts[0].text
 

@@ -6,13 +6,14 @@ import json
 import re
 import shutil
 from collections.abc import Iterator
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import anyio
 import pytest
 from loopback_text_server import LoopbackTextServer
 
+from strata_core.clock import FrozenClock
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context.agent import AgentInfo, AgentService
@@ -38,9 +39,8 @@ FIXTURES = Path(__file__).parent.parent / "oracle_fixtures"
 TODAY = date(2026, 12, 1)
 
 
-class FixedClock:
-    def today(self) -> date:
-        return TODAY
+def fixed_clock() -> FrozenClock:
+    return FrozenClock.at(datetime(TODAY.year, TODAY.month, TODAY.day, 12, 0))
 
 
 def agent(name: str = "build", prompt: str | None = None, rules: tuple[Rule, ...] = ()) -> AgentInfo:
@@ -258,7 +258,7 @@ async def build_for_fixture(tmp_path: Path, name: str, api_id: str, port: int = 
     skills = SkillService(config, project, paths, env)
     build = await AgentService(config, paths, skills.dirs, project).get("build")
     assert build is not None
-    service = SystemPromptService(project, InstructionService(config, project, paths, env), skills, FixedClock())
+    service = SystemPromptService(project, InstructionService(config, project, paths, env), skills, fixed_clock())
     result = await service.build(build, model(api_id), user_system=None, json_schema=False)
     replacements = {
         capture_value(name, "workdir.txt"): str(work),
@@ -314,7 +314,7 @@ class Rendezvous:
 async def test_build_gathers_skills_and_instructions_concurrently_and_reports_layers(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     both = Rendezvous()
-    service = SystemPromptService(ProjectService(tmp_path), both, both, FixedClock())  # type: ignore[arg-type]
+    service = SystemPromptService(ProjectService(tmp_path), both, both, fixed_clock())  # type: ignore[arg-type]
     with anyio.fail_after(5):
         result = await service.build(agent(), model("gpt-5-codex"), user_system=None, json_schema=False)
     assert [(layer.kind, layer.source) for layer in result.layers] == [

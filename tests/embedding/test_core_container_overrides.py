@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 from dependency_injector import providers
 
+from strata_core.clock import FrozenClock, SystemClock
 from strata_core.container import CoreContainer
 from strata_core.context.project import ProjectInfo
 from strata_core.llm import ModelInfo
 from strata_core.session.memory_store import MemorySessionStore
 
 
-class FixedClock:
-    def today(self) -> date:
-        return date(2030, 2, 3)
+def fixed_clock() -> FrozenClock:
+    return FrozenClock.at(datetime(2030, 2, 3, 12, 0))
 
 
 class FakeProject:
@@ -60,7 +60,7 @@ async def test_fetcher_clock_and_project_overrides_reach_the_system_prompt(tmp_p
 
     container = _fresh_container(project_dir, tmp_path / "home")
     container.url_fetcher.override(providers.Object(fetcher))
-    container.today.override(providers.Object(FixedClock()))
+    container.clock.override(providers.Object(fixed_clock()))
     container.project.override(providers.Object(FakeProject(project_dir)))
 
     agent = await container.agents().default_agent()
@@ -80,8 +80,9 @@ async def test_overrides_in_one_container_do_not_leak_into_a_fresh_one(tmp_path:
     project_dir = tmp_path / "project"
     project_dir.mkdir()
     first = _fresh_container(project_dir, tmp_path / "home")
-    first.today.override(providers.Object(FixedClock()))
+    first.clock.override(providers.Object(fixed_clock()))
     second = _fresh_container(project_dir, tmp_path / "home")
 
-    assert first.today().today() == date(2030, 2, 3)
-    assert second.today().today() == date.today()
+    assert first.clock().today() == date(2030, 2, 3)
+    assert isinstance(second.clock(), SystemClock)
+    assert first.system_prompt().clock is first.clock() and second.system_prompt().clock is second.clock()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import anyio
 from attrs import define, field
 
 from strata_core import llm
+from strata_core.clock import SystemClock
+from strata_core.ids import Ids
 from strata_core.message import AssistantMessage, MessageTime, PathInfo
 from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_core.tool.runner import ToolCallOutcome, run_call
@@ -20,6 +23,23 @@ HANG = object()
 """Put in a script to make the stream wait forever at that point (until cancelled)."""
 
 Script = Sequence[llm.StreamEvent | object]
+
+IDS = Ids(SystemClock())
+"""One id generator for a test module's records, so they sort in the order they were made."""
+
+
+@define
+class TickingClock:
+    """A `Clock` that moves on one millisecond each time it is read: distinct, ordered times in one test."""
+
+    ms: int = 1000
+
+    def now_ms(self) -> int:
+        self.ms += 1
+        return self.ms
+
+    def today(self) -> date:
+        return date(2026, 1, 1)
 
 
 @define
@@ -163,9 +183,7 @@ class HistoryBuilder:
     _ids: list[str] = field(factory=list)
 
     def _id(self, prefix: str) -> str:
-        from strata_core import ids
-
-        return ids.ascending(prefix)  # type: ignore[arg-type]
+        return IDS.new(prefix)  # type: ignore[arg-type]
 
     async def user(self, *texts: str, agent: str = "build", parts: Sequence[Any] = ()) -> str:
         from strata_core.message import ModelRef, TextPart, UserMessage
@@ -221,3 +239,8 @@ class HistoryBuilder:
             )
         await self.store.put_part(StepFinishPart(id=self._id("prt"), reason=info.finish, **base))
         return info.id
+
+
+async def stored_message(store: Any, session_id: str, message_id: str) -> Any:
+    """The message with its parts as `messages()` lists them (the store's one way to read messages back)."""
+    return next((message for message in await store.messages(session_id) if message.info.id == message_id), None)

@@ -5,10 +5,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from engine_fakes import FakeAgents, FakeModel, FakeResolver, HistoryBuilder, plain_executor, text_step
+from engine_fakes import (
+    IDS,
+    FakeAgents,
+    FakeModel,
+    FakeResolver,
+    HistoryBuilder,
+    plain_executor,
+    stored_message,
+    text_step,
+)
 
 from strata_core import llm
 from strata_core.bus import Bus, SessionCompacted
+from strata_core.clock import SystemClock
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.compaction import (
     CONTINUE_TEXT,
@@ -49,8 +59,9 @@ async def store() -> AsyncIterator[MemorySessionStore]:
 
 def _service(store: MemorySessionStore, bus: Bus | None = None) -> CompactionService:
     bus = bus or Bus()
-    processor = Processor(store, bus, PermissionFlow(bus, "non_interactive"), plain_executor)
-    return CompactionService(store, bus, FakeAgents({"compaction": COMPACTION}), FakeResolver({}), processor)
+    processor = Processor(store, bus, PermissionFlow(bus, IDS, "non_interactive"), plain_executor, SystemClock(), IDS)
+    agents = FakeAgents({"compaction": COMPACTION})
+    return CompactionService(store, bus, agents, FakeResolver({}), processor, SystemClock(), IDS)
 
 
 async def _process(
@@ -76,7 +87,7 @@ def test_settings_follow_config_and_the_disable_switches() -> None:
 @pytest.mark.anyio
 async def test_create_records_a_user_message_with_a_compaction_part(store: MemorySessionStore) -> None:
     created = await _service(store).create("ses_1", "build", MODEL, auto=True, overflow=True)
-    stored = await store.get_message("ses_1", created.info.id)
+    stored = await stored_message(store, "ses_1", created.info.id)
     assert stored is not None and isinstance(stored.info, UserMessage)
     (part,) = stored.parts
     assert isinstance(part, CompactionPart) and part.auto and part.overflow
@@ -146,7 +157,7 @@ async def test_auto_compaction_keeps_the_recent_tail_and_adds_the_continue_messa
         if isinstance(c, llm.TextContent)
     ]
     assert sent[0].startswith("old request") and not any("recent request" in text for text in sent)
-    stored = await store.get_message("ses_1", created.info.id)
+    stored = await stored_message(store, "ses_1", created.info.id)
     assert stored is not None
     assert isinstance(stored.parts[0], CompactionPart) and stored.parts[0].tail_start_id == recent
     view = filter_compacted(await store.messages("ses_1"))

@@ -9,6 +9,8 @@ import pytest
 from anyio.abc import TaskGroup
 
 from strata_core.bus import Bus, BusEvent, PermissionAsked, PermissionReplied, PermissionRequest
+from strata_core.clock import SystemClock
+from strata_core.ids import Ids
 from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import (
     CorrectedError,
@@ -23,6 +25,8 @@ from strata_core.permission.rules import (
 ASK_BASH: Ruleset = (Rule("*", "*", "allow"), Rule("bash", "*", "ask"), Rule("bash", "rm *", "deny"))
 
 Outcome = list[BaseException | None]
+
+IDS = Ids(SystemClock())
 
 
 def _spawn_ask(
@@ -50,7 +54,7 @@ async def _asked(events: Callable[[], Awaitable[BusEvent]]) -> PermissionRequest
 
 @pytest.mark.anyio
 async def test_a_denied_pattern_fails_at_once_naming_the_relevant_rules() -> None:
-    flow = PermissionFlow(Bus(), "interactive")
+    flow = PermissionFlow(Bus(), IDS, "interactive")
     with pytest.raises(DeniedError) as caught:
         await flow.ask("ses_1", "bash", ["ls", "rm -rf /"], ["*"], {}, ASK_BASH)
     assert '"pattern": "rm *", "action": "deny"' in str(caught.value)
@@ -60,7 +64,7 @@ async def test_a_denied_pattern_fails_at_once_naming_the_relevant_rules() -> Non
 @pytest.mark.anyio
 async def test_allowed_calls_pass_without_asking() -> None:
     bus = Bus()
-    flow = PermissionFlow(bus, "interactive")
+    flow = PermissionFlow(bus, IDS, "interactive")
     async with bus.subscribe() as events:
         await flow.ask("ses_1", "read", ["src/a.py"], ["*"], {}, ASK_BASH)
         assert events.statistics().current_buffer_used == 0
@@ -69,7 +73,7 @@ async def test_allowed_calls_pass_without_asking() -> None:
 @pytest.mark.anyio
 async def test_once_lets_one_call_through_and_remembers_nothing() -> None:
     bus = Bus()
-    flow = PermissionFlow(bus, "interactive")
+    flow = PermissionFlow(bus, IDS, "interactive")
     async with bus.subscribe() as events, anyio.create_task_group() as tg:
         outcome = _spawn_ask(tg, flow, "ses_1", "ls -la", "ls *")
         request = await _asked(events.receive)
@@ -83,7 +87,7 @@ async def test_once_lets_one_call_through_and_remembers_nothing() -> None:
 @pytest.mark.anyio
 async def test_reject_with_feedback_corrects_and_cascades_to_the_sessions_other_questions() -> None:
     bus = Bus()
-    flow = PermissionFlow(bus, "interactive")
+    flow = PermissionFlow(bus, IDS, "interactive")
     async with bus.subscribe() as events, anyio.create_task_group() as tg:
         first = _spawn_ask(tg, flow, "ses_1", "make")
         first_request = await _asked(events.receive)
@@ -103,7 +107,7 @@ async def test_reject_with_feedback_corrects_and_cascades_to_the_sessions_other_
 @pytest.mark.anyio
 async def test_always_is_remembered_for_the_session_and_resolves_matching_pending_questions() -> None:
     bus = Bus()
-    flow = PermissionFlow(bus, "interactive")
+    flow = PermissionFlow(bus, IDS, "interactive")
     async with bus.subscribe() as events, anyio.create_task_group() as tg:
         first = _spawn_ask(tg, flow, "ses_1", "git status", "git status *")
         first_request = await _asked(events.receive)
@@ -122,13 +126,13 @@ async def test_always_is_remembered_for_the_session_and_resolves_matching_pendin
     # Later calls in the session pass silently; another session is still asked.
     await flow.ask("ses_1", "bash", ["git status -v"], ["*"], {}, ASK_BASH)
     with pytest.raises(NoResponderError):
-        await PermissionFlow(bus, "non_interactive").ask("ses_1", "bash", ["git status"], ["*"], {}, ASK_BASH)
+        await PermissionFlow(bus, IDS, "non_interactive").ask("ses_1", "bash", ["git status"], ["*"], {}, ASK_BASH)
 
 
 @pytest.mark.anyio
 async def test_a_remembered_always_never_overrides_a_configured_deny() -> None:
     bus = Bus()
-    flow = PermissionFlow(bus, "interactive")
+    flow = PermissionFlow(bus, IDS, "interactive")
     async with bus.subscribe() as events, anyio.create_task_group() as tg:
         _spawn_ask(tg, flow, "ses_1", "echo hi", "*")
         flow.reply((await _asked(events.receive)).id, "always")
@@ -140,7 +144,7 @@ async def test_a_remembered_always_never_overrides_a_configured_deny() -> None:
 
 @pytest.mark.anyio
 async def test_non_interactive_asks_fail_fast_with_a_clear_message() -> None:
-    flow = PermissionFlow(Bus(), "non_interactive")
+    flow = PermissionFlow(Bus(), IDS, "non_interactive")
     with anyio.fail_after(1), pytest.raises(NoResponderError) as caught:
         await flow.ask("ses_1", "bash", ["make"], ["make *"], {}, ASK_BASH)
     assert "needs approval, but this run is non-interactive" in str(caught.value)
@@ -149,7 +153,7 @@ async def test_non_interactive_asks_fail_fast_with_a_clear_message() -> None:
 
 @pytest.mark.anyio
 async def test_auto_mode_approves_asks_but_not_denies() -> None:
-    flow = PermissionFlow(Bus(), "auto")
+    flow = PermissionFlow(Bus(), IDS, "auto")
     await flow.ask("ses_1", "bash", ["make"], ["*"], {}, ASK_BASH)
     with pytest.raises(DeniedError):
         await flow.ask("ses_1", "bash", ["rm x"], ["*"], {}, ASK_BASH)
@@ -158,7 +162,7 @@ async def test_auto_mode_approves_asks_but_not_denies() -> None:
 @pytest.mark.anyio
 async def test_a_cancelled_ask_withdraws_its_question() -> None:
     bus = Bus()
-    flow = PermissionFlow(bus, "interactive")
+    flow = PermissionFlow(bus, IDS, "interactive")
     async with bus.subscribe() as events:
         with anyio.move_on_after(0.05):
             await flow.ask("ses_1", "bash", ["make"], ["*"], {}, ASK_BASH)

@@ -7,7 +7,19 @@ from typing import Any
 
 import anyio
 import pytest
-from engine_fakes import HANG, FakeModel, FuncTool, assistant, plain_executor, text_step, tool_context, tool_step
+from engine_fakes import (
+    HANG,
+    IDS,
+    FakeModel,
+    FuncTool,
+    TickingClock,
+    assistant,
+    plain_executor,
+    stored_message,
+    text_step,
+    tool_context,
+    tool_step,
+)
 
 from strata_core import llm, serialization
 from strata_core.bus import Bus, BusEvent, PermissionAsked, SessionError, SessionRetry
@@ -41,13 +53,8 @@ class Harness:
     def __init__(self, store: MemorySessionStore, mode: PermissionMode = "interactive") -> None:
         self.store = store
         self.bus = Bus()
-        self.permissions = PermissionFlow(self.bus, mode)
-        self.processor = Processor(store, self.bus, self.permissions, plain_executor, now=self._now)
-        self.clock = 1000
-
-    def _now(self) -> int:
-        self.clock += 1
-        return self.clock
+        self.permissions = PermissionFlow(self.bus, IDS, mode)
+        self.processor = Processor(store, self.bus, self.permissions, plain_executor, clock=TickingClock(), ids=IDS)
 
     async def run(
         self, model: FakeModel, tools: Mapping[str, Tool] = {}, **changes: Any
@@ -63,7 +70,7 @@ class Harness:
             compaction=CompactionSettings(),
         )
         outcome = await self.processor.process(step)
-        stored = await self.store.get_message("ses_1", message.id)
+        stored = await stored_message(self.store, "ses_1", message.id)
         assert stored is not None
         # What the processor says it stored is what a fresh read of the store returns.
         assert serialization.unstructure(outcome.answer) == serialization.unstructure(stored)
@@ -271,7 +278,7 @@ async def test_an_abort_mid_tool_marks_the_call_interrupted_and_the_message_abor
             )
             await started.wait()
             scope.cancel()
-    stored = await store.get_message("ses_1", "msg_2")
+    stored = await stored_message(store, "ses_1", "msg_2")
     assert stored is not None
     assert stored.info.error is not None and stored.info.error.name == ABORTED_ERROR
     assert stored.info.time.completed is not None
@@ -374,7 +381,7 @@ async def test_tool_progress_is_stored_while_the_tool_runs(store: MemorySessionS
         tg.start_soon(harness.run, FakeModel([tool_step(("c1", "bash", {}))]), {"bash": FuncTool("bash", bash)})
         await progressed.wait()
         await anyio.wait_all_tasks_blocked()
-        stored = await store.get_message("ses_1", "msg_2")
+        stored = await stored_message(store, "ses_1", "msg_2")
         assert stored is not None
         (part,) = _tool_parts(stored)
         assert part.state.status == "running"

@@ -7,9 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_fakes import stored_message
 
 from strata_core.bus import Bus
+from strata_core.clock import SystemClock
 from strata_core.engine.prompt_input import FileInput, PromptRequest, UserMessageWriter
+from strata_core.ids import Ids
 from strata_core.message import ModelRef, TextPart
 from strata_core.session.memory_store import MemorySessionStore
 from strata_core.tool.builtin.read import ReadTool
@@ -36,9 +39,11 @@ async def test_a_file_the_user_attached_is_read_without_asking_even_from_outside
     )  # fmt: skip
     store = MemorySessionStore()
     request = PromptRequest("ses", [FileInput(outside)])
-    info = await UserMessageWriter(store, Bus()).write(request, "build", ModelRef("p", "m"), ctx, ReadTool(), 1)
+    info = await UserMessageWriter(store, Bus(), Ids(SystemClock())).write(
+        request, "build", ModelRef("p", "m"), ctx, ReadTool(), 1
+    )
     assert asked == []
-    stored = await store.get_message("ses", info.id)
+    stored = await stored_message(store, "ses", info.id)
     assert stored is not None
     texts = [part.text for part in stored.parts if isinstance(part, TextPart)]
     assert "1: gamma" in texts[1]

@@ -10,7 +10,9 @@ import pytest
 
 from strata_core import llm
 from strata_core import message as m
+from strata_core.clock import FrozenClock
 from strata_core.history import to_model_messages
+from strata_core.ids import Ids
 from strata_core.session.export import ExportFormatError
 from strata_core.session.service import SessionExistsError, SessionService
 from strata_core.session.store import SessionStore
@@ -22,7 +24,7 @@ NOW = 1_780_000_000_000
 
 
 def service(store: SessionStore) -> SessionService:
-    return SessionService(store, "strata-project", "/work/here", clock=lambda: NOW)
+    return SessionService(store, "strata-project", "/work/here", clock=FrozenClock(NOW), ids=Ids(FrozenClock(NOW)))
 
 
 def fixture(name: str) -> str:

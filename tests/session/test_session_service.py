@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import pytest
-from session_records import assistant_message, text_part, user_message
+from session_records import IDS, SteppingClock, assistant_message, text_part, user_message
 
 from strata_core import message as m
 from strata_core.session.info import DEFAULT_TITLE_RE
@@ -19,8 +18,7 @@ T0 = 1_780_000_000_123  # 2026-05-28T20:26:40.123Z
 
 
 def service(store: SessionStore, project_id: str = "proj") -> SessionService:
-    ticks = itertools.count(T0, 1000)
-    return SessionService(store, project_id, "/work/project", clock=lambda: next(ticks))
+    return SessionService(store, project_id, "/work/project", clock=SteppingClock(T0), ids=IDS)
 
 
 async def add_turn(svc: SessionService, session_id: str, question: str, answer: str) -> tuple[str, str]:

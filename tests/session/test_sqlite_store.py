@@ -6,9 +6,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from session_records import assistant_message, session_info, text_part, user_message
+from session_records import assistant_message, session_info, stored_message, text_part, user_message
 
 from strata_core import message as m
+from strata_core.clock import FrozenClock
 from strata_core.session import migrations
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import StoreClosedError
@@ -61,12 +62,14 @@ async def test_the_database_runs_in_wal_mode(tmp_path: Path) -> None:
 
 async def test_the_schema_version_is_recorded(tmp_path: Path) -> None:
     path = tmp_path / "strata.db"
-    async with SqliteSessionStore.open(path) as store:
-        assert await store.schema_version() == migrations.LATEST_VERSION
-    async with SqliteSessionStore.open(path) as store:  # reopening applies nothing twice
-        assert await store.schema_version() == migrations.LATEST_VERSION
+    async with SqliteSessionStore.open(path, FrozenClock(1_900_000_000_000)):
+        pass
+    async with SqliteSessionStore.open(path):  # reopening applies nothing twice
+        pass
     with sqlite3.connect(path) as conn:
-        rows = conn.execute("SELECT version FROM schema_version ORDER BY version").fetchall()
+        assert migrations.current_version(conn) == migrations.LATEST_VERSION
+        rows = conn.execute("SELECT version, applied_at FROM schema_version ORDER BY version").fetchall()
+    assert {r[1] for r in rows} == {1_900_000_000_000}  # stamped by the store's clock, once
     assert [r[0] for r in rows] == [migration.version for migration in migrations.MIGRATIONS]
 
 
@@ -140,7 +143,7 @@ async def test_tool_states_and_errors_survive_the_file(tmp_path: Path) -> None:
     async with SqliteSessionStore.open(tmp_path / "strata.db") as store:
         await store.put_message(reply)
         await store.put_part(tool)
-        stored = await store.get_message(session.id, reply.id)
+        stored = await stored_message(store, session.id, reply.id)
     assert stored is not None
     assert stored.info == reply
     assert stored.parts == [tool]

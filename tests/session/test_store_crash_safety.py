@@ -28,32 +28,34 @@ from pathlib import Path
 
 import anyio
 
-from strata_core import ids
 from strata_core import message as m
+from strata_core.clock import SystemClock
+from strata_core.ids import Ids
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.sqlite_store import SqliteSessionStore
 
 
 async def main(path: Path) -> None:
+    ids = Ids(SystemClock())
     async with SqliteSessionStore.open(path) as store:
         session = SessionInfo(
-            id=ids.ascending("ses"), project_id="p", directory="/", title="crash", version="t",
+            id=ids.new("ses"), project_id="p", directory="/", title="crash", version="t",
             time=SessionTime(created=1, updated=1),
         )
         await store.put_session(session)
         print("ready", flush=True)
         while True:
             reply = m.AssistantMessage(
-                id=ids.ascending("msg"), session_id=session.id, parent_id="msg_user", time=m.MessageTime(created=1),
+                id=ids.new("msg"), session_id=session.id, parent_id="msg_user", time=m.MessageTime(created=1),
                 model_id="x", provider_id="y", mode="build", agent="build", path=m.PathInfo(cwd="/", root="/"),
             )
             await store.put_message(reply)
-            text = m.TextPart(id=ids.ascending("prt"), session_id=session.id, message_id=reply.id)
+            text = m.TextPart(id=ids.new("prt"), session_id=session.id, message_id=reply.id)
             for i in range(20):
                 text.text += f"delta {i} " * 20
                 await store.put_part(text)
             tool = m.ToolPart(
-                id=ids.ascending("prt"), session_id=session.id, message_id=reply.id, call_id="c", tool="bash",
+                id=ids.new("prt"), session_id=session.id, message_id=reply.id, call_id="c", tool="bash",
                 state=m.ToolStatePending(),
             )
             await store.put_part(tool)
@@ -66,7 +68,7 @@ async def main(path: Path) -> None:
                 reply.finish = "tool-calls"
                 await store.put_message(reply)
                 await store.put_part(m.StepFinishPart(
-                    id=ids.ascending("prt"), session_id=session.id, message_id=reply.id, reason="tool-calls"
+                    id=ids.new("prt"), session_id=session.id, message_id=reply.id, reason="tool-calls"
                 ))
 
 

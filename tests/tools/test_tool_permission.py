@@ -11,6 +11,8 @@ import pytest
 from tool_fakes import Asker, MakeContext, NoSkills, NoSubagents, OneAgent, rules
 
 from strata_core.bus import Bus
+from strata_core.clock import SystemClock
+from strata_core.ids import Ids
 from strata_core.permission.flow import PermissionFlow, PermissionMode
 from strata_core.permission.rules import NO_RESPONDER, NON_INTERACTIVE
 from strata_core.tool.builtin.defaults import builtin_tools
@@ -52,7 +54,7 @@ class Guarded:
 
 def through_flow(make_ctx: MakeContext, config: Mapping[str, Any], mode: PermissionMode) -> ToolContext:
     """A context whose asks go through a real `PermissionFlow` over `config`'s rules, as a runtime's do."""
-    flow, ruleset = PermissionFlow(Bus(), mode=mode), rules(config)
+    flow, ruleset = PermissionFlow(Bus(), Ids(SystemClock()), mode=mode), rules(config)
 
     async def ask(permission: str, patterns: Sequence[str], always: Sequence[str], metadata: Mapping[str, Any]) -> None:
         await flow.ask("ses_test", permission, patterns, always, metadata, ruleset)

@@ -10,8 +10,10 @@ import pytest
 from tool_fakes import DEFAULT_RULES
 
 from strata_core.bus import Bus
+from strata_core.clock import FrozenClock
 from strata_core.config.paths import StrataPaths
 from strata_core.context.project import ProjectInfo
+from strata_core.ids import Ids
 from strata_core.message import MessageTime, MessageWithParts, ModelRef, TextPart, UserMessage
 from strata_core.permission.flow import PermissionFlow, PermissionMode
 from strata_core.permission.rules import RejectedError
@@ -68,7 +70,8 @@ def tool(store: MemorySessionStore, root: Path, mode: PermissionMode) -> PlanExi
     project = FixedProject(ProjectInfo(root, root, "git", "linux", "id"))
     paths = StrataPaths.from_env({"HOME": str(root / "home")})
     bus = Bus()
-    return PlanExitTool(PermissionFlow(bus, mode), store, bus, project, paths, lambda: 9)
+    clock = FrozenClock(9)
+    return PlanExitTool(PermissionFlow(bus, Ids(clock), mode), store, bus, project, paths, clock, Ids(clock))
 
 
 def context(root: Path) -> ToolContext:
@@ -115,7 +118,7 @@ def test_it_is_offered_with_the_flag_to_an_interactive_cli_client(
 async def test_the_composition_root_gets_none_when_it_is_not_offered(store: MemorySessionStore, tmp_path: Path) -> None:
     built = tool(store, tmp_path, "interactive")
     deps = {"permissions": built.permissions, "store": store, "bus": built.bus, "project": built.project}
-    common = {**deps, "paths": built.paths, "now": built.now}
+    common = {**deps, "paths": built.paths, "clock": built.clock, "ids": built.ids}
     assert plan_exit_tool(env={}, permission_mode="interactive", **common) is None  # type: ignore[arg-type]
     flag = {"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}
     assert isinstance(plan_exit_tool(env=flag, permission_mode="interactive", **common), PlanExitTool)  # type: ignore[arg-type]

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from tool_fakes import rules
 
+from strata_core.clock import FrozenClock, SystemClock
 from strata_core.config.paths import StrataPaths
+from strata_core.ids import Ids
 from strata_core.tool.truncation import MAX_BYTES, MAX_LINES, Truncation, cleanup_tool_output, cut
 
 pytestmark = pytest.mark.anyio
@@ -23,9 +25,10 @@ def test_defaults_are_2000_lines_and_50_kib() -> None:
 
 def test_configured_limits_replace_the_defaults_and_unusable_values_keep_them() -> None:
     paths = StrataPaths.from_env({"HOME": "/h"})
-    configured = Truncation.configured(paths, {"max_lines": 10, "max_bytes": 2048})
+    clock = SystemClock()
+    configured = Truncation.configured(paths, {"max_lines": 10, "max_bytes": 2048}, clock, Ids(clock))
     assert (configured.max_lines, configured.max_bytes) == (10, 2048)
-    unusable = Truncation.configured(paths, {"max_lines": 0, "max_bytes": "big"})
+    unusable = Truncation.configured(paths, {"max_lines": 0, "max_bytes": "big"}, clock, Ids(clock))
     assert (unusable.max_lines, unusable.max_bytes) == (MAX_LINES, MAX_BYTES)
 
 
@@ -83,15 +86,15 @@ def test_cut_counts_a_newline_as_one_byte() -> None:
     assert result.kept == ("aa", "bb") and result.unit == "bytes" and result.removed == 3
 
 
-def test_cleanup_removes_saved_outputs_older_than_seven_days(tmp_path: Path) -> None:
+def test_cleanup_removes_saved_outputs_older_than_seven_days_on_its_clock(tmp_path: Path) -> None:
     directory = tmp_path / "tool-output"
     directory.mkdir()
     old, fresh, other = directory / "tool_old", directory / "tool_new", directory / "notes.txt"
     for path in (old, fresh, other):
         path.write_text("x")
-    eight_days_ago = time.time() - 8 * 24 * 3600
-    os.utime(old, (eight_days_ago, eight_days_ago))
-    os.utime(other, (eight_days_ago, eight_days_ago))
-    assert cleanup_tool_output(directory) == 1
+    now = 1_900_000_000  # the clock's "now", far from the machine's: only the clock decides what is old
+    for path, days in ((old, 8), (fresh, 6), (other, 8)):
+        os.utime(path, (now - days * 24 * 3600, now - days * 24 * 3600))
+    assert Truncation(directory, clock=FrozenClock(now * 1000)).cleanup() == 1
     assert not old.exists() and fresh.exists() and other.exists()
-    assert cleanup_tool_output(tmp_path / "missing") == 0
+    assert cleanup_tool_output(tmp_path / "missing", now=time.time()) == 0

@@ -5,12 +5,16 @@
 plugs into the core for a real turn (the catalogue factory and the providers' parameter policy). Commands
 resolve from it explicitly (no `@inject` wiring). Tests and embedders override a provider before first use,
 e.g. `container.model_resolver_factory.override(providers.Object(lambda config, env, client: my_resolver))`.
+
+A runtime opens on its own copy of `core`: inside a turn, commands use the runtime's services
+(`runtime.agents`, `runtime.container`), not `container.core`'s, which stay unopened.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +25,10 @@ from strata_cli.errors import CliError
 from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
 from strata_core.context.agent import AgentInfo, Agents
+from strata_core.engine.parameters import ParameterPolicy
 from strata_core.llm import ModelInfo, ModelResolver
 from strata_core.permission.flow import PermissionMode
-from strata_core.runtime import open_runtime
+from strata_core.runtime import ModelResolverFactory, Runtime, open_runtime
 from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.container import ProvidersContainer
@@ -50,7 +55,9 @@ def catalog_for(config: ConfigInfo, env: Mapping[str, str], client: Callable[[],
 
 def shell_hidden_env(app: AppContainer) -> frozenset[str]:
     """What shell commands must not see: the built-in list of API-key variables, and every variable the
-    runtime's catalogue may take a key from (built-in providers', configured ones', `{env:VAR}` keys)."""
+    runtime's catalogue may take a key from (built-in providers', configured ones', `{env:VAR}` keys).
+
+    Asked of the runtime's copy of this container, so `app.core.models` is that runtime's catalogue."""
     resolver = app.core.models()
     held = resolver.key_variables() if isinstance(resolver, ProviderCatalog) else frozenset()
     return DEFAULT_HIDDEN_ENV | held
@@ -73,8 +80,8 @@ class AppContainer(containers.DeclarativeContainer):
     models = providers.Container(ProvidersContainer, config_data=config_data, env=env)
     """For commands that only look at models: its runtime is never opened, so nothing can be called."""
 
-    model_resolver_factory: providers.Provider[Any] = providers.Object(catalog_for)
-    parameters = providers.Singleton(ProviderParameters)
+    model_resolver_factory: providers.Provider[ModelResolverFactory] = providers.Object(catalog_for)
+    parameters: providers.Provider[ParameterPolicy] = providers.Singleton(ProviderParameters)
 
 
 def build_container(directory: Path, env: Mapping[str, str] | None = None) -> AppContainer:
@@ -88,7 +95,7 @@ def build_container(directory: Path, env: Mapping[str, str] | None = None) -> Ap
     return container
 
 
-def start_runtime(container: AppContainer, permission_mode: PermissionMode) -> Any:
+def start_runtime(container: AppContainer, permission_mode: PermissionMode) -> AbstractAsyncContextManager[Runtime]:
     """`async with start_runtime(...) as runtime:` — the core opened with this container's pieces."""
     return open_runtime(
         container.directory(),
@@ -107,11 +114,10 @@ async def load_config(container: AppContainer) -> ConfigInfo:
     return info
 
 
-async def pick_agent(container: AppContainer, name: str | None) -> AgentInfo:
+async def pick_agent(agents: Agents, name: str | None) -> AgentInfo:
     """The named agent (any mode), or the default one; an unknown name lists the available agents."""
     from strata_cli.agent_view import agent_not_found
 
-    agents: Agents = container.core.agents()
     if name is None:
         return await agents.default_agent()
     found = await agents.get(name)
@@ -120,14 +126,14 @@ async def pick_agent(container: AppContainer, name: str | None) -> AgentInfo:
     return found
 
 
-async def pick_primary_agent(container: AppContainer, name: str | None) -> AgentInfo:
+async def pick_primary_agent(agents: Agents, name: str | None) -> AgentInfo:
     """Like `pick_agent`, for talking to: a subagent or a hidden agent is refused with the ones to choose from
     (OpenCode falls back to the default agent with a warning; a typo deserves a clear stop instead)."""
     from strata_cli.agent_view import primary_agents
 
-    agent = await pick_agent(container, name)
+    agent = await pick_agent(agents, name)
     if agent.mode == "subagent" or agent.hidden:
-        usable = ", ".join(primary_agents(await container.core.agents().list()))
+        usable = ", ".join(primary_agents(await agents.list()))
         kind = "a hidden agent" if agent.hidden else "a subagent (primary agents call it through the task tool)"
         raise CliError(f'Agent "{agent.name}" is {kind}; choose one of: {usable}.')
     return agent

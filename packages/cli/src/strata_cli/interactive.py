@@ -73,7 +73,7 @@ class Interactive:
 
     @classmethod
     async def open(cls, container: AppContainer, runtime: Runtime, start: StartOptions) -> Interactive:
-        agent = await pick_primary_agent(container, start.agent)
+        agent = await pick_primary_agent(runtime.agents, start.agent)
         session = await _starting_session(runtime, start)
         # A bad --model, or no model at all, fails now with the catalogue's message saying what to set.
         base_model = await expected_model(runtime, agent, start.model, session)

@@ -46,7 +46,7 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
     """Run one turn and return the exit code."""
     container.core.permissions.override(_recording_flow(container))
     async with start_runtime(container, "auto" if settings.auto else "non_interactive") as runtime:
-        agent = await pick_primary_agent(container, settings.agent)
+        agent = await pick_primary_agent(runtime.agents, settings.agent)
         existing = await _existing_session(runtime, settings)
         model = await expected_model(runtime, agent, settings.model, existing)
         session = await _session_for_turn(runtime, settings, existing)
@@ -56,7 +56,7 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
 
 def _recording_flow(container: AppContainer) -> providers.Provider[RefusalRecordingFlow]:
     core = container.core
-    return providers.Singleton(RefusalRecordingFlow, bus=core.bus, mode=core.permission_mode)
+    return providers.Singleton(RefusalRecordingFlow, bus=core.bus, ids=core.ids, mode=core.permission_mode)
 
 
 async def _existing_session(runtime: Runtime, settings: RunSettings) -> SessionInfo | None:
@@ -99,7 +99,7 @@ async def _turn(
 ) -> int:
     directory = runtime.project.directory
     if settings.json_output:
-        writer = JsonEventWriter(session.id, _print_line)
+        writer = JsonEventWriter(session.id, _print_line, clock=runtime.clock.now_ms)
         writer.start(agent=agent, model=model, title=session.title)
         handle = _sync(writer.handle)
     else:

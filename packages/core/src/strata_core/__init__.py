@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from strata_core.bus import Bus
+    from strata_core.clock import Clock, FrozenClock, SystemClock
     from strata_core.config.paths import StrataPaths
     from strata_core.config.service import Config, ConfigError, ConfigInfo, ConfigService
-    from strata_core.container import CoreContainer
+    from strata_core.container import CoreContainer, PromptContainer
     from strata_core.context.agent import AgentInfo, Agents, AgentService
     from strata_core.context.instruction import Instruction, InstructionBlock, InstructionService, UrlFetcher
     from strata_core.context.project import Project, ProjectInfo, ProjectService
@@ -21,12 +22,13 @@ if TYPE_CHECKING:
     from strata_core.engine.loop import SessionLoop
     from strata_core.engine.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
     from strata_core.history import filter_compacted, to_model_messages
+    from strata_core.ids import Ids, seeded_entropy
     from strata_core.llm import LanguageModel, ModelError, ModelInfo, ModelRequest, ModelResolver, StreamEvent
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
     from strata_core.permission.flow import PermissionFlow
     from strata_core.permission.rules import Rule, Ruleset, evaluate
-    from strata_core.prompt.system import AssembledSystemPrompt, Clock, SystemPromptService
-    from strata_core.runtime import Runtime, open_runtime
+    from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptService
+    from strata_core.runtime import Runtime, RuntimeOptionsError, open_runtime
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.service import SessionService
     from strata_core.session.sqlite_store import SqliteSessionStore
@@ -39,13 +41,15 @@ _EXPORTS: dict[str, str] = {
     "AssembledSystemPrompt": "strata_core.prompt.system",
     "AssistantMessage": "strata_core.message",
     "Bus": "strata_core.bus",
-    "Clock": "strata_core.prompt.system",
+    "Clock": "strata_core.clock",
     "Config": "strata_core.config.service",
     "ConfigError": "strata_core.config.service",
     "ConfigInfo": "strata_core.config.service",
     "ConfigService": "strata_core.config.service",
     "CoreContainer": "strata_core.container",
     "FileInput": "strata_core.engine.prompt_input",
+    "FrozenClock": "strata_core.clock",
+    "Ids": "strata_core.ids",
     "Instruction": "strata_core.context.instruction",
     "InstructionBlock": "strata_core.context.instruction",
     "InstructionService": "strata_core.context.instruction",
@@ -61,10 +65,12 @@ _EXPORTS: dict[str, str] = {
     "Project": "strata_core.context.project",
     "ProjectInfo": "strata_core.context.project",
     "ProjectService": "strata_core.context.project",
+    "PromptContainer": "strata_core.container",
     "PromptRequest": "strata_core.engine.prompt_input",
     "Rule": "strata_core.permission.rules",
     "Ruleset": "strata_core.permission.rules",
     "Runtime": "strata_core.runtime",
+    "RuntimeOptionsError": "strata_core.runtime",
     "SessionLoop": "strata_core.engine.loop",
     "SessionService": "strata_core.session.service",
     "SessionStore": "strata_core.session.store",
@@ -75,6 +81,7 @@ _EXPORTS: dict[str, str] = {
     "StrataPaths": "strata_core.config.paths",
     "StreamEvent": "strata_core.llm",
     "SubtaskInput": "strata_core.engine.prompt_input",
+    "SystemClock": "strata_core.clock",
     "SystemPromptService": "strata_core.prompt.system",
     "TextInput": "strata_core.engine.prompt_input",
     "UrlFetcher": "strata_core.context.instruction",
@@ -82,6 +89,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate": "strata_core.permission.rules",
     "filter_compacted": "strata_core.history",
     "open_runtime": "strata_core.runtime",
+    "seeded_entropy": "strata_core.ids",
     "to_model_messages": "strata_core.history",
 }
 
@@ -99,6 +107,8 @@ __all__ = [
     "ConfigService",
     "CoreContainer",
     "FileInput",
+    "FrozenClock",
+    "Ids",
     "Instruction",
     "InstructionBlock",
     "InstructionService",
@@ -114,10 +124,12 @@ __all__ = [
     "Project",
     "ProjectInfo",
     "ProjectService",
+    "PromptContainer",
     "PromptRequest",
     "Rule",
     "Ruleset",
     "Runtime",
+    "RuntimeOptionsError",
     "SessionLoop",
     "SessionService",
     "SessionStore",
@@ -128,6 +140,7 @@ __all__ = [
     "StrataPaths",
     "StreamEvent",
     "SubtaskInput",
+    "SystemClock",
     "SystemPromptService",
     "TextInput",
     "UrlFetcher",
@@ -135,6 +148,7 @@ __all__ = [
     "evaluate",
     "filter_compacted",
     "open_runtime",
+    "seeded_entropy",
     "to_model_messages",
 ]
 

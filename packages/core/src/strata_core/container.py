@@ -1,81 +1,86 @@
-"""`CoreContainer`: the core's services as dependency-injector providers, declarations only.
+"""The core's services as dependency-injector providers, in four parts composed by `CoreContainer`.
 
-What the core cannot make itself is a `Dependency`: the session store, the model resolver, the project id
-(known once the project is discovered), the loaded config, and the task group background work runs in.
-`open_runtime()` supplies them; an application or a test overrides any provider before first use. No
-constructor here does I/O.
+- `PromptContainer`: what the system prompt is assembled from (paths, project, config, skills,
+  instructions, agents, the system prompt). It needs only a directory: an application can build it alone,
+  with no store and no model, and call `system_prompt()`.
+- `SessionsContainer`: the store, the session service, the event bus and the permission flow.
+- `ToolsContainer`: truncation, the built-in tools plus the caller's custom ones, the registry, the runner.
+- `EngineContainer`: processor, title, compaction, subtasks, the request builder and the turn loop.
+
+`CoreContainer` holds what they share (directory, env, the one `Clock` and the `Ids` made from it, the
+store, the model resolver, ...) and re-exports each part's services under their own names
+(`core.loop`, `core.agents`, ...), so overriding `core.project` overrides the project every part uses.
+
+What the core cannot make itself is a `Dependency`, typed with its protocol: the session store, the model
+resolver, the project id (known once the project is discovered), the loaded config, and where background
+work runs. `open_runtime()` supplies them on its own copy of the container; an application or a test
+overrides any provider before first use. Declarations only: no constructor here does I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from dependency_injector import containers, providers
 
+from strata_core import llm
 from strata_core.bus import Bus
+from strata_core.clock import Clock, SystemClock
 from strata_core.config.paths import StrataPaths
-from strata_core.config.service import ConfigInfo, ConfigService
-from strata_core.context.agent import AgentService
-from strata_core.context.instruction import InstructionService
-from strata_core.context.project import ProjectService
-from strata_core.context.skill import SkillService
+from strata_core.config.service import Config, ConfigInfo, ConfigService
+from strata_core.context.agent import Agents, AgentService
+from strata_core.context.instruction import Instruction, InstructionService, UrlFetcher
+from strata_core.context.project import Project, ProjectService
+from strata_core.context.skill import Skills, SkillService
 from strata_core.engine.compaction import CompactionService
-from strata_core.engine.loop import SessionLoop
-from strata_core.engine.parameters import BasicParameters
-from strata_core.engine.part_writer import wall_clock_ms
+from strata_core.engine.loop import SessionLoop, Spawner
+from strata_core.engine.parameters import BasicParameters, ParameterPolicy
 from strata_core.engine.plan_mode import PlanMode
 from strata_core.engine.processor import Processor
 from strata_core.engine.subagent import LoopSubagents
 from strata_core.engine.subtask import SubtaskRunner
 from strata_core.engine.title import TitleService
+from strata_core.engine.tool_calls import ToolExecutor
 from strata_core.engine.turn_request import TurnRequestBuilder
-from strata_core.permission.flow import PermissionFlow
-from strata_core.prompt.system import SystemClock, SystemPromptService
+from strata_core.ids import Entropy, Ids, random_base62
+from strata_core.permission.flow import PermissionFlow, PermissionMode
+from strata_core.prompt.system import SystemPromptService
 from strata_core.session.service import SessionService
+from strata_core.session.store import SessionStore
 from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_core.tool.builtin.defaults import builtin_tools
 from strata_core.tool.builtin.plan_exit import plan_exit_tool
-from strata_core.tool.builtin.todowrite import InMemoryTodoStore
+from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore
+from strata_core.tool.contract import Tool
 from strata_core.tool.registry import ToolRegistry
 from strata_core.tool.runner import run_call
 from strata_core.tool.truncation import Truncation
 
 
-def _later(container: Any, name: str) -> Callable[[], Any]:
-    """A provider of the container, to be called when needed (breaks the loop -> tools -> task -> loop cycle)."""
-    provider: Callable[[], Any] = getattr(container, name)
+def with_custom_tools(builtins: Sequence[Tool], custom: Sequence[Tool]) -> list[Tool]:
+    """The built-ins followed by the custom tools; a custom tool named like a built-in takes its place."""
+    replaced = {tool.name for tool in custom}
+    return [*(tool for tool in builtins if tool.name not in replaced), *custom]
+
+
+def _later(container: containers.Container, name: str) -> Callable[[], SessionLoop]:
+    """A provider of the container, called when needed (breaks the loop -> tools -> task -> loop cycle)."""
+    provider: Callable[[], SessionLoop] = getattr(container, name)
     return provider
 
 
-class CoreContainer(containers.DeclarativeContainer):
-    __self__ = providers.Self()
+class PromptContainer(containers.DeclarativeContainer):
+    """What the system prompt is assembled from, for one directory; needs no store, no model, no runtime."""
 
-    # -- supplied from outside ------------------------------------------------------------------------
     directory: providers.Dependency[Path] = providers.Dependency(instance_of=Path)
     env: providers.Dependency[Mapping[str, str]] = providers.Dependency(default={})
-    store: providers.Dependency[Any] = providers.Dependency()
-    """A `SessionStore`, opened by the runtime."""
-    models: providers.Dependency[Any] = providers.Dependency()
-    """The `llm.ModelResolver` (the providers' catalogue, or a scripted model in tests)."""
-    project_id: providers.Dependency[str] = providers.Dependency(instance_of=str)
-    config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
-    """The loaded config, for what is built synchronously from it (tool output limits); the runtime supplies it."""
-    background: providers.Dependency[Any] = providers.Dependency()
-    """Where titles and prune run: the runtime's task group."""
-    parameters: providers.Provider[Any] = providers.Singleton(BasicParameters)
-    permission_mode: providers.Provider[str] = providers.Object("interactive")
-    now: providers.Provider[Any] = providers.Object(wall_clock_ms)
-    today: providers.Provider[Any] = providers.Singleton(SystemClock)
-    todos: providers.Provider[Any] = providers.Singleton(InMemoryTodoStore)
-    url_fetcher: providers.Provider[Any] = providers.Object(None)
+    clock: providers.Provider[Clock] = providers.Singleton(SystemClock)
+    """Only `today()` is read here: the environment block's date."""
+    url_fetcher: providers.Provider[UrlFetcher | None] = providers.Object(None)
     """The instruction `UrlFetcher`; None means the default HTTP fetcher."""
-    hidden_env: providers.Provider[Any] = providers.Object(DEFAULT_HIDDEN_ENV)
-    """Variables shell commands must not see: the API keys' (the composition root adds its catalogue's)."""
 
-    # -- the project and its configuration -------------------------------------------------------------
     paths = providers.Singleton(StrataPaths.from_env, env)
     project = providers.Singleton(ProjectService, directory)
     config = providers.Singleton(ConfigService, paths=paths, project=project, env=env)
@@ -87,38 +92,58 @@ class CoreContainer(containers.DeclarativeContainer):
         AgentService, config=config, paths=paths, skill_dirs=skills.provided.dirs, project=project
     )
     system_prompt = providers.Singleton(
-        SystemPromptService, project=project, instructions=instructions, skills=skills, clock=today
+        SystemPromptService, project=project, instructions=instructions, skills=skills, clock=clock
     )
 
-    # -- sessions, events, permissions -----------------------------------------------------------------
+
+class SessionsContainer(containers.DeclarativeContainer):
+    """Sessions of one project, the events they publish, and the permission questions they ask."""
+
+    directory: providers.Dependency[Path] = providers.Dependency(instance_of=Path)
+    store: providers.Dependency[SessionStore] = providers.Dependency()
+    project_id: providers.Dependency[str] = providers.Dependency(instance_of=str)
+    clock: providers.Dependency[Clock] = providers.Dependency()
+    ids: providers.Dependency[Ids] = providers.Dependency()
+    permission_mode: providers.Provider[PermissionMode] = providers.Object("interactive")
+
     bus = providers.Singleton(Bus)
-    permissions = providers.Singleton(PermissionFlow, bus=bus, mode=permission_mode)
+    permissions = providers.Singleton(PermissionFlow, bus=bus, ids=ids, mode=permission_mode)
     sessions = providers.Singleton(
-        SessionService, store=store, project_id=project_id, directory=providers.Callable(str, directory), clock=now
+        SessionService,
+        store=store,
+        project_id=project_id,
+        directory=providers.Callable(str, directory),
+        clock=clock,
+        ids=ids,
     )
 
-    # -- tools -----------------------------------------------------------------------------------------
-    truncation = providers.Singleton(Truncation.configured, paths, config_info.provided.tool_output)
-    plan_exit = providers.Singleton(
-        plan_exit_tool,
-        env=env,
-        permission_mode=permission_mode,
-        permissions=permissions,
-        store=store,
-        bus=bus,
-        project=project,
-        paths=paths,
-        now=now,
-    )
+
+class ToolsContainer(containers.DeclarativeContainer):
+    """The tools a session may use: the built-ins and the caller's custom tools, and how a call is run."""
+
+    paths: providers.Dependency[StrataPaths] = providers.Dependency(instance_of=StrataPaths)
+    config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
+    """The loaded config, for what is built synchronously from it (tool output limits)."""
+    config: providers.Dependency[Config] = providers.Dependency()
+    skills: providers.Dependency[Skills] = providers.Dependency()
+    agents: providers.Dependency[Agents] = providers.Dependency()
+    instructions: providers.Dependency[Instruction] = providers.Dependency()
+    sessions: providers.Dependency[SessionService] = providers.Dependency()
+    clock: providers.Dependency[Clock] = providers.Dependency()
+    ids: providers.Dependency[Ids] = providers.Dependency()
+    loop: providers.Dependency[Callable[[], SessionLoop]] = providers.Dependency()
+    """Gives the session loop when a task runs (the loop itself needs these tools)."""
+    todos: providers.Provider[TodoStore] = providers.Singleton(InMemoryTodoStore)
+    hidden_env: providers.Provider[Collection[str]] = providers.Object(DEFAULT_HIDDEN_ENV)
+    """Variables shell commands must not see: the API keys' (the composition root adds its catalogue's)."""
+    custom_tools: providers.Provider[Sequence[Tool]] = providers.Object(())
+    """Tools of the application, offered alongside the built-ins (`open_runtime(..., tools=[...])`)."""
+    plan_exit: providers.Dependency[Tool | None] = providers.Dependency(default=None)
     """Experimental plan mode's tool, or None when it is not offered (`plan_exit_offered`)."""
-    subagents = providers.Singleton(
-        LoopSubagents,
-        sessions=sessions,
-        agents=agents,
-        config=config,
-        loop=providers.Callable(_later, __self__, "loop"),
-    )
-    tools = providers.Singleton(
+
+    truncation = providers.Singleton(Truncation.configured, paths, config_info.provided.tool_output, clock, ids)
+    subagents = providers.Singleton(LoopSubagents, sessions=sessions, agents=agents, config=config, loop=loop)
+    builtins = providers.Singleton(
         builtin_tools,
         truncation=truncation,
         skills=skills,
@@ -129,22 +154,53 @@ class CoreContainer(containers.DeclarativeContainer):
         hidden_env=hidden_env,
         plan_exit=plan_exit,
     )
+    tools = providers.Singleton(with_custom_tools, builtins, custom_tools)
     registry = providers.Singleton(ToolRegistry, tools=tools)
-    execute_tool = providers.Singleton(partial, run_call, truncation=truncation)
+    execute_tool: providers.Provider[ToolExecutor] = providers.Singleton(partial, run_call, truncation=truncation)
 
-    # -- the engine ------------------------------------------------------------------------------------
+
+class EngineContainer(containers.DeclarativeContainer):
+    """The turn: one model step, titles, compaction, subtasks, the request for a step, and the loop."""
+
+    env: providers.Dependency[Mapping[str, str]] = providers.Dependency(default={})
+    store: providers.Dependency[SessionStore] = providers.Dependency()
+    models: providers.Dependency[llm.ModelResolver] = providers.Dependency()
+    background: providers.Dependency[Spawner | None] = providers.Dependency()
+    """Where titles and prune run: the runtime's task group."""
+    parameters: providers.Dependency[ParameterPolicy] = providers.Dependency()
+    clock: providers.Dependency[Clock] = providers.Dependency()
+    ids: providers.Dependency[Ids] = providers.Dependency()
+    bus: providers.Dependency[Bus] = providers.Dependency()
+    permissions: providers.Dependency[PermissionFlow] = providers.Dependency()
+    sessions: providers.Dependency[SessionService] = providers.Dependency()
+    project: providers.Dependency[Project] = providers.Dependency()
+    paths: providers.Dependency[StrataPaths] = providers.Dependency(instance_of=StrataPaths)
+    config: providers.Dependency[Config] = providers.Dependency()
+    agents: providers.Dependency[Agents] = providers.Dependency()
+    instructions: providers.Dependency[Instruction] = providers.Dependency()
+    system_prompt: providers.Dependency[SystemPromptService] = providers.Dependency()
+    registry: providers.Dependency[ToolRegistry] = providers.Dependency()
+    execute_tool: providers.Dependency[ToolExecutor] = providers.Dependency()
+
     processor = providers.Singleton(
-        Processor, store=store, bus=bus, permissions=permissions, execute_tool=execute_tool, now=now
+        Processor, store=store, bus=bus, permissions=permissions, execute_tool=execute_tool, clock=clock, ids=ids
     )
     title = providers.Singleton(TitleService, store=store, bus=bus, agents=agents, models=models, parameters=parameters)
     compaction = providers.Singleton(
-        CompactionService, store=store, bus=bus, agents=agents, models=models, processor=processor, now=now
+        CompactionService,
+        store=store,
+        bus=bus,
+        agents=agents,
+        models=models,
+        processor=processor,
+        clock=clock,
+        ids=ids,
     )
     requests = providers.Singleton(
-        TurnRequestBuilder, system_prompt=system_prompt, registry=registry, parameters=parameters
+        TurnRequestBuilder, system_prompt=system_prompt, registry=registry, parameters=parameters, ids=ids
     )
-    subtasks = providers.Singleton(SubtaskRunner, store=store, bus=bus, execute_tool=execute_tool, now=now)
-    plan_mode = providers.Singleton(PlanMode, store=store, bus=bus, project=project, paths=paths, env=env)
+    subtasks = providers.Singleton(SubtaskRunner, store=store, bus=bus, execute_tool=execute_tool, clock=clock, ids=ids)
+    plan_mode = providers.Singleton(PlanMode, store=store, bus=bus, project=project, paths=paths, env=env, ids=ids)
     loop = providers.Singleton(
         SessionLoop,
         store=store,
@@ -161,8 +217,131 @@ class CoreContainer(containers.DeclarativeContainer):
         instructions=instructions,
         registry=registry,
         subtasks=subtasks,
+        clock=clock,
+        ids=ids,
         background=background,
         plan_mode=plan_mode,
         env=env,
-        now=now,
     )
+
+
+class CoreContainer(containers.DeclarativeContainer):
+    """The whole core for one project directory: the four parts, wired to each other."""
+
+    __self__ = providers.Self()
+
+    # -- supplied from outside (open_runtime's keywords override these) --------------------------------
+    directory: providers.Dependency[Path] = providers.Dependency(instance_of=Path)
+    env: providers.Dependency[Mapping[str, str]] = providers.Dependency(default={})
+    store: providers.Dependency[SessionStore] = providers.Dependency()
+    """A `SessionStore`: the runtime opens SQLite (or memory) unless this is overridden."""
+    models: providers.Dependency[llm.ModelResolver] = providers.Dependency()
+    """The model resolver (the providers' catalogue, or a scripted model in tests)."""
+    project_id: providers.Dependency[str] = providers.Dependency(instance_of=str)
+    config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
+    """The loaded config, for what is built synchronously from it; the runtime supplies it."""
+    background: providers.Dependency[Spawner | None] = providers.Dependency()
+    """Where titles and prune run: the runtime's task group."""
+    parameters: providers.Provider[ParameterPolicy] = providers.Singleton(BasicParameters)
+    permission_mode: providers.Provider[PermissionMode] = providers.Object("interactive")
+    clock: providers.Provider[Clock] = providers.Singleton(SystemClock)
+    """The one source of time: record times, ids, the prompt's date, tool-output retention."""
+    id_entropy: providers.Provider[Entropy] = providers.Object(random_base62)
+    """The random tail of ids (`ids.seeded_entropy(n)` makes them reproducible)."""
+    url_fetcher: providers.Provider[UrlFetcher | None] = providers.Object(None)
+    todos: providers.Provider[TodoStore] = providers.Singleton(InMemoryTodoStore)
+    hidden_env: providers.Provider[Collection[str]] = providers.Object(DEFAULT_HIDDEN_ENV)
+    custom_tools: providers.Provider[Sequence[Tool]] = providers.Object(())
+
+    ids = providers.Singleton(Ids, clock=clock, entropy=id_entropy)
+
+    # -- the parts -------------------------------------------------------------------------------------
+    prompt_part = providers.Container(
+        PromptContainer, directory=directory, env=env, clock=clock, url_fetcher=url_fetcher
+    )
+    sessions_part = providers.Container(
+        SessionsContainer,
+        directory=directory,
+        store=store,
+        project_id=project_id,
+        clock=clock,
+        ids=ids,
+        permission_mode=permission_mode,
+    )
+    plan_exit = providers.Singleton(
+        plan_exit_tool,
+        env=env,
+        permission_mode=permission_mode,
+        permissions=sessions_part.permissions,
+        store=store,
+        bus=sessions_part.bus,
+        project=prompt_part.project,
+        paths=prompt_part.paths,
+        clock=clock,
+        ids=ids,
+    )
+    """Experimental plan mode's tool, or None when it is not offered (`plan_exit_offered`)."""
+
+    tools_part = providers.Container(
+        ToolsContainer,
+        paths=prompt_part.paths,
+        config_info=config_info,
+        config=prompt_part.config,
+        skills=prompt_part.skills,
+        agents=prompt_part.agents,
+        instructions=prompt_part.instructions,
+        sessions=sessions_part.sessions,
+        clock=clock,
+        ids=ids,
+        loop=providers.Callable(_later, __self__, "loop"),
+        todos=todos,
+        hidden_env=hidden_env,
+        custom_tools=custom_tools,
+        plan_exit=plan_exit,
+    )
+    engine_part = providers.Container(
+        EngineContainer,
+        env=env,
+        store=store,
+        models=models,
+        background=background,
+        parameters=parameters,
+        clock=clock,
+        ids=ids,
+        bus=sessions_part.bus,
+        permissions=sessions_part.permissions,
+        sessions=sessions_part.sessions,
+        project=prompt_part.project,
+        paths=prompt_part.paths,
+        config=prompt_part.config,
+        agents=prompt_part.agents,
+        instructions=prompt_part.instructions,
+        system_prompt=prompt_part.system_prompt,
+        registry=tools_part.registry,
+        execute_tool=tools_part.execute_tool,
+    )
+
+    # -- each part's services under their own names (the same providers: overriding one here is enough) --
+    paths = prompt_part.paths
+    project = prompt_part.project
+    config = prompt_part.config
+    skills = prompt_part.skills
+    instructions = prompt_part.instructions
+    agents = prompt_part.agents
+    system_prompt = prompt_part.system_prompt
+    bus = sessions_part.bus
+    permissions = sessions_part.permissions
+    sessions = sessions_part.sessions
+    truncation = tools_part.truncation
+    subagents = tools_part.subagents
+    builtin_tools = tools_part.builtins
+    tools = tools_part.tools
+    registry = tools_part.registry
+    execute_tool = tools_part.execute_tool
+    processor = engine_part.processor
+    title = engine_part.title
+    compaction = engine_part.compaction
+    requests = engine_part.requests
+    subtasks = engine_part.subtasks
+    plan_mode = engine_part.plan_mode
+    loop = engine_part.loop

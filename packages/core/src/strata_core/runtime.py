@@ -1,10 +1,25 @@
-"""`open_runtime()`: the async lifecycle around the core's services.
+"""`open_runtime()`: the async lifecycle around the core's services, and the one override surface.
 
-It opens what the container only declares: the session store, one shared HTTP client (handed to the model
-resolver's factory), and the task group background work runs in (titles, prune, and the removal of saved tool
-outputs older than seven days, started once at opening). On exit, background work gets a short grace period
-to finish (a title arriving just after the answer is still saved), then is cancelled; the client and the
-store close last.
+Every keyword of `open_runtime` is a container override (`store=` overrides `store`, `clock=` overrides
+`clock`, `tools=` overrides `custom_tools`, ...). A caller may also pass a container it configured itself:
+
+- The runtime works on its own copy of that container (`copy.deepcopy`: the caller's overrides come
+  along, shared by reference; its singletons do not). The caller's container is never changed, so the
+  same configured container opens a second runtime after the first, or beside it. (Chosen over refusing
+  a container that was used once.) A consequence: a service the caller resolved from its own container
+  is not the runtime's; inside a runtime, use `runtime.bus`, `runtime.agents`, `runtime.container`.
+- What the caller overrode on its container is respected: an overridden `store` is used as it is (no
+  SQLite file is opened or created, and the caller owns that store's lifecycle), and an overridden
+  `models`, `project_id`, `config_info` or `background` is never replaced by what the runtime would supply.
+- A keyword passed to `open_runtime` is applied on the copy, over the container's own override: the call
+  says what this runtime uses.
+
+It opens what the container only declares: the session store (SQLite under the data directory, or
+`store_path`, or memory), one shared HTTP client (handed to the model resolver's factory), and the task
+group background work runs in (titles, prune, and the removal of saved tool outputs older than seven days,
+started once at opening). These lifecycles are supplied to the runtime's copy only. On exit, background
+work gets a short grace period to finish (a title arriving just after the answer is still saved), then is
+cancelled; the client and the store close last.
 
 A class rather than an `@asynccontextmanager`, because the task group must not be entered across the
 `yield` of an async generator.
@@ -12,7 +27,8 @@ A class rather than an `@asynccontextmanager`, because the task group must not b
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import copy
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
 from types import TracebackType
@@ -26,19 +42,22 @@ from dependency_injector import providers
 
 from strata_core import llm
 from strata_core.bus import Bus
+from strata_core.clock import Clock
 from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
 from strata_core.context.agent import AgentService
+from strata_core.context.instruction import UrlFetcher
 from strata_core.context.project import ProjectInfo
 from strata_core.engine.loop import SessionLoop
 from strata_core.engine.parameters import ParameterPolicy
-from strata_core.engine.part_writer import NowMs
+from strata_core.errors import StrataError
 from strata_core.http import make_client
 from strata_core.permission.flow import PermissionFlow, PermissionMode
 from strata_core.prompt.system import SystemPromptService
 from strata_core.session.service import SessionService
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore
+from strata_core.tool.contract import Tool
 from strata_core.tool.truncation import Truncation
 
 if TYPE_CHECKING:
@@ -51,11 +70,16 @@ ModelResolverFactory: TypeAlias = "Callable[[ConfigInfo, Mapping[str, str], Clie
 BACKGROUND_GRACE_SECONDS = 5.0
 
 
+class RuntimeOptionsError(StrataError):
+    """`open_runtime` was given options that contradict each other, or lacks one it needs."""
+
+
 @frozen
 class Runtime:
     """The resolved services of one open runtime."""
 
     container: CoreContainer
+    """The runtime's own container (a copy of the caller's, with the runtime's lifecycles supplied)."""
     loop: SessionLoop
     sessions: SessionService
     bus: Bus
@@ -66,22 +90,20 @@ class Runtime:
     system_prompt: SystemPromptService
     models: llm.ModelResolver
     store: SessionStore
+    clock: Clock
+
+
+@frozen
+class _StoreChoice:
+    store_path: Path | None
+    in_memory: bool
 
 
 class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
-    def __init__(
-        self,
-        container: CoreContainer,
-        models: llm.ModelResolver | None,
-        factory: ModelResolverFactory | None,
-        store_path: Path | None,
-        in_memory_store: bool,
-    ) -> None:
+    def __init__(self, container: CoreContainer, factory: ModelResolverFactory | None, choice: _StoreChoice) -> None:
         self._container = container
-        self._models = models
         self._factory = factory
-        self._store_path = store_path
-        self._in_memory = in_memory_store
+        self._choice = choice
         self._stack = AsyncExitStack()
         self._background: TaskGroup | None = None
 
@@ -101,18 +123,22 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
 
     async def _open(self) -> Runtime:
         c = self._container
-        store = await self._open_store()
-        c.store.override(providers.Object(store))
+        if not _overridden(c.store):
+            c.store.override(providers.Object(await self._open_store()))
         client = await self._stack.enter_async_context(make_client())
         project = await c.project().info()
-        c.project_id.override(providers.Object(project.id))
-        config = await c.config().get()
-        c.config_info.override(providers.Object(config))
-        models = self._resolver(config, lambda: client)
-        c.models.override(providers.Object(models))
-        self._background = await self._stack.enter_async_context(anyio.create_task_group())
-        c.background.override(providers.Object(self._background))
-        self._background.start_soon(_remove_old_tool_outputs, c.truncation())
+        if not _overridden(c.project_id):
+            c.project_id.override(providers.Object(project.id))
+        if not _overridden(c.config_info):
+            c.config_info.override(providers.Object(await c.config().get()))
+        config: ConfigInfo = c.config_info()
+        if not _overridden(c.models):
+            assert self._factory is not None  # open_runtime refuses a runtime with no way to resolve models
+            c.models.override(providers.Object(self._factory(config, c.env(), lambda: client)))
+        if not _overridden(c.background):
+            self._background = await self._stack.enter_async_context(anyio.create_task_group())
+            c.background.override(providers.Object(self._background))
+            self._background.start_soon(_remove_old_tool_outputs, c.truncation())
         return Runtime(
             container=c,
             loop=c.loop(),
@@ -123,26 +149,24 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             config=config,
             project=project,
             system_prompt=c.system_prompt(),
-            models=models,
-            store=store,
+            models=c.models(),
+            store=c.store(),
+            clock=c.clock(),
         )
 
     async def _open_store(self) -> SessionStore:
-        if self._in_memory:
+        if self._choice.in_memory:
             # Imported here: its row classes cost ~2.5 ms of start-up that a run on SQLite never uses.
             from strata_core.session.memory_store import MemorySessionStore
 
             return await self._stack.enter_async_context(MemorySessionStore.open())
-        path = self._store_path or self._container.paths().database
-        return await self._stack.enter_async_context(SqliteSessionStore.open(path))
+        path = self._choice.store_path or self._container.paths().database
+        return await self._stack.enter_async_context(SqliteSessionStore.open(path, self._container.clock()))
 
-    def _resolver(self, config: ConfigInfo, client: Callable[[], Any]) -> llm.ModelResolver:
-        if self._models is not None:
-            return self._models
-        if self._factory is not None:
-            return self._factory(config, self._container.env(), client)
-        resolver: llm.ModelResolver = self._container.models()
-        return resolver
+
+def _overridden(provider: providers.Provider[Any]) -> bool:
+    """Whether someone (the caller, before the runtime) supplied this provider."""
+    return provider.last_overriding is not None
 
 
 async def _remove_old_tool_outputs(truncation: Truncation) -> None:
@@ -154,27 +178,52 @@ def open_runtime(
     directory: Path,
     env: Mapping[str, str],
     *,
-    permission_mode: PermissionMode = "interactive",
+    store: SessionStore | None = None,
+    store_path: Path | None = None,
+    in_memory_store: bool = False,
     models: llm.ModelResolver | None = None,
     model_resolver_factory: ModelResolverFactory | None = None,
     parameters: ParameterPolicy | None = None,
-    store_path: Path | None = None,
-    in_memory_store: bool = False,
-    clock: NowMs | None = None,
+    clock: Clock | None = None,
+    tools: Iterable[Tool] = (),
+    permission_mode: PermissionMode | None = None,
+    url_fetcher: UrlFetcher | None = None,
     container: CoreContainer | None = None,
 ) -> AbstractAsyncContextManager[Runtime]:
     """`async with open_runtime(directory, env, ...) as runtime:` — the core, ready to run turns.
 
-    The model resolver is `models`, else built by `model_resolver_factory` from the loaded config, the
-    environment and the shared HTTP client, else whatever the given container's `models` provides.
-    `parameters` is the providers' `ParameterPolicy` (without one, only the agent's own settings apply).
+    - `store`: a store the caller opened and will close (no SQLite file is created); otherwise the
+      runtime opens one: in memory with `in_memory_store`, else SQLite at `store_path` or under the data
+      directory.
+    - `models`: the model resolver; otherwise `model_resolver_factory` builds one from the loaded config,
+      the environment and the shared HTTP client; otherwise the container must already provide `models`.
+    - `parameters`: the providers' `ParameterPolicy` (without one, only the agent's own settings apply).
+    - `clock`: the one source of time (record times, ids, the prompt's date); e.g. a `FrozenClock`.
+    - `tools`: custom tools offered alongside the built-ins; one named like a built-in replaces it.
+    - `permission_mode`: who answers permission questions (default: the container's, "interactive").
+    - `url_fetcher`: how instruction URLs are fetched (default: over HTTP).
+    - `container`: a `CoreContainer` configured by the caller; the runtime opens on a copy of it.
     """
-    c = container or CoreContainer()
-    c.directory.override(providers.Object(directory.absolute()))
-    c.env.override(providers.Object(env))
-    c.permission_mode.override(providers.Object(permission_mode))
-    if parameters is not None:
-        c.parameters.override(providers.Object(parameters))
-    if clock is not None:
-        c.now.override(providers.Object(clock))
-    return _OpenRuntime(c, models, model_resolver_factory, store_path, in_memory_store)
+    if store is not None and (store_path is not None or in_memory_store):
+        raise RuntimeOptionsError("open_runtime: pass either store= or store_path=/in_memory_store=, not both")
+    c = copy.deepcopy(container) if container is not None else CoreContainer()
+    if models is None and model_resolver_factory is None and not _overridden(c.models):
+        raise RuntimeOptionsError(
+            "open_runtime needs a model resolver: pass models= (an llm.ModelResolver), model_resolver_factory=, "
+            "or a container whose `models` is overridden"
+        )
+    overrides: dict[str, Any] = {
+        "directory": directory.absolute(),
+        "env": env,
+        "store": store,
+        "models": models,
+        "parameters": parameters,
+        "clock": clock,
+        "permission_mode": permission_mode,
+        "url_fetcher": url_fetcher,
+        "custom_tools": tuple(tools) or None,
+    }
+    for name, value in overrides.items():
+        if value is not None:
+            getattr(c, name).override(providers.Object(value))
+    return _OpenRuntime(c, model_resolver_factory, _StoreChoice(store_path, in_memory_store))

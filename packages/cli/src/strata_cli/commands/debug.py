@@ -133,7 +133,7 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
 
     async def assemble() -> tuple[str, str, AssembledSystemPrompt]:
         config = await load_config(container)
-        chosen = await pick_agent(container, agent)
+        chosen = await pick_agent(container.core.agents(), agent)
         info = pick_model_info(container.models.catalog(), config, chosen, model)
         return chosen.name, info.ref, await container.core.system_prompt().build(chosen, info, None, False)
 

@@ -16,13 +16,14 @@ from typing import Literal, TypeAlias
 import structlog
 from attrs import define, evolve
 
-from strata_core import ids, llm
+from strata_core import llm
 from strata_core.bus import Bus, SessionCompacted, SessionError
+from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.engine.overflow import CompactionSettings, estimate_tokens, usable_context
-from strata_core.engine.part_writer import NowMs, wall_clock_ms
 from strata_core.engine.processor import Processor, StepInput, new_answer
 from strata_core.history import is_media, prune_candidates, to_model_messages
+from strata_core.ids import Ids
 from strata_core.message import (
     CONTEXT_OVERFLOW_ERROR,
     AssistantMessage,
@@ -145,17 +146,17 @@ class CompactionService:
     agents: Agents
     models: llm.ModelResolver
     processor: Processor
-    now: NowMs = wall_clock_ms
+    clock: Clock
+    ids: Ids
 
     async def create(
         self, session_id: str, agent: str, model: ModelRef, *, auto: bool, overflow: bool = False
     ) -> MessageWithParts:
         """Record a compaction request for the loop to process."""
-        info = UserMessage(
-            id=ids.ascending("msg"), session_id=session_id, time=MessageTime(self.now()), agent=agent, model=model
-        )
+        created = MessageTime(self.clock.now_ms())
+        info = UserMessage(id=self.ids.new("msg"), session_id=session_id, time=created, agent=agent, model=model)
         part = CompactionPart(
-            id=ids.ascending("prt"), session_id=session_id, message_id=info.id, auto=auto, overflow=overflow or None
+            id=self.ids.new("prt"), session_id=session_id, message_id=info.id, auto=auto, overflow=overflow or None
         )
         await self.store.put_message(info)
         await self.store.put_part(part)
@@ -192,7 +193,7 @@ class CompactionService:
         )
         head = candidates[:tail] if tail is not None else candidates
         ref = ModelRef(model.info.provider_id, model.info.id)
-        message = new_answer(info, agent.name, ref, path, self.now(), summary=True)
+        message = new_answer(info, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms(), summary=True)
         step = self._step(message, model, agent, head, summary_of, info.session_id)
         result = (await self.processor.process(step)).result
         if result == "compact":
@@ -214,7 +215,7 @@ class CompactionService:
             return 0
         messages = await self.store.messages(session_id)
         chosen = set(prune_candidates(messages))
-        now = self.now()
+        now = self.clock.now_ms()
         for message in messages:
             for part in message.parts:
                 if part.id in chosen and isinstance(part, ToolPart) and isinstance(part.state, ToolStateCompleted):
@@ -267,9 +268,9 @@ class CompactionService:
             await self._replay(replay)
             return
         text = f"{overflow_note()}\n\n{CONTINUE_TEXT}" if overflow else CONTINUE_TEXT
-        info = evolve(request, id=ids.ascending("msg"), time=MessageTime(self.now()))
+        info = evolve(request, id=self.ids.new("msg"), time=MessageTime(self.clock.now_ms()))
         part = TextPart(
-            id=ids.ascending("prt"),
+            id=self.ids.new("prt"),
             session_id=info.session_id,
             message_id=info.id,
             text=text,
@@ -280,8 +281,8 @@ class CompactionService:
 
     async def _replay(self, original: MessageWithParts) -> None:
         assert isinstance(original.info, UserMessage)
-        info = evolve(original.info, id=ids.ascending("msg"), time=MessageTime(self.now()))
-        parts = [_replayed(part, info.id) for part in original.parts]
+        info = evolve(original.info, id=self.ids.new("msg"), time=MessageTime(self.clock.now_ms()))
+        parts = [_replayed(part, info.id, self.ids.new("prt")) for part in original.parts]
         await self._put_user(info, parts)
 
     async def _put_user(self, info: UserMessage, parts: Sequence[Part]) -> None:
@@ -292,8 +293,7 @@ class CompactionService:
             self.bus.part_updated(part)
 
 
-def _replayed(part: Part, message_id: str) -> Part:
-    new_id = ids.ascending("prt")
+def _replayed(part: Part, message_id: str, new_id: str) -> Part:
     if isinstance(part, FilePart) and is_media(part.mime):
         name = part.filename if part.filename is not None else "file"
         return TextPart(

@@ -19,13 +19,13 @@ from attrs import define, field
 
 from strata_core import llm
 from strata_core.bus import Bus, SessionError, SessionStatus
+from strata_core.clock import Clock
 from strata_core.config.service import Config
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.context.instruction import Instruction
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
-from strata_core.engine.part_writer import NowMs, wall_clock_ms
 from strata_core.engine.plan_mode import PlanMode
 from strata_core.engine.processor import Processor, StepInput, StepResult, new_answer
 from strata_core.engine.prompt_input import (
@@ -41,6 +41,7 @@ from strata_core.engine.title import TitleService
 from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder, effective_ruleset
 from strata_core.engine.turn_targets import AgentNotFoundError, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
+from strata_core.ids import Ids
 from strata_core.message import (
     STRUCTURED_OUTPUT_ERROR,
     AgentPart,
@@ -141,11 +142,12 @@ class SessionLoop:
     instructions: Instruction
     registry: ToolRegistry
     subtasks: SubtaskRunner
+    clock: Clock
+    ids: Ids
     background: Spawner | None = None
     plan_mode: PlanMode | None = None
     """Experimental plan mode (stored reminders, the plan file); None or switched off: the default reminders."""
     env: Mapping[str, str] = field(factory=dict)
-    now: NowMs = wall_clock_ms
     _runs: dict[str, _Run] = field(factory=dict, init=False, repr=False)
     targets: TurnTargets = field(init=False, repr=False)
 
@@ -161,8 +163,9 @@ class SessionLoop:
         model = await self.targets.model_ref(session.id, request.model, agent)
         project = await self.project.info()
         context = self._tool_context(session, agent, project, None, ())
-        writer = UserMessageWriter(self.store, self.bus)
-        await writer.write(request, agent.name, model, context, self.registry.get("read"), self.now())
+        writer = UserMessageWriter(self.store, self.bus, self.ids)
+        now = self.clock.now_ms()
+        await writer.write(request, agent.name, model, context, self.registry.get("read"), now)
         if request.tools:
             rules = [Rule(name, "*", "allow" if on else "deny") for name, on in request.tools.items()]
             await self.sessions.set_permission(session.id, to_config(rules))
@@ -313,7 +316,7 @@ class SessionLoop:
         )
         path = PathInfo(str(project.directory), str(project.worktree))
         ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
-        message = new_answer(user, agent.name, ref, path, self.now())
+        message = new_answer(user, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms())
         context = self._tool_context(session, agent, project, model.info, history, state.user)
         step_input = StepInput(
             message=message,

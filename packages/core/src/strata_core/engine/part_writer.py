@@ -13,28 +13,20 @@ earlier state of the same step.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import TypedDict
 
 import anyio
 from anyio.abc import TaskGroup
 from attrs import define, field
 
-from strata_core import ids
 from strata_core.bus import Bus
+from strata_core.clock import Clock
+from strata_core.ids import Ids
 from strata_core.message import AssistantMessage, MessageWithParts, Part
 from strata_core.session.store import SessionStore
 
-NowMs = Callable[[], int]
-"""Milliseconds since the epoch: message and part times. Injectable so tests can pin them."""
-
 _MESSAGE = "message"
 """The queue key of the message record itself (part ids never equal it)."""
-
-
-def wall_clock_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class PartIds(TypedDict):
@@ -50,7 +42,8 @@ class PartWriter:
     store: SessionStore
     bus: Bus
     message: AssistantMessage
-    now: NowMs = wall_clock_ms
+    clock: Clock
+    ids: Ids
     _lock: anyio.Lock = field(factory=anyio.Lock, init=False, repr=False)
     _queue: dict[str, Part | AssistantMessage] = field(factory=dict, init=False, repr=False)
     """Waiting writes in first-queued order (a part's first write fixes its position in the message)."""
@@ -60,7 +53,11 @@ class PartWriter:
     """Every part given to the store, in the order the store keeps them."""
 
     def new_part_ids(self) -> PartIds:
-        return PartIds(id=ids.ascending("prt"), session_id=self.message.session_id, message_id=self.message.id)
+        return PartIds(id=self.ids.new("prt"), session_id=self.message.session_id, message_id=self.message.id)
+
+    def now(self) -> int:
+        """The clock's milliseconds, for the times of this message's parts."""
+        return self.clock.now_ms()
 
     def write_behind(self, group: TaskGroup | None) -> None:
         """Queue writes and store them from a task in `group` (None: every write is stored before it returns)."""

@@ -20,6 +20,7 @@ from strata_core.bus import Bus
 from strata_core.config.paths import StrataPaths
 from strata_core.context.plan_file import plan_file
 from strata_core.context.project import Project
+from strata_core.ids import Ids
 from strata_core.message import MessageWithParts
 from strata_core.prompt.reminders import PlanModeUpdate, experimental_plan_mode, plan_mode_step
 from strata_core.session.info import SessionInfo
@@ -34,6 +35,7 @@ class PlanMode:
     project: Project
     paths: StrataPaths
     env: Mapping[str, str]
+    ids: Ids
 
     @property
     def enabled(self) -> bool:
@@ -50,7 +52,7 @@ class PlanMode:
         if not self.enabled:
             return PlanModeUpdate(list(history), [])
         plan = await self.plan_file(session)
-        update = await anyio.to_thread.run_sync(plan_mode_step, history, agent_name, plan)
+        update = await anyio.to_thread.run_sync(plan_mode_step, history, agent_name, plan, self.ids)
         for part in update.new_parts:
             await self.store.put_part(part)
             self.bus.part_updated(part)

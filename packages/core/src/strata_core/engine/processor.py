@@ -15,12 +15,14 @@ import anyio
 import structlog
 from attrs import define, field, frozen
 
-from strata_core import ids, llm
+from strata_core import llm
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.bus import SessionRetry as RetryEvent
+from strata_core.clock import Clock
 from strata_core.engine.overflow import CompactionSettings, is_overflow
-from strata_core.engine.part_writer import NowMs, PartWriter, wall_clock_ms
+from strata_core.engine.part_writer import PartWriter
 from strata_core.engine.tool_calls import ToolCallRunner, ToolExecutor, interrupted, is_doom_loop
+from strata_core.ids import Ids
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,
@@ -81,11 +83,18 @@ class StepOutcome:
 
 
 def new_answer(
-    parent: UserMessage, agent: str, model: ModelRef, path: PathInfo, created: int, *, summary: bool = False
+    parent: UserMessage,
+    agent: str,
+    model: ModelRef,
+    path: PathInfo,
+    message_id: str,
+    created: int,
+    *,
+    summary: bool = False,
 ) -> AssistantMessage:
     """An empty assistant message answering `parent`, as a step (or a subtask, or a summary) starts one."""
     return AssistantMessage(
-        id=ids.ascending("msg"),
+        id=message_id,
         session_id=parent.session_id,
         parent_id=parent.id,
         time=MessageTime(created),
@@ -134,10 +143,11 @@ class Processor:
     bus: Bus
     permissions: PermissionFlow
     execute_tool: ToolExecutor
-    now: NowMs = wall_clock_ms
+    clock: Clock
+    ids: Ids
 
     async def process(self, step: StepInput) -> StepOutcome:
-        writer = PartWriter(self.store, self.bus, step.message, self.now)
+        writer = PartWriter(self.store, self.bus, step.message, self.clock, self.ids)
         result = await _StepRun(self, step, writer).run()
         return StepOutcome(result, writer.stored())
 

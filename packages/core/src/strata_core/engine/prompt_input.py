@@ -18,10 +18,10 @@ from typing import TypeAlias
 import anyio
 from attrs import define, evolve, frozen
 
-from strata_core import ids
 from strata_core.bus import Bus, SessionError
 from strata_core.context.agent import parse_model
 from strata_core.history import is_media
+from strata_core.ids import Ids
 from strata_core.message import (
     FilePart,
     MessageError,
@@ -102,12 +102,13 @@ class UserMessageWriter:
 
     store: SessionStore
     bus: Bus
+    ids: Ids
 
     async def write(
         self, request: PromptRequest, agent: str, model: ModelRef, ctx: ToolContext, read: Tool | None, now: int
     ) -> UserMessage:
         info = UserMessage(
-            id=ids.ascending("msg"),
+            id=self.ids.new("msg"),
             session_id=request.session_id,
             time=MessageTime(now),
             agent=agent,
@@ -134,12 +135,12 @@ class UserMessageWriter:
 
     def _text(self, info: UserMessage, text: str, *, synthetic: bool = False) -> TextPart:
         return TextPart(
-            id=ids.ascending("prt"), session_id=info.session_id, message_id=info.id, text=text, synthetic=synthetic
+            id=self.ids.new("prt"), session_id=info.session_id, message_id=info.id, text=text, synthetic=synthetic
         )
 
     def _subtask(self, info: UserMessage, item: SubtaskInput) -> SubtaskPart:
         return SubtaskPart(
-            id=ids.ascending("prt"),
+            id=self.ids.new("prt"),
             session_id=info.session_id,
             message_id=info.id,
             prompt=item.prompt,
@@ -171,7 +172,7 @@ class UserMessageWriter:
 
     def _file_part(self, info: UserMessage, mime: str, url: str, path: Path) -> FilePart:
         return FilePart(
-            id=ids.ascending("prt"),
+            id=self.ids.new("prt"),
             session_id=info.session_id,
             message_id=info.id,
             mime=mime,

@@ -13,11 +13,12 @@ from typing import Any
 import anyio
 from attrs import define, evolve
 
-from strata_core import ids
 from strata_core.bus import Bus
-from strata_core.engine.part_writer import NowMs, PartWriter, wall_clock_ms
+from strata_core.clock import Clock
+from strata_core.engine.part_writer import PartWriter
 from strata_core.engine.processor import ABORTED_MESSAGE, new_answer
 from strata_core.engine.tool_calls import ToolExecutor
+from strata_core.ids import Ids
 from strata_core.message import (
     ABORTED_ERROR,
     MessageError,
@@ -54,7 +55,8 @@ class SubtaskRunner:
     store: SessionStore
     bus: Bus
     execute_tool: ToolExecutor
-    now: NowMs = wall_clock_ms
+    clock: Clock
+    ids: Ids
 
     async def run(
         self,
@@ -65,17 +67,18 @@ class SubtaskRunner:
         path: PathInfo,
         agent_ruleset: Ruleset,
     ) -> None:
-        message = new_answer(user, task.agent, task.model or user.model, path, self.now())
-        write = PartWriter(self.store, self.bus, message, self.now)
-        running = ToolStateRunning(input=task_input(task), time=PartTime(self.now()))
-        part = ToolPart(**write.new_part_ids(), call_id=ids.ascending("tool"), tool=TASK_TOOL, state=running)
+        model = task.model or user.model
+        message = new_answer(user, task.agent, model, path, self.ids.new("msg"), self.clock.now_ms())
+        write = PartWriter(self.store, self.bus, message, self.clock, self.ids)
+        running = ToolStateRunning(input=task_input(task), time=PartTime(self.clock.now_ms()))
+        part = ToolPart(**write.new_part_ids(), call_id=self.ids.new("tool"), tool=TASK_TOOL, state=running)
         try:  # from the first write on: a cancel at any point still leaves the call recorded as cancelled
             await write.message_info()
             await write.part(part)
             ctx = evolve(context, message_id=message.id, call_id=part.call_id, extra={"bypass_agent_check": True})
             called = await self.execute_tool(tools, TASK_TOOL, running.input, ctx, agent_ruleset=agent_ruleset)
             outcome = called.outcome
-            end = self.now()
+            end = self.clock.now_ms()
             if outcome.is_error:
                 error = f"Tool execution failed: {outcome.error}" if outcome.error else "Tool execution failed"
                 part.state = ToolStateError(input=running.input, error=error, time=PartTime(running.time.start, end))
@@ -95,7 +98,7 @@ class SubtaskRunner:
             await self._follow_up(user)
 
     async def _finish(self, write: PartWriter, part: ToolPart, running: ToolStateRunning) -> None:
-        end = self.now()
+        end = self.clock.now_ms()
         if part.state is running:  # cancelled before an outcome
             part.state = ToolStateError(
                 input=running.input,
@@ -110,9 +113,10 @@ class SubtaskRunner:
         await write.message_info()
 
     async def _follow_up(self, user: UserMessage) -> None:
-        info = evolve(user, id=ids.ascending("msg"), time=MessageTime(self.now()), format=None, system=None, tools=None)
+        created = MessageTime(self.clock.now_ms())
+        info = evolve(user, id=self.ids.new("msg"), time=created, format=None, system=None, tools=None)
         part = TextPart(
-            id=ids.ascending("prt"),
+            id=self.ids.new("prt"),
             session_id=info.session_id,
             message_id=info.id,
             text=COMMAND_FOLLOW_UP,

@@ -17,6 +17,7 @@ from strata_core.context.agent import AgentInfo
 from strata_core.context.instruction import InstructionBlock
 from strata_core.engine.parameters import ParameterPolicy
 from strata_core.history import to_model_messages
+from strata_core.ids import Ids
 from strata_core.message import MessageWithParts, UserMessage
 from strata_core.permission.rules import Ruleset, from_stored, merge
 from strata_core.prompt.reminders import apply_reminders, max_steps_prefill, wrap_queued_user_messages
@@ -99,6 +100,7 @@ class TurnRequestBuilder:
     system_prompt: SystemPromptService
     registry: ToolRegistry
     parameters: ParameterPolicy
+    ids: Ids
     _tools: dict[_ToolsKey, list[ResolvedTool]] = field(factory=dict, init=False, repr=False)
     """Resolved tool sets by caller: their descriptions (agents for task, skills for skill) come from
     services that load once, so a turn's steps reuse them instead of describing every tool again."""
@@ -107,7 +109,7 @@ class TurnRequestBuilder:
         format_ = state.user.format
         json_schema = format_ is not None and format_.type == "json_schema"
         structured = StructuredOutputTool(format_.schema or {}) if format_ is not None and json_schema else None
-        history = _reminded(state)
+        history = _reminded(state, self.ids)
         model = state.model.info
         target = ToolTarget(state.agent.name, effective_ruleset(state.agent, state.session), model)
         found = _Gathered()
@@ -166,8 +168,8 @@ class TurnRequestBuilder:
         )
 
 
-def _reminded(state: StepState) -> list[MessageWithParts]:
-    history = list(state.history) if state.stored_reminders else apply_reminders(state.history, state.agent.name)
+def _reminded(state: StepState, ids: Ids) -> list[MessageWithParts]:
+    history = list(state.history) if state.stored_reminders else apply_reminders(state.history, state.agent.name, ids)
     if state.step > 1 and state.last_finished_id is not None:
         history = wrap_queued_user_messages(history, state.last_finished_id)
     return history

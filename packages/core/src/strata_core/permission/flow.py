@@ -16,8 +16,8 @@ import anyio
 import structlog
 from attrs import define, field
 
-from strata_core import ids
 from strata_core.bus import Bus, PermissionAsked, PermissionReplied, PermissionReply, PermissionRequest
+from strata_core.ids import Ids
 from strata_core.permission.rules import (
     CorrectedError,
     DeniedError,
@@ -55,6 +55,7 @@ class PermissionFlow:
     """
 
     bus: Bus
+    ids: Ids
     mode: PermissionMode = "interactive"
     _pending: dict[str, _Pending] = field(factory=dict, init=False, repr=False)
     _approved: dict[str, list[Rule]] = field(factory=dict, init=False, repr=False)
@@ -78,7 +79,7 @@ class PermissionFlow:
         if decision == "ask" and self.mode == "non_interactive":
             raise NoResponderError(permission, patterns)
         request = PermissionRequest(
-            id=ids.ascending("per"),
+            id=self.ids.new("per"),
             session_id=session_id,
             permission=permission,
             patterns=tuple(patterns),

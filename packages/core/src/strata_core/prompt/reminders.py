@@ -12,8 +12,8 @@ from pathlib import Path
 
 from attrs import evolve, frozen
 
-from strata_core import ids
 from strata_core.config.flags import env_flag
+from strata_core.ids import Ids
 from strata_core.message import AssistantMessage, MessageWithParts, TextPart, UserMessage
 from strata_core.prompt.texts import read_prompt
 
@@ -77,14 +77,12 @@ def _last_index(messages: Sequence[MessageWithParts], role: str) -> int | None:
     return next((i for i in range(len(messages) - 1, -1, -1) if messages[i].info.role == role), None)
 
 
-def synthetic_text_part(message: UserMessage, text: str) -> TextPart:
-    return TextPart(
-        id=ids.ascending("prt"), session_id=message.session_id, message_id=message.id, text=text, synthetic=True
-    )
+def synthetic_text_part(message: UserMessage, text: str, part_id: str) -> TextPart:
+    return TextPart(id=part_id, session_id=message.session_id, message_id=message.id, text=text, synthetic=True)
 
 
 def _append_to_last_user(
-    messages: Sequence[MessageWithParts], texts: Sequence[str]
+    messages: Sequence[MessageWithParts], texts: Sequence[str], ids: Ids
 ) -> tuple[list[MessageWithParts], list[TextPart]]:
     result = list(messages)
     index = _last_index(messages, "user")
@@ -92,12 +90,12 @@ def _append_to_last_user(
         return result, []
     target = messages[index]
     assert isinstance(target.info, UserMessage)
-    added = [synthetic_text_part(target.info, text) for text in texts]
+    added = [synthetic_text_part(target.info, text, ids.new("prt")) for text in texts]
     result[index] = MessageWithParts(info=target.info, parts=[*target.parts, *added])
     return result, added
 
 
-def apply_reminders(messages: Sequence[MessageWithParts], agent_name: str) -> list[MessageWithParts]:
+def apply_reminders(messages: Sequence[MessageWithParts], agent_name: str, ids: Ids) -> list[MessageWithParts]:
     """The default reminders, added in memory on every step (never persisted).
 
     - the plan agent gets the read-only plan reminder;
@@ -111,7 +109,7 @@ def apply_reminders(messages: Sequence[MessageWithParts], agent_name: str) -> li
         isinstance(m.info, AssistantMessage) and m.info.agent == PLAN_AGENT for m in messages
     ):
         texts.append(build_switch_reminder())
-    return _append_to_last_user(messages, texts)[0]
+    return _append_to_last_user(messages, texts, ids)[0]
 
 
 def wrap_queued_user_messages(messages: Sequence[MessageWithParts], last_finished_id: str) -> list[MessageWithParts]:
@@ -157,7 +155,7 @@ def _plan_info(plan_file: Path, plan_exists: bool) -> str:
 
 
 def apply_plan_mode(
-    messages: Sequence[MessageWithParts], agent_name: str, plan_file: Path, plan_exists: bool
+    messages: Sequence[MessageWithParts], agent_name: str, plan_file: Path, plan_exists: bool, ids: Ids
 ) -> PlanModeUpdate:
     """Plan-mode reminders: entering plan mode, or leaving it for another agent.
 
@@ -173,14 +171,14 @@ def apply_plan_mode(
         text = plan_mode_reminder(_plan_info(plan_file, plan_exists))
     else:
         return PlanModeUpdate(list(messages), [])
-    updated, added = _append_to_last_user(messages, [text])
+    updated, added = _append_to_last_user(messages, [text], ids)
     return PlanModeUpdate(updated, added)
 
 
-def plan_mode_step(messages: Sequence[MessageWithParts], agent_name: str, plan_file: Path) -> PlanModeUpdate:
+def plan_mode_step(messages: Sequence[MessageWithParts], agent_name: str, plan_file: Path, ids: Ids) -> PlanModeUpdate:
     """`apply_plan_mode` with the file checks done: whether the plan exists, and its directory on entering."""
     exists = plan_file.exists()
-    update = apply_plan_mode(messages, agent_name, plan_file, exists)
+    update = apply_plan_mode(messages, agent_name, plan_file, exists, ids)
     if update.new_parts and agent_name == PLAN_AGENT and not exists:
         plan_file.parent.mkdir(parents=True, exist_ok=True)
     return update

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from typing import Literal, Protocol, TypeAlias
+from typing import Literal, TypeAlias
 
 import anyio
 from attrs import define, field, frozen
 
+from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo
 from strata_core.context.instruction import Instruction, InstructionBlock
 from strata_core.context.project import Project, ProjectInfo
@@ -106,17 +107,6 @@ def skills_block(agent: AgentInfo, skills: Sequence[SkillInfo]) -> str | None:
     return f"{SKILLS_INTRO}\n{format_skills_xml(available_skills(skills, agent.permission))}"
 
 
-class Clock(Protocol):
-    """Today's date, injectable so a test can pin the environment block."""
-
-    def today(self) -> date: ...
-
-
-class SystemClock:
-    def today(self) -> date:
-        return date.today()
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Assembly
 
@@ -185,7 +175,8 @@ class SystemPromptService:
     project: Project
     instructions: Instruction
     skills: Skills
-    clock: Clock = field(factory=SystemClock)
+    clock: Clock
+    """Only its `today()` is read: the environment block's date."""
 
     async def environment(self, model: ModelInfo) -> str:
         return environment(model, await self.project.info(), self.clock.today())

@@ -16,9 +16,9 @@ import attrs
 from attrs import frozen
 from cattrs import ClassValidationError
 
-from strata_core import ids
 from strata_core import message as m
 from strata_core.errors import StrataError
+from strata_core.ids import Ids
 from strata_core.serialization import converter
 from strata_core.session.info import SessionInfo, SessionTime
 
@@ -63,7 +63,7 @@ def parse_export_text(text: str, where: str = "the export") -> Any:
         raise ExportFormatError(f"{where} is not valid JSON (line {error.lineno}, column {error.colno})") from error
 
 
-def read_export(data: Any, *, project_id: str, directory: str, now: int) -> ReadExport:
+def read_export(data: Any, *, project_id: str, directory: str, now: int, ids: Ids) -> ReadExport:
     """Read an export document into records for this project and directory; the session keeps its ids."""
     if not isinstance(data, Mapping) or not isinstance(data.get("info"), Mapping):
         raise ExportFormatError(
@@ -74,8 +74,8 @@ def read_export(data: Any, *, project_id: str, directory: str, now: int) -> Read
     if not isinstance(raw_messages, list):
         raise ExportFormatError(f"`messages` must be a list, got {type(raw_messages).__name__}")
     warnings: list[str] = []
-    info = _session_info(data["info"], project_id, directory, now, warnings)
-    messages = _messages(raw_messages, info, warnings)
+    info = _session_info(data["info"], project_id, directory, now, ids, warnings)
+    messages = _messages(raw_messages, info, ids, warnings)
     return ReadExport(info, tuple(messages), tuple(warnings))
 
 
@@ -84,11 +84,11 @@ def read_export(data: Any, *, project_id: str, directory: str, now: int) -> Read
 
 
 def _session_info(
-    raw: Mapping[str, Any], project_id: str, directory: str, now: int, warnings: list[str]
+    raw: Mapping[str, Any], project_id: str, directory: str, now: int, ids: Ids, warnings: list[str]
 ) -> SessionInfo:
     session_id = _text(raw.get("id"))
     if not session_id:
-        session_id = ids.ascending("ses")
+        session_id = ids.new("ses")
         warnings.append(f"the session has no id; imported as {session_id}")
     time: Mapping[str, Any] = raw["time"] if isinstance(raw.get("time"), Mapping) else {}
     created = _number(time.get("created"), now)
@@ -128,7 +128,7 @@ def _number(value: Any, default: int) -> int:
 # Messages and parts
 
 
-def _messages(raw_messages: list[Any], session: SessionInfo, warnings: list[str]) -> list[m.MessageWithParts]:
+def _messages(raw_messages: list[Any], session: SessionInfo, ids: Ids, warnings: list[str]) -> list[m.MessageWithParts]:
     """Messages of the export; missing fields of older exports are filled from their neighbours."""
     next_model = _next_assistant_models(raw_messages)
     out: list[m.MessageWithParts] = []
@@ -138,7 +138,7 @@ def _messages(raw_messages: list[Any], session: SessionInfo, warnings: list[str]
         if not isinstance(raw, Mapping):
             warnings.append(f"messages[{index}] has no `info` object; skipped")
             continue
-        defaults = _message_defaults(raw, session, last_user, next_model[index])
+        defaults = _message_defaults(raw, session, last_user, next_model[index], ids)
         info = _structure(m.Message, {**raw, "sessionID": session.id}, defaults)
         if info is None:
             warnings.append(
@@ -148,7 +148,7 @@ def _messages(raw_messages: list[Any], session: SessionInfo, warnings: list[str]
         if isinstance(info, m.UserMessage):
             last_user = info.id
         raw_parts = entry.get("parts") if isinstance(entry.get("parts"), list) else []
-        out.append(m.MessageWithParts(info, _parts(raw_parts, info, warnings)))
+        out.append(m.MessageWithParts(info, _parts(raw_parts, info, ids, warnings)))
     return out
 
 
@@ -166,15 +166,15 @@ def _next_assistant_models(raw_messages: list[Any]) -> list[dict[str, str] | Non
 
 
 def _message_defaults(
-    raw: Mapping[str, Any], session: SessionInfo, last_user: str, next_model: dict[str, str] | None
+    raw: Mapping[str, Any], session: SessionInfo, last_user: str, next_model: dict[str, str] | None, ids: Ids
 ) -> dict[str, Any]:
     time = {"created": session.time.created}
     if raw.get("role") == "user":
         model = next_model or {"providerID": "unknown", "modelID": "unknown"}
-        return {"id": ids.ascending("msg"), "time": time, "agent": "build", "model": model}
+        return {"id": ids.new("msg"), "time": time, "agent": "build", "model": model}
     agent = _text(raw.get("agent")) or _text(raw.get("mode")) or "build"  # early versions had only `mode`
     return {
-        "id": ids.ascending("msg"),
+        "id": ids.new("msg"),
         "time": time,
         "parentID": last_user,
         "modelID": "unknown",
@@ -206,7 +206,7 @@ _STATE_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-def _parts(raw_parts: list[Any], message: m.Message, warnings: list[str]) -> list[m.Part]:
+def _parts(raw_parts: list[Any], message: m.Message, ids: Ids, warnings: list[str]) -> list[m.Part]:
     parts: list[m.Part] = []
     for raw in raw_parts:
         kind = raw.get("type") if isinstance(raw, Mapping) else None
@@ -215,7 +215,7 @@ def _parts(raw_parts: list[Any], message: m.Message, warnings: list[str]) -> lis
             continue
         assert isinstance(raw, Mapping)
         fixed = {**raw, "sessionID": message.session_id, "messageID": message.id}
-        defaults = {"id": ids.ascending("prt"), **_PART_DEFAULTS[kind]}
+        defaults = {"id": ids.new("prt"), **_PART_DEFAULTS[kind]}
         if kind == "tool":
             fixed["state"] = _tool_state(raw.get("state"))
             defaults["callID"] = _text(raw.get("id")) or "call"

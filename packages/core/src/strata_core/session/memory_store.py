@@ -158,24 +158,6 @@ class MemorySessionStore:
         async with self._access() as tables:
             tables.parts[part.id] = row
 
-    async def delete_part(self, session_id: str, part_id: str) -> None:
-        async with self._access() as tables:
-            row = tables.parts.get(part_id)
-            if row is not None and row.session_id == session_id:
-                del tables.parts[part_id]
-
-    async def get_message(self, session_id: str, message_id: str) -> MessageWithParts | None:
-        async with self._access() as tables:
-            row = tables.messages.get(message_id)
-            if row is None or row.session_id != session_id:
-                return None
-            parts = [
-                part_from_json(p.data)
-                for p in tables.parts.values()
-                if p.message_id == message_id and p.session_id == session_id
-            ]
-            return MessageWithParts(message_from_json(row.data), parts)
-
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         async with self._access() as tables:
             rows = sorted((mid, row) for mid, row in tables.messages.items() if row.session_id == session_id)

@@ -8,10 +8,10 @@ database at the previous version, and the next open simply tries again.
 from __future__ import annotations
 
 import sqlite3
-import time
 
 from attrs import frozen
 
+from strata_core.clock import Clock, SystemClock
 from strata_core.errors import StrataError
 
 
@@ -81,12 +81,18 @@ def current_version(conn: sqlite3.Connection) -> int:
     return int(row[0] or 0)
 
 
-def migrate(conn: sqlite3.Connection, where: str, migrations: tuple[Migration, ...] = MIGRATIONS) -> int:
+def migrate(
+    conn: sqlite3.Connection,
+    where: str,
+    migrations: tuple[Migration, ...] = MIGRATIONS,
+    clock: Clock | None = None,
+) -> int:
     """Bring the database up to the newest schema; return the version it is at.
 
     `conn` must be in autocommit mode (`isolation_level=None`): transactions here are explicit. `where` names
-    the database in error messages.
+    the database in error messages; `clock` stamps each migration's `applied_at` (default: the machine's).
     """
+    clock = clock or SystemClock()
     conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")
     newest = migrations[-1].version
     found = current_version(conn)
@@ -97,11 +103,11 @@ def migrate(conn: sqlite3.Connection, where: str, migrations: tuple[Migration, .
         )
     for migration in migrations:
         if migration.version > found:
-            _apply(conn, migration)
+            _apply(conn, migration, clock)
     return current_version(conn)
 
 
-def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
+def _apply(conn: sqlite3.Connection, migration: Migration, clock: Clock) -> None:
     # IMMEDIATE takes the write lock first, so two processes opening a fresh database at once cannot both
     # apply the same migration: the second waits (busy timeout), then sees the version already recorded.
     conn.execute("BEGIN IMMEDIATE")
@@ -113,7 +119,7 @@ def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
             conn.execute(statement)
         conn.execute(
             "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
-            (migration.version, int(time.time() * 1000)),
+            (migration.version, clock.now_ms()),
         )
         conn.execute("COMMIT")
     except BaseException:

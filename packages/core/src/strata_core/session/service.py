@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,21 +17,15 @@ from typing import Any
 import structlog
 from attrs import define, evolve, frozen
 
-from strata_core import ids
 from strata_core import message as m
+from strata_core.clock import Clock
 from strata_core.errors import StrataError
+from strata_core.ids import Ids
 from strata_core.session.export import export_data, parse_export_text, read_export
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.store import SessionNotFoundError, SessionStore
 
-Clock = Callable[[], int]
-"""Milliseconds since the epoch: what every `time` field holds."""
-
 log = structlog.get_logger(__name__)
-
-
-def system_clock() -> int:
-    return time.time_ns() // 1_000_000
 
 
 def _package_version() -> str:
@@ -103,14 +96,15 @@ class SessionService:
     store: SessionStore
     project_id: str
     directory: str
-    clock: Clock = system_clock
+    clock: Clock
+    ids: Ids
 
     async def create(
         self, *, parent_id: str | None = None, title: str | None = None, permission: list[dict[str, str]] | None = None
     ) -> SessionInfo:
-        now = self.clock()
+        now = self.clock.now_ms()
         info = SessionInfo(
-            id=ids.ascending("ses"),
+            id=self.ids.new("ses"),
             project_id=self.project_id,
             directory=self.directory,
             title=title or default_title(now, child=parent_id is not None),
@@ -151,7 +145,7 @@ class SessionService:
 
     async def _update(self, session_id: str, **changes: Any) -> SessionInfo:
         info = await self.get(session_id)
-        updated = evolve(info, time=evolve(info.time, updated=self.clock()), **changes)
+        updated = evolve(info, time=evolve(info.time, updated=self.clock.now_ms()), **changes)
         await self.store.put_session(updated)
         return updated
 
@@ -167,16 +161,16 @@ class SessionService:
             if all(message.info.id != message_id for message in history):
                 raise MessageNotFoundError(session_id, message_id)
             history = [h for h in history if h.info.id < message_id or (inclusive and h.info.id == message_id)]
-        now = self.clock()
+        now = self.clock.now_ms()
         fork = SessionInfo(
-            id=ids.ascending("ses"),
+            id=self.ids.new("ses"),
             project_id=self.project_id,
             directory=self.directory,
             title=forked_title(original.title),
             version=VERSION,
             time=SessionTime(created=now, updated=now),
         )
-        await self._write(fork, copy_history(history, fork.id))
+        await self._write(fork, copy_history(history, fork.id, self.ids))
         return fork
 
     async def delete(self, session_id: str) -> None:
@@ -202,7 +196,9 @@ class SessionService:
         `new_ids=True` it imports a copy under fresh ids instead.
         """
         document = parse_export_text(data) if isinstance(data, str) else data
-        read = read_export(document, project_id=self.project_id, directory=self.directory, now=self.clock())
+        read = read_export(
+            document, project_id=self.project_id, directory=self.directory, now=self.clock.now_ms(), ids=self.ids
+        )
         info, history, warnings = read.info, list(read.messages), list(read.warnings)
         if await self.store.get_session(info.id) is not None:
             if not new_ids:
@@ -210,8 +206,8 @@ class SessionService:
                     f"Session {info.id} is already stored here. Delete it first to restore it from this export, "
                     f"or import a copy under new ids."
                 )
-            info = evolve(info, id=ids.ascending("ses"))
-            history = copy_history(history, info.id)
+            info = evolve(info, id=self.ids.new("ses"))
+            history = copy_history(history, info.id, self.ids)
         if info.parent_id is not None and await self.store.get_session(info.parent_id) is None:
             warnings.append(f"the parent session {info.parent_id} is not here; imported as a top-level session")
             info = evolve(info, parent_id=None)
@@ -247,25 +243,25 @@ def forked_title(title: str) -> str:
     return f"{title} (fork #1)"
 
 
-def copy_history(history: Sequence[m.MessageWithParts], session_id: str) -> list[m.MessageWithParts]:
+def copy_history(history: Sequence[m.MessageWithParts], session_id: str, ids: Ids) -> list[m.MessageWithParts]:
     """The messages and parts under new ids in `session_id`, in the same order, links remapped.
 
     New ids are made in history order, so the copies sort as the originals did. An assistant's parent and a
     compaction's tail start point at the copies; a link to a message outside the copied range is kept as is.
     """
-    new_ids = {message.info.id: ids.ascending("msg") for message in history}
+    new_ids = {message.info.id: ids.new("msg") for message in history}
     copies: list[m.MessageWithParts] = []
     for message in history:
         info = evolve(message.info, id=new_ids[message.info.id], session_id=session_id)
         if isinstance(info, m.AssistantMessage):
             info = evolve(info, parent_id=new_ids.get(info.parent_id, info.parent_id))
-        parts = [_copy_part(part, info.id, session_id, new_ids) for part in message.parts]
+        parts = [_copy_part(part, ids.new("prt"), info.id, session_id, new_ids) for part in message.parts]
         copies.append(m.MessageWithParts(info, parts))
     return copies
 
 
-def _copy_part(part: m.Part, message_id: str, session_id: str, new_ids: Mapping[str, str]) -> m.Part:
-    copy = evolve(part, id=ids.ascending("prt"), message_id=message_id, session_id=session_id)
+def _copy_part(part: m.Part, part_id: str, message_id: str, session_id: str, new_ids: Mapping[str, str]) -> m.Part:
+    copy = evolve(part, id=part_id, message_id=message_id, session_id=session_id)
     if isinstance(copy, m.CompactionPart) and copy.tail_start_id is not None:
         copy = evolve(copy, tail_start_id=new_ids.get(copy.tail_start_id, copy.tail_start_id))
     return copy

@@ -25,6 +25,7 @@ from typing import TypeVar
 import anyio
 from attrs import define, field
 
+from strata_core.clock import Clock, SystemClock
 from strata_core.message import Message, MessageWithParts, Part
 from strata_core.serialization import (
     message_from_json,
@@ -52,14 +53,16 @@ class SqliteSessionStore:
 
     path: Path
     busy_timeout_ms: int = BUSY_TIMEOUT_MS
+    clock: Clock = field(factory=SystemClock)
+    """Stamps the schema migrations it applies (records carry their own times)."""
     _conn: sqlite3.Connection | None = field(default=None, init=False)
     _gate: AccessGate = field(factory=AccessGate, init=False)
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, path: Path) -> AsyncIterator[SqliteSessionStore]:
+    async def open(cls, path: Path, clock: Clock | None = None) -> AsyncIterator[SqliteSessionStore]:
         """`async with SqliteSessionStore.open(path) as store:` connects, migrates, and closes on exit."""
-        store = cls(path)
+        store = cls(path, clock=clock or SystemClock())
         await store.connect()
         try:
             yield store
@@ -90,7 +93,7 @@ class SqliteSessionStore:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")  # see the module docstring for why this is durable enough
             conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
-            migrations.migrate(conn, str(self.path))
+            migrations.migrate(conn, str(self.path), clock=self.clock)
         except BaseException:
             conn.close()
             raise
@@ -102,9 +105,6 @@ class SqliteSessionStore:
                 conn, self._conn = self._conn, None
                 if conn is not None:
                     await anyio.to_thread.run_sync(conn.close)
-
-    async def schema_version(self) -> int:
-        return await self._read(migrations.current_version)
 
     # -----------------------------------------------------------------------------------------------------
     # Running SQL
@@ -191,22 +191,6 @@ class SqliteSessionStore:
         row = (part.id, part.session_id, part.message_id, part_to_json(part))
         await self._write(lambda conn: conn.execute(_UPSERT_PART, row))
 
-    async def delete_part(self, session_id: str, part_id: str) -> None:
-        query = "DELETE FROM part WHERE id = ? AND session_id = ?"
-        await self._write(lambda conn: conn.execute(query, (part_id, session_id)))
-
-    async def get_message(self, session_id: str, message_id: str) -> MessageWithParts | None:
-        def work(conn: sqlite3.Connection) -> MessageWithParts | None:
-            query = "SELECT data FROM message WHERE id = ? AND session_id = ?"
-            row = conn.execute(query, (message_id, session_id)).fetchone()
-            if row is None:
-                return None
-            query = "SELECT data FROM part WHERE message_id = ? AND session_id = ? ORDER BY seq"
-            parts = [part_from_json(r[0]) for r in conn.execute(query, (message_id, session_id))]
-            return MessageWithParts(message_from_json(row[0]), parts)
-
-        return await self._read(work)
-
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         return await self._read(lambda conn: _load_messages(conn, session_id))
 
@@ -235,7 +219,7 @@ def _load_messages(conn: sqlite3.Connection, session_id: str) -> list[MessageWit
     query = "SELECT message_id, data FROM part WHERE session_id = ? ORDER BY seq"
     for message_id, data in conn.execute(query, (session_id,)):
         bucket = parts.get(message_id)
-        if bucket is not None:  # a part whose message was never stored stays invisible, as in get_message
+        if bucket is not None:  # a part whose message was never stored stays invisible
             bucket.append(part_from_json(data))
     return [MessageWithParts(message_from_json(data), parts[message_id]) for message_id, data in rows]
 

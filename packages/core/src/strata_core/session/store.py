@@ -3,6 +3,10 @@
 Implementations: `sqlite_store.SqliteSessionStore` (the embedded default) and `memory_store.MemorySessionStore`
 (tests, embedding). Every write is durable when the awaited call returns, so a process killed at any moment
 leaves a consistent, resumable session.
+
+The protocol holds what the core calls, nothing more. Opening and closing are the implementation's own
+(`async with SqliteSessionStore.open(path)`): whoever opens a store closes it, so a store an application
+hands to `open_runtime(store=...)` stays open after the runtime.
 """
 
 from __future__ import annotations
@@ -50,10 +54,6 @@ class SessionStore(Protocol):
         """Create or replace one part; parts keep the order they were first put in."""
         ...
 
-    async def delete_part(self, session_id: str, part_id: str) -> None: ...
-
-    async def get_message(self, session_id: str, message_id: str) -> MessageWithParts | None: ...
-
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         """All messages of a session in id (creation) order, each with its parts."""
         ...
@@ -66,5 +66,3 @@ class SessionStore(Protocol):
         Without a batch, every write is its own transaction.
         """
         ...
-
-    async def close(self) -> None: ...

@@ -8,16 +8,16 @@ to a subagent (`task` not denied).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-from attrs import frozen
+from attrs import Factory, field, frozen
 
-from strata_core import ids
+from strata_core.clock import Clock, SystemClock
 from strata_core.config.paths import StrataPaths
+from strata_core.ids import Ids
 from strata_core.permission.rules import Rule, evaluate
 
 MAX_LINES = 2000
@@ -94,11 +94,17 @@ def hint(saved: Path, agent_ruleset: Sequence[Rule] | None) -> str:
 
 @frozen
 class Truncation:
-    """Truncation limits and the directory where full outputs are kept (`StrataPaths.tool_output`)."""
+    """Truncation limits and the directory where full outputs are kept (`StrataPaths.tool_output`).
+
+    The container hands it the runtime's clock and ids (file names sort by creation, the seven days count
+    on that clock); built alone, it uses the machine's.
+    """
 
     directory: Path
     max_lines: int = MAX_LINES
     max_bytes: int = MAX_BYTES
+    clock: Clock = field(factory=SystemClock, eq=False, kw_only=True)
+    ids: Ids = field(default=Factory(lambda self: Ids(self.clock), takes_self=True), eq=False, kw_only=True)
 
     @classmethod
     def from_paths(
@@ -107,12 +113,14 @@ class Truncation:
         return cls(paths.tool_output, max_lines or MAX_LINES, max_bytes or MAX_BYTES)
 
     @classmethod
-    def configured(cls, paths: StrataPaths, tool_output: Mapping[str, Any]) -> Truncation:
+    def configured(cls, paths: StrataPaths, tool_output: Mapping[str, Any], clock: Clock, ids: Ids) -> Truncation:
         """With the config's `tool_output {max_lines, max_bytes}`; a missing or unusable value keeps the default."""
-        return cls.from_paths(
-            paths,
-            max_lines=_positive_int(tool_output.get("max_lines")),
-            max_bytes=_positive_int(tool_output.get("max_bytes")),
+        return cls(
+            paths.tool_output,
+            _positive_int(tool_output.get("max_lines")) or MAX_LINES,
+            _positive_int(tool_output.get("max_bytes")) or MAX_BYTES,
+            clock=clock,
+            ids=ids,
         )
 
     @classmethod
@@ -122,7 +130,7 @@ class Truncation:
     def write_sync(self, text: str) -> Path:
         """Save `text` as `tool_<ascending id>`; ascending ids keep the files in creation order."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        path = self.directory / ids.ascending("tool")
+        path = self.directory / self.ids.new("tool")
         path.write_text(text, encoding="utf-8")
         return path
 
@@ -152,17 +160,18 @@ class Truncation:
         content = f"{preview}\n\n{note}\n\n{advice}" if head else f"{note}\n\n{advice}\n\n{preview}"
         return TruncatedOutput(content, True, saved)
 
-    def cleanup(self, now: float | None = None) -> int:
+    def cleanup(self) -> int:
         """Delete saved outputs older than seven days; returns how many went. The runtime calls this at start."""
-        return cleanup_tool_output(self.directory, now=now)
+        return cleanup_tool_output(self.directory, now=self.clock.now_ms() / 1000)
 
 
 def _positive_int(value: object) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 1 else None
 
 
-def cleanup_tool_output(directory: Path, *, now: float | None = None) -> int:
-    cutoff = (time.time() if now is None else now) - RETENTION_SECONDS
+def cleanup_tool_output(directory: Path, *, now: float) -> int:
+    """Delete the `tool_*` files of `directory` modified over seven days before `now` (epoch seconds)."""
+    cutoff = now - RETENTION_SECONDS
     removed = 0
     try:
         entries = list(directory.iterdir())

@@ -15,18 +15,19 @@ always `ask` here: the plan agent's `plan_exit: allow` only says the tool is off
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 import anyio
 from attrs import define
 
-from strata_core import ids
 from strata_core.bus import Bus
+from strata_core.clock import Clock
 from strata_core.config.paths import StrataPaths
 from strata_core.context.plan_file import plan_file
 from strata_core.context.project import Project
+from strata_core.ids import Ids
 from strata_core.message import (
     MessageTime,
     MessageWithParts,
@@ -94,7 +95,8 @@ class PlanExitTool(BuiltinTool):
     bus: Bus
     project: Project
     paths: StrataPaths
-    now: Callable[[], int]
+    clock: Clock
+    ids: Ids
 
     async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         plan = shown_path(await self._plan_file(ctx.session_id), ctx.worktree)
@@ -128,14 +130,14 @@ class PlanExitTool(BuiltinTool):
         if model is None:
             raise ToolFailure("No model to hand the plan to: the session has no user message")
         info = UserMessage(
-            id=ids.ascending("msg"),
+            id=self.ids.new("msg"),
             session_id=ctx.session_id,
-            time=MessageTime(self.now()),
+            time=MessageTime(self.clock.now_ms()),
             agent=BUILD_AGENT,
             model=model,
         )
         part = TextPart(
-            id=ids.ascending("prt"),
+            id=self.ids.new("prt"),
             session_id=ctx.session_id,
             message_id=info.id,
             text=approval_text(plan),
@@ -176,9 +178,12 @@ def plan_exit_tool(
     bus: Bus,
     project: Project,
     paths: StrataPaths,
-    now: Callable[[], int],
+    clock: Clock,
+    ids: Ids,
 ) -> PlanExitTool | None:
     """The tool when it is offered (`plan_exit_offered`), for the composition root; None otherwise."""
     if not plan_exit_offered(env, permission_mode):
         return None
-    return PlanExitTool(permissions=permissions, store=store, bus=bus, project=project, paths=paths, now=now)
+    return PlanExitTool(
+        permissions=permissions, store=store, bus=bus, project=project, paths=paths, clock=clock, ids=ids
+    )
