@@ -166,7 +166,7 @@ def _plus(tools: Sequence[Tool], extra: Tool) -> list[Tool]:
 
 
 def _catalog(config: ConfigInfo, env: Mapping[str, str], client: Any) -> ProviderCatalog:
-    return ProviderCatalog(config.data, env, client)
+    return ProviderCatalog(config.blocks, env, client)
 
 
 async def one_run(steps: int, server: Server = "keep-alive") -> list[float]:

@@ -10,6 +10,7 @@ import pytest
 from tool_fakes import rules
 
 from strata_core.config.paths import StrataPaths
+from strata_core.config.schema import ToolOutputConfig
 from strata_core.tool.truncation import MAX_BYTES, MAX_LINES, Truncation, cleanup_tool_output, cut
 
 pytestmark = pytest.mark.anyio
@@ -21,12 +22,13 @@ def test_defaults_are_2000_lines_and_50_kib() -> None:
     assert Truncation.from_paths(paths).directory == paths.tool_output
 
 
-def test_configured_limits_replace_the_defaults_and_unusable_values_keep_them() -> None:
+def test_configured_limits_replace_the_defaults_and_unset_ones_keep_them() -> None:
+    # Unusable values (0, "big") never get here: loading the config refuses them (tests/core/test_config_blocks.py).
     paths = StrataPaths.from_env({"HOME": "/h"})
-    configured = Truncation.configured(paths, {"max_lines": 10, "max_bytes": 2048})
+    configured = Truncation.configured(paths, ToolOutputConfig(max_lines=10, max_bytes=2048))
     assert (configured.max_lines, configured.max_bytes) == (10, 2048)
-    unusable = Truncation.configured(paths, {"max_lines": 0, "max_bytes": "big"})
-    assert (unusable.max_lines, unusable.max_bytes) == (MAX_LINES, MAX_BYTES)
+    unset = Truncation.configured(paths, ToolOutputConfig())
+    assert (unset.max_lines, unset.max_bytes) == (MAX_LINES, MAX_BYTES)
 
 
 async def test_output_within_limits_is_unchanged_and_nothing_is_saved(truncation: Truncation) -> None:

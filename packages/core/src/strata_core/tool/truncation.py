@@ -9,15 +9,16 @@ to a subagent (`task` not denied).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import anyio
 from attrs import frozen
 
 from strata_core import ids
 from strata_core.config.paths import StrataPaths
+from strata_core.config.schema import ToolOutputConfig
 from strata_core.permission.rules import Rule, evaluate
 
 MAX_LINES = 2000
@@ -107,13 +108,9 @@ class Truncation:
         return cls(paths.tool_output, max_lines or MAX_LINES, max_bytes or MAX_BYTES)
 
     @classmethod
-    def configured(cls, paths: StrataPaths, tool_output: Mapping[str, Any]) -> Truncation:
-        """With the config's `tool_output {max_lines, max_bytes}`; a missing or unusable value keeps the default."""
-        return cls.from_paths(
-            paths,
-            max_lines=_positive_int(tool_output.get("max_lines")),
-            max_bytes=_positive_int(tool_output.get("max_bytes")),
-        )
+    def configured(cls, paths: StrataPaths, tool_output: ToolOutputConfig) -> Truncation:
+        """With the config's `tool_output {max_lines, max_bytes}` (checked on load); unset keeps the default."""
+        return cls.from_paths(paths, max_lines=tool_output.max_lines, max_bytes=tool_output.max_bytes)
 
     @classmethod
     def default(cls) -> Truncation:
@@ -155,10 +152,6 @@ class Truncation:
     def cleanup(self, now: float | None = None) -> int:
         """Delete saved outputs older than seven days; returns how many went. The runtime calls this at start."""
         return cleanup_tool_output(self.directory, now=now)
-
-
-def _positive_int(value: object) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 1 else None
 
 
 def cleanup_tool_output(directory: Path, *, now: float | None = None) -> int:
