@@ -114,9 +114,18 @@ async def test_a_wrong_value_names_the_file_the_key_path_and_the_expectation(
 ) -> None:
     path = write(home.repo / "opencode.json", content)
     error = await home.error()
-    assert str(error).startswith(f"{path}: {key_path}: expected {expected}")
+    assert str(error).startswith(f"{path}:{error.line}:{error.column}: {key_path}: expected {expected}")
     assert (error.path, error.key_path) == (path, key_path)
+    assert error.line is not None and error.line > 1  # `write` indents: every value sits below the opening brace
     assert isinstance(error, StrataError)
+
+
+async def test_the_error_gives_the_line_and_column_of_the_bad_value_in_a_jsonc_file(home: Home) -> None:
+    text = '{\n  // the budget\n  compaction: {\n    "auto": true,\n    \'reserved\': "abc", /* typo */\n  },\n}\n'
+    path = write(home.repo / "opencode.jsonc", text)
+    error = await home.error()
+    assert (error.line, error.column) == (5, 17)
+    assert str(error) == f'{path}:5:17: compaction.reserved: expected a whole number of tokens, got "abc"'
 
 
 async def test_the_error_names_the_global_file_when_the_global_file_set_the_bad_value(home: Home) -> None:
@@ -124,7 +133,7 @@ async def test_the_error_names_the_global_file_when_the_global_file_set_the_bad_
     write(home.repo / "opencode.json", {"compaction": {"auto": True}, "model": "a/b"})
     error = await home.error()
     assert error.path == bad
-    assert str(error) == f'{bad}: compaction.reserved: expected a whole number of tokens, got "abc"'
+    assert str(error) == f'{bad}:3:17: compaction.reserved: expected a whole number of tokens, got "abc"'
 
 
 async def test_the_error_names_the_project_file_when_the_project_file_set_the_bad_value(home: Home) -> None:
@@ -149,7 +158,7 @@ async def test_an_env_permission_error_names_the_variable(home: Home) -> None:
 async def test_inline_config_content_errors_name_the_variable(home: Home) -> None:
     home.env["OPENCODE_CONFIG_CONTENT"] = '{"skills": {"paths": "skills"}}'
     error = await home.error()
-    assert str(error).startswith("$OPENCODE_CONFIG_CONTENT: skills.paths: expected a list of paths")
+    assert str(error).startswith("$OPENCODE_CONFIG_CONTENT:1:22: skills.paths: expected a list of paths")
 
 
 def test_a_config_built_from_data_alone_says_config_where_a_file_would_be() -> None:

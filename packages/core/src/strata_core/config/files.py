@@ -61,7 +61,7 @@ def parse_config_text(text: str, source: Path, *, env: Mapping[str, str], home: 
     data = parse_jsonc(text, source)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a JSON object at the top level, got {shown(data)}", path=source)
-    return check_config(data, source)
+    return check_config(data, source, text)
 
 
 def substitute(text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path) -> str:
@@ -132,12 +132,13 @@ def parse_jsonc(text: str, source: Path) -> Any:
 # blocks used are structured again from all sources merged.
 
 
-def check_config(data: dict[str, Any], source: Path) -> dict[str, Any]:
-    """Check one source against the typed blocks and normalise its agent entries; warn about unknown keys."""
+def check_config(data: dict[str, Any], source: Path, text: str | None = None) -> dict[str, Any]:
+    """Check one source against the typed blocks and normalise its agent entries; warn about unknown keys.
+    With the source's `text`, an error gives the bad value's line and column too."""
     for key in data:
         if key not in KNOWN_KEYS:
             log.warning("config.unknown_key", key=key, file=str(source), note="kept; OpenCode would reject it")
-    structure_block(data, ConfigBlocks, source)
+    structure_block(data, ConfigBlocks, source, text=text)
     for section in ("agent", "mode"):
         if data.get(section) is not None:
             data[section] = {name: normalize_agent(entry) for name, entry in data[section].items()}

@@ -21,6 +21,7 @@ from strata_core.config import provider_schema as p
 from strata_core.config import schema as s
 from strata_core.config.checks import CHECK, NESTED
 from strata_core.config.errors import MISSING, ConfigError, ConfigValueError, shown
+from strata_core.config.locate import locate
 from strata_core.serialization import converter
 
 __all__ = ["config_error", "config_keys", "structure_block", "structure_config"]
@@ -53,12 +54,15 @@ def structure_config(data: Mapping[str, Any], source: Path | None = None) -> s.C
     return structure_block(data, s.ConfigBlocks, source)
 
 
-def structure_block(value: Any, cls: type[T], source: Path | None, *, at: tuple[str, ...] = ()) -> T:
-    """`value` as the block `cls`, found in `source` at key path `at` (how errors name the place)."""
+def structure_block(
+    value: Any, cls: type[T], source: Path | None, *, at: tuple[str, ...] = (), text: str | None = None
+) -> T:
+    """`value` as the block `cls`, found in `source` at key path `at` (how errors name the place); with the
+    source's `text`, errors also give the line and column of the bad value."""
     try:
         return converter.structure(value, cls)
     except Exception as error:
-        raise config_error(error, source, at) from error
+        raise config_error(error, source, at, text) from error
 
 
 def config_keys(cls: type[Any]) -> frozenset[str]:
@@ -66,8 +70,11 @@ def config_keys(cls: type[Any]) -> frozenset[str]:
     return frozenset(_json_name(a) for a in attrs.fields(cls) if a.name != EXTRA)
 
 
-def config_error(error: BaseException, source: Path | None, at: tuple[str, ...] = ()) -> ConfigError:
-    """The first failure cattrs gathered, as one sentence naming the file, the key path and the expectation."""
+def config_error(
+    error: BaseException, source: Path | None, at: tuple[str, ...] = (), text: str | None = None
+) -> ConfigError:
+    """The first failure cattrs gathered, as one sentence naming the file (and line:column when `text` is
+    given), the key path and the expectation."""
     keys, leaf = next(_failures(error, at))
     if isinstance(leaf, ConfigValueError):
         keys, expected, got = (*keys, *leaf.below), leaf.expected, shown(leaf.value)
@@ -75,8 +82,18 @@ def config_error(error: BaseException, source: Path | None, at: tuple[str, ...] 
         expected, got = "a valid value", f"{type(leaf).__name__}: {leaf}"
     key_path = ".".join(keys) or "(top level)"
     where = str(source) if source is not None else "config"
+    # A missing key has no position of its own: point at the nearest enclosing value that is there.
+    positions = (locate(text, keys[:depth]) for depth in range(len(keys), 0, -1)) if text is not None else ()
+    line, column = next((found for found in positions if found), (None, None))
+    if line is not None:
+        where += f":{line}:{column}"
     return ConfigError(
-        f"{where}: {key_path}: expected {expected}, got {got}", path=source, key_path=key_path, expected=expected
+        f"{where}: {key_path}: expected {expected}, got {got}",
+        path=source,
+        line=line,
+        column=column,
+        key_path=key_path,
+        expected=expected,
     )
 
 
