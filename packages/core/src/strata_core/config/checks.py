@@ -21,7 +21,7 @@ Check = Callable[[Any], Any]
 CHECK = "config_check"
 """The attrs metadata key of a field's check."""
 NESTED = "config_nested"
-"""The attrs metadata key of a field holding a config block (or a map of them): what the value must be."""
+"""The attrs metadata key of a field holding a config block or a map of them: a `Nested`."""
 
 
 def setting(check: Check, *, default: Any = None, factory: Callable[[], Any] | None = None, json: str = "") -> Any:
@@ -34,14 +34,26 @@ def setting(check: Check, *, default: Any = None, factory: Callable[[], Any] | N
     return attrs.field(default=default, metadata=metadata)
 
 
-def nested(expected: str = "an object", *, factory: Callable[[], Any] | None = None, json: str = "") -> Any:
-    """An attrs field holding a config block or a map of blocks, structured by the converter from its type."""
-    metadata: dict[str, Any] = {NESTED: expected}
-    if json:
-        metadata["json"] = json
-    if factory is not None:
-        return attrs.field(factory=factory, metadata=metadata)
-    return attrs.field(default=None, metadata=metadata)
+@attrs.frozen
+class Nested:
+    """What a block field holds: `kind` (a block class, or a union the converter resolves), or a map of them."""
+
+    kind: Any
+    is_map: bool
+    expected: str
+
+
+def block(kind: type[Any], *, optional: bool = False) -> Any:
+    """An attrs field holding one config block; absent, it is the block's defaults (or None if `optional`)."""
+    metadata = {NESTED: Nested(kind, False, "an object")}
+    if optional:
+        return attrs.field(default=None, metadata=metadata)
+    return attrs.field(factory=kind, metadata=metadata)
+
+
+def blocks(kind: Any, expected: str) -> Any:
+    """An attrs field holding a map of names to config blocks (`agent`, `provider`, `mcp`, ...)."""
+    return attrs.field(factory=dict, metadata={NESTED: Nested(kind, True, expected)})
 
 
 def string(expected: str = "a string") -> Check:

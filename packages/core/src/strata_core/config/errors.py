@@ -37,7 +37,12 @@ class ConfigValueError(ValueError):
         self.expected = expected
         self.value = value
         self.below = below
-        """Keys under the checked field that lead to the bad value (a permission pattern, say)."""
+        """The keys from where the error was caught down to the bad value (`("compaction", "reserved")`)."""
+
+    def inside(self, key: str) -> ConfigValueError:
+        """The same error, seen from the object that holds `key` (each enclosing block adds its key)."""
+        self.below = (key, *self.below)
+        return self
 
 
 MISSING = object()

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from attrs import frozen
 
 from strata_core.config import checks as c
-from strata_core.config.checks import nested, setting
+from strata_core.config.checks import block, blocks, setting
 
 
 @frozen
@@ -43,15 +43,15 @@ class ModelConfig:
 
     id: str | None = setting(c.string("the provider's own model id"))
     name: str | None = setting(c.string())
-    limit: ModelLimitConfig = nested(factory=ModelLimitConfig)
+    limit: ModelLimitConfig = block(ModelLimitConfig)
     tool_call: bool | None = setting(c.boolean())
     reasoning: bool | None = setting(c.boolean())
     attachment: bool | None = setting(c.boolean())
     temperature: bool | None = setting(c.boolean())
-    modalities: ModalitiesConfig | None = nested()
+    modalities: ModalitiesConfig | None = block(ModalitiesConfig, optional=True)
     options: Mapping[str, Any] = setting(c.json_object(), factory=dict)
     headers: Mapping[str, str] = setting(c.string_map(), factory=dict)
-    provider: ModelProviderConfig = nested(factory=ModelProviderConfig)
+    provider: ModelProviderConfig = block(ModelProviderConfig)
     variants: Mapping[str, Any] = setting(c.json_object(), factory=dict)
     extra: Mapping[str, Any] = setting(c.json_object(), factory=dict)
     """models.dev keys Strata does not read (`cost`, `release_date`, ...), as written."""
@@ -77,8 +77,8 @@ class ProviderConfig:
     name: str | None = setting(c.string())
     npm: str | None = setting(c.string("an npm package name"))
     env: tuple[str, ...] | None = setting(c.strings("a list of environment variable names"))
-    options: ProviderOptions = nested(factory=ProviderOptions)
-    models: Mapping[str, ModelConfig] = nested("an object of models", factory=dict)
+    options: ProviderOptions = block(ProviderOptions)
+    models: Mapping[str, ModelConfig] = blocks(ModelConfig, "an object of models")
     whitelist: tuple[str, ...] | None = setting(c.strings("a list of model ids"))
     blacklist: tuple[str, ...] | None = setting(c.strings("a list of model ids"))
     extra: Mapping[str, Any] = setting(c.json_object(), factory=dict)

@@ -1,6 +1,6 @@
 """The config, typed: one frozen attrs class per block of OpenCode's config (`P/config/config.ts`).
 
-Each field says how it is read (`setting(check)` for a value, `nested(...)` for a block or a map of blocks);
+Each field says how it is read (`setting(check)` for a value, `block(...)`/`blocks(...)` for a block or a map of them);
 `config/structure.py` turns a merged (or a single file's) JSON object into a `ConfigBlocks` through the one
 cattrs converter, and a wrong type or value becomes a `ConfigError` naming the key path and what was
 expected. Keys Strata does not read are kept, not rejected: top-level ones in `ConfigBlocks.extra`, provider
@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeAlias
 from attrs import frozen
 
 from strata_core.config import checks as c
-from strata_core.config.checks import nested, setting
+from strata_core.config.checks import block, blocks, setting
 from strata_core.config.errors import ConfigValueError
 from strata_core.config.provider_schema import ProviderConfig
 from strata_core.permission.rules import PermissionConfigError, Rule, parse_permission
@@ -173,18 +173,18 @@ class ConfigBlocks:
     autoshare: bool | None = setting(c.boolean())
     snapshot: bool | None = setting(c.boolean())
     instructions: tuple[str, ...] = setting(c.strings("a list of files, globs or URLs"), factory=tuple)
-    skills: SkillsConfig = nested(factory=SkillsConfig)
-    compaction: CompactionConfig = nested(factory=CompactionConfig)
-    tool_output: ToolOutputConfig = nested(factory=ToolOutputConfig)
+    skills: SkillsConfig = block(SkillsConfig)
+    compaction: CompactionConfig = block(CompactionConfig)
+    tool_output: ToolOutputConfig = block(ToolOutputConfig)
     permission: PermissionConfig = setting(read_permission, factory=PermissionConfig)
     tools: Mapping[str, bool] = setting(c.bool_map(TOOL_SWITCHES), factory=dict)
-    agent: Mapping[str, AgentConfig] = nested("an object of agents", factory=dict)
-    mode: Mapping[str, AgentConfig] = nested("an object of agents", factory=dict)
-    provider: Mapping[str, ProviderConfig] = nested("an object of providers", factory=dict)
+    agent: Mapping[str, AgentConfig] = blocks(AgentConfig, "an object of agents")
+    mode: Mapping[str, AgentConfig] = blocks(AgentConfig, "an object of agents")
+    provider: Mapping[str, ProviderConfig] = blocks(ProviderConfig, "an object of providers")
     disabled_providers: tuple[str, ...] = setting(c.strings("a list of provider ids"), factory=tuple)
     enabled_providers: tuple[str, ...] | None = setting(c.strings("a list of provider ids"))
-    experimental: ExperimentalConfig = nested(factory=ExperimentalConfig)
-    mcp: Mapping[str, McpServerConfig] = nested("an object of MCP servers", factory=dict)
-    command: Mapping[str, CommandConfig] = nested("an object of commands", factory=dict)
+    experimental: ExperimentalConfig = block(ExperimentalConfig)
+    mcp: Mapping[str, McpServerConfig] = blocks(McpServerConfig, "an object of MCP servers")
+    command: Mapping[str, CommandConfig] = blocks(CommandConfig, "an object of commands")
     extra: Mapping[str, Any] = setting(c.json_object(), factory=dict)
     """Every other top-level key, as written (`formatter`, `lsp`, `plugin`, `theme`, keys of newer OpenCodes...)."""
