@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from strata_core.bus import Bus
     from strata_core.config.paths import StrataPaths
+    from strata_core.config.schema import ConfigBlocks
     from strata_core.config.service import Config, ConfigError, ConfigInfo, ConfigService
+    from strata_core.config.structure import structure_config
     from strata_core.container import CoreContainer
     from strata_core.context.agent import AgentInfo, Agents, AgentService
     from strata_core.context.instruction import Instruction, InstructionBlock, InstructionService, UrlFetcher
@@ -41,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "Bus": "strata_core.bus",
     "Clock": "strata_core.prompt.system",
     "Config": "strata_core.config.service",
+    "ConfigBlocks": "strata_core.config.schema",
     "ConfigError": "strata_core.config.service",
     "ConfigInfo": "strata_core.config.service",
     "ConfigService": "strata_core.config.service",
@@ -82,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     "evaluate": "strata_core.permission.rules",
     "filter_compacted": "strata_core.history",
     "open_runtime": "strata_core.runtime",
+    "structure_config": "strata_core.config.structure",
     "to_model_messages": "strata_core.history",
 }
 
@@ -94,6 +98,7 @@ __all__ = [
     "Bus",
     "Clock",
     "Config",
+    "ConfigBlocks",
     "ConfigError",
     "ConfigInfo",
     "ConfigService",
@@ -135,6 +140,7 @@ __all__ = [
     "evaluate",
     "filter_compacted",
     "open_runtime",
+    "structure_config",
     "to_model_messages",
 ]
 

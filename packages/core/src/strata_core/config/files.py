@@ -25,17 +25,16 @@ from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdow
 log = structlog.get_logger("strata.config")
 
 
-# Top-level keys of OpenCode's config schema (plus `$schema`). Unknown keys are only warned about: a newer
-# OpenCode key in a shared opencode.json must not stop Strata from starting (OpenCode itself rejects them).
-KNOWN_KEYS = frozenset(
+# Top-level keys of OpenCode's config schema: the ones Strata types (`ConfigBlocks`) and those it keeps as
+# written. Unknown keys are only warned about: a newer OpenCode key in a shared opencode.json must not stop
+# Strata from starting (OpenCode itself rejects them).
+UNTYPED_OPENCODE_KEYS = frozenset(
     {
-        "$schema", "theme", "keybinds", "logLevel", "tui", "server", "command", "skills", "watcher", "plugin",
-        "snapshot", "share", "autoshare", "autoupdate", "disabled_providers", "enabled_providers", "model",
-        "small_model", "default_agent", "username", "mode", "agent", "provider", "mcp", "formatter", "lsp",
-        "instructions", "layout", "permission", "tools", "enterprise", "compaction", "experimental",
-        "tool_output", "shell", "reference", "attribution",
+        "$schema", "theme", "keybinds", "logLevel", "tui", "server", "watcher", "plugin", "autoupdate",
+        "formatter", "lsp", "layout", "enterprise", "shell", "reference", "attribution",
     }
 )  # fmt: skip
+KNOWN_KEYS = config_keys(ConfigBlocks) | UNTYPED_OPENCODE_KEYS
 
 _JSON5_POSITION = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
 _ENV_TOKEN = re.compile(r"\{env:([^}]+)\}")
