@@ -152,7 +152,7 @@ async def test_a_markdown_agent_error_names_the_markdown_file_and_the_frontmatte
 async def test_an_env_permission_error_names_the_variable(home: Home) -> None:
     home.env["STRATA_PERMISSION"] = '{"bash": "sure"}'
     error = await home.error()
-    assert str(error) == '$STRATA_PERMISSION: permission.bash: expected one of allow, ask, deny, got "sure"'
+    assert str(error) == '$STRATA_PERMISSION:1:10: permission.bash: expected one of allow, ask, deny, got "sure"'
 
 
 async def test_inline_config_content_errors_name_the_variable(home: Home) -> None:

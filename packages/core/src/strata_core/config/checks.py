@@ -175,7 +175,7 @@ def either(*checks: Check, expected: str) -> Check:
 
 def exactly(literal: object, expected: str) -> Check:
     def check(value: Any) -> Any:
-        if (value is not literal and value != literal) or type(value) is not type(literal):
+        if type(value) is not type(literal) or value != literal:  # 0 == False, yet `0` is not `false`
             raise ConfigValueError(expected, value)
         return value
 

@@ -1,8 +1,8 @@
 """One config source at a time: read a JSONC file, substitute `{env:}`/`{file:}`, check its shape, merge.
 
-`config.py` decides which sources exist and in what order; this module turns each into a checked dict and
-knows how two of them combine. Every user-facing failure is a `ConfigError` naming the file, and the line and
-column or the field, with what was expected.
+`service.py` decides which sources exist and in what order; this module turns each into a dict checked
+against the typed blocks (`schema.py`) and knows how two of them combine. Every user-facing failure is a
+`ConfigError` naming the file, the line and column, and the key path or the syntax, with what was expected.
 """
 
 from __future__ import annotations
@@ -144,9 +144,9 @@ def check_config(data: dict[str, Any], source: Path, text: str | None = None) ->
     return data
 
 
-def check_permission(value: Any, source: Path) -> None:
-    """A permission value must be an action or `{permission: action | {pattern: action}}`."""
-    structure_block(value, PermissionConfig, source, at=("permission",))
+def check_permission(value: Any, source: Path, text: str | None = None) -> None:
+    """A permission value (`$OPENCODE_PERMISSION`'s): an action or `{permission: action | {pattern: action}}`."""
+    structure_block(value, PermissionConfig, source, at=("permission",), text=text)
 
 
 # Agent entries (OpenCode's `P/config/agent.ts`): these keys are the agent's own; any other key is an

@@ -259,7 +259,7 @@ def _post_process(data: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any
         data["agent"] = merge_deep(data.get("agent") or {}, {name: {**mode, "mode": "primary"}})
     for variable, text in _env_pairs(env, "PERMISSION"):
         override = parse_jsonc(text, Path(f"${variable}"))
-        check_permission(override, Path(f"${variable}"))
+        check_permission(override, Path(f"${variable}"), text)
         data["permission"] = merge_deep(permission_object(data.get("permission")), permission_object(override))
     if data.get("tools"):
         # Legacy switches are the base; an explicit `permission` overrides them.

@@ -75,13 +75,15 @@ def config_keys(cls: type[Any]) -> frozenset[str]:
 def config_error(
     error: ConfigValueError, source: Path | None, at: tuple[str, ...] = (), text: str | None = None
 ) -> ConfigError:
-    """A bad value as one sentence naming the file (and line:column when `text` is given), the key path and
-    the expectation."""
+    """A bad value as one sentence naming the file (and line:column when the value's `text` is given), the key
+    path and the expectation."""
     keys = (*at, *error.below)
     key_path = ".".join(keys) or "(top level)"
     where = str(source) if source is not None else "config"
-    # A missing key has no position of its own: point at the nearest enclosing value that is there.
-    positions = (locate(text, keys[:depth]) for depth in range(len(keys), 0, -1)) if text is not None else ()
+    # `text` is the structured value's own (`at` is where that value sits); a missing key has no position of
+    # its own, so point at the nearest enclosing value that is there.
+    inside = error.below
+    positions = (locate(text, inside[:depth]) for depth in range(len(inside), 0, -1)) if text is not None else ()
     line, column = next((found for found in positions if found), (None, None))
     if line is not None:
         where += f":{line}:{column}"
