@@ -290,3 +290,11 @@ def test_no_config_structures_to_opencode_defaults() -> None:
 def test_null_values_are_absent_values() -> None:
     blocks = structure_config({"model": None, "compaction": {"reserved": None}, "instructions": None})
     assert (blocks.model, blocks.compaction.reserved, blocks.instructions) == (None, None, ())
+
+
+def test_config_blocks_are_structured_by_the_one_converter() -> None:
+    from strata_core.serialization import structure
+
+    data = {"model": "a/b", "agent": {"x": {"steps": 2}}, "mcp": {"m": {"type": "remote", "url": "http://m"}}}
+    assert structure(data, ConfigBlocks) == structure_config(data)
+    assert structure_config(data).agent["x"].steps == 2
