@@ -147,7 +147,7 @@ def _project(root: Path, base_url: str) -> Path:
 
 
 def _catalog(config: ConfigInfo, env: Mapping[str, str], client: Any) -> ProviderCatalog:
-    return ProviderCatalog(config.data, env, client)
+    return ProviderCatalog(config.blocks, env, client)
 
 
 async def one_run(steps: int, server: Server = "keep-alive") -> list[float]:

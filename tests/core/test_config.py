@@ -10,8 +10,10 @@ import pytest
 from structlog.testing import capture_logs
 
 from strata_core.config.paths import StrataPaths
+from strata_core.config.schema import AgentConfig, CompactionConfig, SkillsConfig
 from strata_core.config.service import ConfigError, ConfigInfo, ConfigService
 from strata_core.context.project import ProjectService
+from strata_core.permission.rules import Action, Rule
 
 
 class Setup:
@@ -43,6 +45,11 @@ def write(path: Path, content: str | dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
     return path
+
+
+def rules(**actions: Action) -> tuple[Rule, ...]:
+    """`permission: {key: action}` as the rules it means, in key order."""
+    return tuple(Rule(key, "*", action) for key, action in actions.items())
 
 
 @pytest.fixture
@@ -103,7 +110,7 @@ async def test_merge_order_is_global_then_env_file_then_project_then_dot_opencod
 async def test_nested_objects_merge_and_later_sources_win_per_key(setup: Setup) -> None:
     write(setup.strata_global / "strata.json", {"compaction": {"auto": False, "prune": True}})
     write(setup.repo / "strata.json", {"compaction": {"prune": False}})
-    assert (await setup.load()).compaction == {"auto": False, "prune": False}
+    assert (await setup.load()).compaction == CompactionConfig(auto=False, prune=False)
 
 
 @pytest.mark.anyio
@@ -218,8 +225,7 @@ async def test_other_arrays_are_replaced(setup: Setup) -> None:
     write(setup.strata_global / "strata.json", {"skills": {"paths": ["one", "two"]}})
     write(setup.repo / "opencode.json", {"skills": {"paths": ["three"], "urls": ["https://x"]}})
     info = await setup.load()
-    assert info.skill_paths == ("three",)
-    assert info.skill_urls == ("https://x",)
+    assert info.skills == SkillsConfig(paths=("three",), urls=("https://x",))
 
 
 # --- JSONC, substitution and errors ----------------------------------------------------------------------
@@ -257,19 +263,19 @@ async def test_top_level_that_is_not_an_object_is_an_error(setup: Setup) -> None
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ({"model": 3}, "`model` must be a string, got 3"),
-        ({"instructions": "AGENTS.md"}, "`instructions` must be a list of strings"),
-        ({"permission": {"bash": "sometimes"}}, "permission.bash: expected one of allow, ask, deny"),
-        ({"agent": {"x": {"temperature": "hot"}}}, "`agent.x.temperature` must be a number"),
-        ({"agent": {"x": {"mode": "boss"}}}, "`agent.x.mode` must be one of subagent, primary, all"),
-        ({"agent": {"x": {"steps": 0}}}, "`agent.x.steps` must be a positive whole number"),
+        ({"model": 3}, 'model: expected a "provider/model" string, got 3'),
+        ({"instructions": "AGENTS.md"}, 'instructions: expected a list of files, globs or URLs, got "AGENTS.md"'),
+        ({"permission": {"bash": "sometimes"}}, 'permission.bash: expected one of allow, ask, deny, got "sometimes"'),
+        ({"agent": {"x": {"temperature": "hot"}}}, 'agent.x.temperature: expected a number, got "hot"'),
+        ({"agent": {"x": {"mode": "boss"}}}, 'agent.x.mode: expected one of subagent, primary, all, got "boss"'),
+        ({"agent": {"x": {"steps": 0}}}, "agent.x.steps: expected a positive whole number, got 0"),
     ],
 )
 async def test_wrong_types_name_the_file_and_field(setup: Setup, content: dict[str, Any], message: str) -> None:
     path = write(setup.repo / "opencode.json", content)
     with pytest.raises(ConfigError) as caught:
         await setup.load()
-    assert str(caught.value).startswith(f"{path}: ")
+    assert str(caught.value).startswith(f"{path}:1:")  # the JSON is on one line; test_config_blocks pins columns
     assert message in str(caught.value)
 
 
@@ -294,14 +300,14 @@ async def test_env_variables_are_substituted_and_missing_ones_are_empty(setup: S
 async def test_file_references_are_trimmed_escaped_and_relative_to_the_config_file(setup: Setup) -> None:
     write(setup.repo / "conf" / "prompt.txt", '\n  say "hi"\n  then\\leave  \n')
     write(setup.repo / ".opencode" / "opencode.json", '{"agent": {"x": {"prompt": "{file:../conf/prompt.txt}"}}}')
-    assert (await setup.load()).agents["x"]["prompt"] == 'say "hi"\n  then\\leave'
+    assert (await setup.load()).agents["x"].prompt == 'say "hi"\n  then\\leave'
 
 
 @pytest.mark.anyio
 async def test_file_references_expand_home(setup: Setup) -> None:
     write(setup.home / "secret.txt", "sk-123\n")
     write(setup.repo / "opencode.json", '{"provider": {"p": {"options": {"apiKey": "{file:~/secret.txt}"}}}}')
-    assert (await setup.load()).provider["p"]["options"]["apiKey"] == "sk-123"
+    assert (await setup.load()).provider["p"].options.api_key == "sk-123"
 
 
 @pytest.mark.anyio
@@ -331,15 +337,14 @@ async def test_markdown_agents_get_nested_names_prompt_and_options(setup: Setup)
     )
     write(setup.strata_global / "agent" / "helper.md", "Just help.")
     agents = (await setup.load()).agents
-    assert agents["team/reviewer"] == {
-        "name": "team/reviewer",
-        "description": "Reviews diffs",
-        "mode": "subagent",
-        "prompt": "Review carefully.",
-        "options": {"reasoningEffort": "high"},
-        "permission": {},
-    }
-    assert agents["helper"]["prompt"] == "Just help."
+    assert agents["team/reviewer"] == AgentConfig(
+        name="team/reviewer",
+        description="Reviews diffs",
+        mode="subagent",
+        prompt="Review carefully.",
+        options={"reasoningEffort": "high"},
+    )
+    assert agents["helper"].prompt == "Just help."
 
 
 @pytest.mark.anyio
@@ -347,7 +352,7 @@ async def test_markdown_agents_override_json_agents_of_earlier_sources(setup: Se
     write(setup.repo / "opencode.json", {"agent": {"build": {"temperature": 0.1, "description": "json"}}})
     write(setup.repo / ".opencode" / "agent" / "build.md", "---\ndescription: markdown\n---\nBody")
     build = (await setup.load()).agents["build"]
-    assert (build["temperature"], build["description"], build["prompt"]) == (0.1, "markdown", "Body")
+    assert (build.temperature, build.description, build.prompt) == (0.1, "markdown", "Body")
 
 
 @pytest.mark.anyio
@@ -355,8 +360,8 @@ async def test_markdown_modes_become_primary_agents(setup: Setup) -> None:
     write(setup.repo / ".opencode" / "modes" / "review.md", "---\nmode: subagent\n---\nLook only.")
     write(setup.repo / "opencode.json", {"mode": {"docs": {"prompt": "Write docs."}}})
     agents = (await setup.load()).agents
-    assert (agents["review"]["mode"], agents["review"]["prompt"]) == ("primary", "Look only.")
-    assert agents["docs"]["mode"] == "primary"
+    assert (agents["review"].mode, agents["review"].prompt) == ("primary", "Look only.")
+    assert agents["docs"].mode == "primary"
 
 
 @pytest.mark.anyio
@@ -374,30 +379,32 @@ async def test_agent_tools_become_permission_and_explicit_permission_wins(setup:
     agent = {"tools": {"write": False, "bash": False, "webfetch": True}, "permission": {"bash": "ask"}, "maxSteps": 3}
     write(setup.repo / "opencode.json", {"agent": {"x": agent}})
     x = (await setup.load()).agents["x"]
-    assert x["permission"] == {"edit": "deny", "bash": "ask", "webfetch": "allow"}
-    assert x["steps"] == 3
+    assert x.permission.rules == rules(edit="deny", bash="ask", webfetch="allow")
+    assert x.steps == 3
 
 
 @pytest.mark.anyio
 async def test_legacy_top_level_tools_are_the_base_of_permission(setup: Setup) -> None:
     write(setup.repo / "opencode.json", {"tools": {"patch": False, "bash": True}, "permission": {"bash": "ask"}})
-    assert (await setup.load()).permission == {"edit": "deny", "bash": "ask"}
+    assert (await setup.load()).permission.rules == rules(edit="deny", bash="ask")
 
 
 @pytest.mark.anyio
 async def test_permission_string_is_kept_raw_without_legacy_tools(setup: Setup) -> None:
     write(setup.repo / "opencode.json", {"permission": "ask"})
-    assert (await setup.load()).permission == "ask"
+    info = await setup.load()
+    assert info.data["permission"] == "ask"
+    assert info.permission.rules == (Rule("*", "*", "ask"),)
 
 
 @pytest.mark.anyio
 async def test_permission_env_variable_is_merged_last(setup: Setup) -> None:
     write(setup.repo / "opencode.json", {"permission": {"bash": "deny", "edit": "ask"}})
     setup.env["STRATA_PERMISSION"] = '{"bash": "allow"}'
-    assert (await setup.load()).permission == {"bash": "allow", "edit": "ask"}
+    assert (await setup.load()).permission.rules == rules(bash="allow", edit="ask")
 
 
 @pytest.mark.anyio
 async def test_disable_autocompact_flag_turns_off_auto_compaction(setup: Setup) -> None:
     setup.env["STRATA_DISABLE_AUTOCOMPACT"] = "1"
-    assert (await setup.load()).compaction == {"auto": False}
+    assert (await setup.load()).compaction == CompactionConfig(auto=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from strata_core.config.flags import env_flag
+from strata_core.config.schema import CompactionConfig
 from strata_core.engine.overflow import compaction_settings
 
 
@@ -21,5 +22,5 @@ def test_anything_else_leaves_a_flag_off(value: str) -> None:
 
 def test_compaction_reads_its_switches_like_the_config_does() -> None:
     env = {"OPENCODE_DISABLE_PRUNE": " TRUE ", "STRATA_DISABLE_AUTOCOMPACT": "1"}
-    settings = compaction_settings({"prune": True}, env)
+    settings = compaction_settings(CompactionConfig(prune=True), env)
     assert (settings.auto, settings.prune) == (False, False)

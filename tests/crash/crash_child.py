@@ -23,7 +23,7 @@ async def main(project: Path, database: Path, session_id: str | None) -> None:
         project,
         dict(os.environ),
         permission_mode="auto",
-        model_resolver_factory=lambda config, env, client: ProviderCatalog(config.data, env, client),
+        model_resolver_factory=lambda config, env, client: ProviderCatalog(config.blocks, env, client),
         parameters=ProviderParameters(),
         store_path=database,
     ) as runtime:

@@ -89,7 +89,7 @@ async def _check_recovery(root: Path, project: Path, database: Path, env: dict[s
             project,
             env,
             permission_mode="auto",
-            model_resolver_factory=lambda c, e, client: ProviderCatalog(c.data, e, client),
+            model_resolver_factory=lambda c, e, client: ProviderCatalog(c.blocks, e, client),
             parameters=ProviderParameters(),
             store_path=database,
         ) as runtime:

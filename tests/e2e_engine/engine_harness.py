@@ -50,7 +50,7 @@ def provider_config(
 
 def _catalog(config: ConfigInfo, env: Mapping[str, str], client: Any) -> ProviderCatalog:
     # Retries wait a few milliseconds, not seconds: the scenarios are about behaviour, not patience.
-    return ProviderCatalog(config.data, env, client, retry=RetryPolicy(initial_delay=0.01, max_delay=0.05))
+    return ProviderCatalog(config.blocks, env, client, retry=RetryPolicy(initial_delay=0.01, max_delay=0.05))
 
 
 def engine(

@@ -19,6 +19,7 @@ from engine_fakes import (
 from strata_core import llm
 from strata_core.bus import Bus, SessionCompacted
 from strata_core.clock import SystemClock
+from strata_core.config.schema import CompactionConfig
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.compaction import (
     CONTINUE_TEXT,
@@ -77,11 +78,11 @@ def _texts(message: MessageWithParts) -> list[str]:
 
 
 def test_settings_follow_config_and_the_disable_switches() -> None:
-    config = {"auto": True, "prune": True, "tail_turns": 3, "preserve_recent_tokens": 500, "reserved": 10}
+    config = CompactionConfig(auto=True, prune=True, tail_turns=3, preserve_recent_tokens=500, reserved=10)
     assert compaction_settings(config, {}) == CompactionSettings(True, True, 10, 3, 500)
     disabled = compaction_settings(config, {"OPENCODE_DISABLE_AUTOCOMPACT": "1", "OPENCODE_DISABLE_PRUNE": "true"})
     assert (disabled.auto, disabled.prune) == (False, False)
-    assert compaction_settings({}, {}) == CompactionSettings()
+    assert compaction_settings(CompactionConfig(), {}) == CompactionSettings()
 
 
 @pytest.mark.anyio

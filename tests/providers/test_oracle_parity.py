@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from strata_core.config.structure import structure_config
 from strata_core.context.agent import AgentInfo
 from strata_core.llm import (
     AssistantContent,
@@ -85,7 +86,7 @@ class Conversation:
 
     def model(self, server: ScriptedServer, client: httpx.AsyncClient) -> LanguageModel:
         config = json.loads(self.config_text.replace("__PORT__", str(server.port)))
-        return ProviderCatalog(config, {}, lambda: client).default_model()
+        return ProviderCatalog(structure_config(config), {}, lambda: client).default_model()
 
     def system_of(self, body: dict[str, Any]) -> str:
         return body["system"][0]["text"] if self.wire == "messages" else body["messages"][0]["content"]

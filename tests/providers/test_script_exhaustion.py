@@ -88,7 +88,7 @@ def over_http(project: Path, server: ScriptedServer) -> AbstractAsyncContextMana
     (project / "strata.json").write_text(json.dumps(provider_config(server)))
 
     def catalog(config: ConfigInfo, env: Mapping[str, str], client: Any) -> ProviderCatalog:
-        return ProviderCatalog(config.data, env, client)  # the default retry policy: 2 s, 4 s, 8 s
+        return ProviderCatalog(config.blocks, env, client)  # the default retry policy: 2 s, 4 s, 8 s
 
     env = {"HOME": str(project.parent / "home")}
     return open_runtime(project, env, model_resolver_factory=catalog, in_memory_store=True)

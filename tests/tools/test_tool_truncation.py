@@ -11,6 +11,7 @@ from tool_fakes import rules
 
 from strata_core.clock import FrozenClock, SystemClock
 from strata_core.config.paths import StrataPaths
+from strata_core.config.schema import ToolOutputConfig
 from strata_core.ids import Ids
 from strata_core.tool.truncation import MAX_BYTES, MAX_LINES, Truncation, cleanup_tool_output, cut
 
@@ -23,13 +24,14 @@ def test_defaults_are_2000_lines_and_50_kib() -> None:
     assert Truncation.from_paths(paths).directory == paths.tool_output
 
 
-def test_configured_limits_replace_the_defaults_and_unusable_values_keep_them() -> None:
+def test_configured_limits_replace_the_defaults_and_unset_ones_keep_them() -> None:
+    # Unusable values (0, "big") never get here: loading the config refuses them (tests/core/test_config_blocks.py).
     paths = StrataPaths.from_env({"HOME": "/h"})
     clock = SystemClock()
-    configured = Truncation.configured(paths, {"max_lines": 10, "max_bytes": 2048}, clock, Ids(clock))
+    configured = Truncation.configured(paths, ToolOutputConfig(max_lines=10, max_bytes=2048), clock, Ids(clock))
     assert (configured.max_lines, configured.max_bytes) == (10, 2048)
-    unusable = Truncation.configured(paths, {"max_lines": 0, "max_bytes": "big"}, clock, Ids(clock))
-    assert (unusable.max_lines, unusable.max_bytes) == (MAX_LINES, MAX_BYTES)
+    unset = Truncation.configured(paths, ToolOutputConfig(), clock, Ids(clock))
+    assert (unset.max_lines, unset.max_bytes) == (MAX_LINES, MAX_BYTES)
 
 
 async def test_output_within_limits_is_unchanged_and_nothing_is_saved(truncation: Truncation) -> None:

@@ -16,12 +16,12 @@ import os
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
 
 import httpx
 from dependency_injector import containers, providers
 
 from strata_cli.errors import CliError
+from strata_core.config.schema import ConfigBlocks
 from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
 from strata_core.context.agent import AgentInfo, Agents
@@ -50,7 +50,7 @@ def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
 
 def catalog_for(config: ConfigInfo, env: Mapping[str, str], client: Callable[[], httpx.AsyncClient]) -> ModelResolver:
     """The model resolver of a real run: the providers' catalogue over the runtime's shared HTTP client."""
-    return ProviderCatalog(config.data, env, client, retry=retry_policy(env))
+    return ProviderCatalog(config.blocks, env, client, retry=retry_policy(env))
 
 
 def shell_hidden_env(app: AppContainer) -> frozenset[str]:
@@ -75,9 +75,9 @@ class AppContainer(containers.DeclarativeContainer):
         CoreContainer, directory=directory, env=env, hidden_env=providers.Callable(shell_hidden_env, __self__)
     )
 
-    config_data: providers.Dependency[Mapping[str, Any]] = providers.Dependency()
-    """The loaded config, supplied by `load_config`; the offline catalogue reads it as data."""
-    models = providers.Container(ProvidersContainer, config_data=config_data, env=env)
+    config_blocks: providers.Dependency[ConfigBlocks] = providers.Dependency()
+    """The loaded config's typed blocks, supplied by `load_config`; the offline catalogue reads them as data."""
+    models = providers.Container(ProvidersContainer, config_blocks=config_blocks, env=env)
     """For commands that only look at models: its runtime is never opened, so nothing can be called."""
 
     model_resolver_factory: providers.Provider[ModelResolverFactory] = providers.Object(catalog_for)
@@ -110,7 +110,7 @@ def start_runtime(container: AppContainer, permission_mode: PermissionMode) -> A
 async def load_config(container: AppContainer) -> ConfigInfo:
     """Read the config and hand it to the offline catalogue (which takes it as data, not as a service)."""
     info: ConfigInfo = await container.core.config().get()
-    container.config_data.override(providers.Object(info.data))
+    container.config_blocks.override(providers.Object(info.blocks))
     return info
 
 

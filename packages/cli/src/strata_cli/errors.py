@@ -54,7 +54,6 @@ _SELF_EXPLAINING = frozenset(
         "ExportFormatError",
         "SessionExistsError",
         "MessageNotFoundError",
-        "ProviderConfigError",
     }
 )
 

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from strata_core.bus import Bus
     from strata_core.clock import Clock, FrozenClock, SystemClock
     from strata_core.config.paths import StrataPaths
+    from strata_core.config.schema import ConfigBlocks
     from strata_core.config.service import Config, ConfigError, ConfigInfo, ConfigService
+    from strata_core.config.structure import structure_config
     from strata_core.container import CoreContainer, PromptContainer
     from strata_core.context.agent import AgentInfo, Agents, AgentService
     from strata_core.context.instruction import Instruction, InstructionBlock, InstructionService, UrlFetcher
@@ -43,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "Bus": "strata_core.bus",
     "Clock": "strata_core.clock",
     "Config": "strata_core.config.service",
+    "ConfigBlocks": "strata_core.config.schema",
     "ConfigError": "strata_core.config.service",
     "ConfigInfo": "strata_core.config.service",
     "ConfigService": "strata_core.config.service",
@@ -90,6 +93,7 @@ _EXPORTS: dict[str, str] = {
     "filter_compacted": "strata_core.history",
     "open_runtime": "strata_core.runtime",
     "seeded_entropy": "strata_core.ids",
+    "structure_config": "strata_core.config.structure",
     "to_model_messages": "strata_core.history",
 }
 
@@ -102,6 +106,7 @@ __all__ = [
     "Bus",
     "Clock",
     "Config",
+    "ConfigBlocks",
     "ConfigError",
     "ConfigInfo",
     "ConfigService",
@@ -149,6 +154,7 @@ __all__ = [
     "filter_compacted",
     "open_runtime",
     "seeded_entropy",
+    "structure_config",
     "to_model_messages",
 ]
 

@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
 ClientHandle: TypeAlias = "Callable[[], AsyncClient]"
 ModelResolverFactory: TypeAlias = "Callable[[ConfigInfo, Mapping[str, str], ClientHandle], llm.ModelResolver]"
-"""Builds the model resolver once the config is loaded, e.g. `ProviderCatalog(config.data, env, client)`."""
+"""Builds the model resolver once the config is loaded, e.g. `ProviderCatalog(config.blocks, env, client)`."""
 
 BACKGROUND_GRACE_SECONDS = 5.0
 

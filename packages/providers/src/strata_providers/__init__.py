@@ -3,7 +3,7 @@ retries, and request parameters. The scripted test kit lives in `strata_provider
 
 from strata_providers.anthropic_messages import AnthropicMessagesModel, messages_request_body
 from strata_providers.builtin import BUILTIN_PROVIDERS, ProviderSpec
-from strata_providers.catalog import SMALL_MODEL_PRIORITY, ProviderCatalog, ProviderConfigError
+from strata_providers.catalog import SMALL_MODEL_PRIORITY, ProviderCatalog
 from strata_providers.container import ProvidersContainer
 from strata_providers.errors import error_for_status, error_from_payload, is_context_overflow, retry_after_seconds
 from strata_providers.openai_chat import OpenAIChatModel, chat_request_body
@@ -28,7 +28,6 @@ __all__ = [
     "Endpoint",
     "OpenAIChatModel",
     "ProviderCatalog",
-    "ProviderConfigError",
     "ProviderParameters",
     "ProviderRuntime",
     "ProviderSpec",

@@ -10,10 +10,10 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 import httpx
 
+from strata_core.config.schema import ConfigBlocks
 from strata_core.llm import LanguageModel, ModelInfo, ModelNotFoundError
 from strata_providers.anthropic_messages import AnthropicMessagesModel
 from strata_providers.builtin import BUILTIN_PROVIDERS, MESSAGES_WIRE_NPMS, PROVIDER_ALIASES, ProviderSpec
@@ -45,22 +45,18 @@ LOCAL_SERVER_SNIPPET = """{
 }"""
 
 
-class ProviderConfigError(ModelNotFoundError):
-    """The `provider` config is malformed; the message names the field and what was expected."""
-
-
 class ProviderCatalog:
     """Every provider and model Strata can call, and the `ModelResolver` the session loop asks."""
 
     def __init__(
         self,
-        config_data: Mapping[str, Any],
+        config: ConfigBlocks,
         env: Mapping[str, str],
         client: Callable[[], httpx.AsyncClient],
         *,
         retry: RetryPolicy | None = None,
     ) -> None:
-        self._config = config_data
+        self._config = config
         self._env = env
         self._client = client
         self._retry = retry or RetryPolicy()
@@ -74,9 +70,8 @@ class ProviderCatalog:
         return self._language_model(self.providers[info.provider_id], info)
 
     def default_model(self) -> LanguageModel:
-        configured = self._config.get("model")
-        if isinstance(configured, str) and configured:
-            return self.resolve(configured)
+        if self._config.model:
+            return self.resolve(self._config.model)
         for spec in self._usable_providers():
             first = next(iter(spec.models), None)
             if first is not None:
@@ -88,9 +83,8 @@ class ProviderCatalog:
         )
 
     def small_model(self, provider_id: str) -> LanguageModel | None:
-        configured = self._config.get("small_model")
-        if isinstance(configured, str) and configured:
-            return self.resolve(configured)
+        if self._config.small_model:
+            return self.resolve(self._config.small_model)
         spec = self.providers.get(PROVIDER_ALIASES.get(provider_id, provider_id))
         if spec is None:
             return None
@@ -138,13 +132,9 @@ class ProviderCatalog:
 
         Every built-in provider's key variables (disabled or not), each configured provider's `env`, and any
         variable whose value is a configured `options.apiKey` (a `{env:VAR}` key arrives already substituted).
-        A malformed `provider` config adds nothing here; resolving a model reports it.
         """
         names = {name for spec in BUILTIN_PROVIDERS.values() for name in spec.env}
-        try:
-            specs = list(self.providers.values())
-        except ProviderConfigError:
-            specs = []
+        specs = list(self.providers.values())
         keys = {spec.api_key for spec in specs if spec.api_key}
         names.update(name for spec in specs for name in spec.env)
         names.update(name for name, value in self._env.items() if value in keys)
@@ -158,23 +148,17 @@ class ProviderCatalog:
     # -- internals ---------------------------------------------------------------------------------------
 
     def _load_providers(self) -> dict[str, ProviderSpec]:
-        configured = self._config.get("provider") or {}
-        if not isinstance(configured, Mapping):
-            raise ProviderConfigError(f"provider: expected an object of providers, got {type(configured).__name__}")
         providers = dict(BUILTIN_PROVIDERS)
-        for raw_id, data in configured.items():
-            provider_id = PROVIDER_ALIASES.get(str(raw_id), str(raw_id))
-            try:
-                providers[provider_id] = merge_provider_config(provider_id, data, providers.get(provider_id))
-            except ValueError as exc:
-                raise ProviderConfigError(f"provider.{raw_id}{exc}") from exc
-        enabled = self._config.get("enabled_providers")
-        disabled = set(self._config.get("disabled_providers") or ())
+        for raw_id, config in self._config.provider.items():
+            provider_id = PROVIDER_ALIASES.get(raw_id, raw_id)
+            providers[provider_id] = merge_provider_config(provider_id, config, providers.get(provider_id))
+        enabled = self._config.enabled_providers
+        disabled = set(self._config.disabled_providers)
         return {pid: spec for pid, spec in providers.items() if pid not in disabled and (not enabled or pid in enabled)}
 
     def _usable_providers(self) -> Iterator[ProviderSpec]:
         """Providers a default model can come from: configured ones first, then built-ins with a key."""
-        configured = self._config.get("provider") or {}
+        configured = self._config.provider
         for spec in self.providers.values():
             if spec.id in configured and spec.id not in BUILTIN_PROVIDERS:
                 yield spec

@@ -1,6 +1,6 @@
 """The providers' async lifecycle: one HTTP client per runtime, opened and closed around a run.
 
-    async with open_runtime(config_data, os.environ) as catalog:
+    async with open_runtime(config.blocks, os.environ) as catalog:
         model = catalog.default_model()
         async with model.stream(request) as events: ...
 
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
 
 import httpx
 from attrs import define, field
 
+from strata_core.config.schema import ConfigBlocks
 from strata_core.errors import StrataError
 from strata_core.http import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, make_client
 from strata_providers.catalog import ProviderCatalog
@@ -56,7 +56,7 @@ class ProviderRuntime:
 
 @asynccontextmanager
 async def open_runtime(
-    config_data: Mapping[str, Any],
+    config: ConfigBlocks,
     env: Mapping[str, str],
     *,
     retry: RetryPolicy | None = None,
@@ -66,4 +66,4 @@ async def open_runtime(
     """A catalogue whose models can be called until the block ends; the HTTP client closes with it."""
     runtime = ProviderRuntime(connect_timeout, idle_read_timeout)
     async with runtime.open():
-        yield ProviderCatalog(config_data, env, runtime.client, retry=retry)
+        yield ProviderCatalog(config, env, runtime.client, retry=retry)

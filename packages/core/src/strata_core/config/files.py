@@ -1,8 +1,8 @@
 """One config source at a time: read a JSONC file, substitute `{env:}`/`{file:}`, check its shape, merge.
 
-`config.py` decides which sources exist and in what order; this module turns each into a checked dict and
-knows how two of them combine. Every user-facing failure is a `ConfigError` naming the file, and the line and
-column or the field, with what was expected.
+`service.py` decides which sources exist and in what order; this module turns each into a dict checked
+against the typed blocks (`schema.py`) and knows how two of them combine. Every user-facing failure is a
+`ConfigError` naming the file, the line and column, and the key path or the syntax, with what was expected.
 """
 
 from __future__ import annotations
@@ -16,34 +16,25 @@ from typing import Any
 
 import structlog
 
+from strata_core.config.errors import ConfigError, shown
 from strata_core.config.merge import merge_deep
+from strata_core.config.schema import AgentConfig, ConfigBlocks, PermissionConfig
+from strata_core.config.structure import config_keys, structure_block
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
-from strata_core.permission.rules import PermissionConfigError, from_config
 
 log = structlog.get_logger("strata.config")
 
 
-class ConfigError(Exception):
-    """A config file (or config value) Strata cannot use; the message says where and what was expected."""
-
-    def __init__(self, message: str, *, path: Path | None = None, line: int | None = None, column: int | None = None):
-        super().__init__(message)
-        self.path = path
-        self.line = line
-        self.column = column
-
-
-# Top-level keys of OpenCode's config schema (plus `$schema`). Unknown keys are only warned about: a newer
-# OpenCode key in a shared opencode.json must not stop Strata from starting (OpenCode itself rejects them).
-KNOWN_KEYS = frozenset(
+# Top-level keys of OpenCode's config schema: the ones Strata types (`ConfigBlocks`) and those it keeps as
+# written. Unknown keys are only warned about: a newer OpenCode key in a shared opencode.json must not stop
+# Strata from starting (OpenCode itself rejects them).
+UNTYPED_OPENCODE_KEYS = frozenset(
     {
-        "$schema", "theme", "keybinds", "logLevel", "tui", "server", "command", "skills", "watcher", "plugin",
-        "snapshot", "share", "autoshare", "autoupdate", "disabled_providers", "enabled_providers", "model",
-        "small_model", "default_agent", "username", "mode", "agent", "provider", "mcp", "formatter", "lsp",
-        "instructions", "layout", "permission", "tools", "enterprise", "compaction", "experimental",
-        "tool_output", "shell", "reference", "attribution",
+        "$schema", "theme", "keybinds", "logLevel", "tui", "server", "watcher", "plugin", "autoupdate",
+        "formatter", "lsp", "layout", "enterprise", "shell", "reference", "attribution",
     }
 )  # fmt: skip
+KNOWN_KEYS = config_keys(ConfigBlocks) | UNTYPED_OPENCODE_KEYS
 
 _JSON5_POSITION = re.compile(r"^<string>:(\d+) (.*) at column (\d+)$", re.DOTALL)
 _ENV_TOKEN = re.compile(r"\{env:([^}]+)\}")
@@ -68,8 +59,8 @@ def parse_config_text(text: str, source: Path, *, env: Mapping[str, str], home: 
         return {}  # an empty file configures nothing; not worth refusing to start over
     data = parse_jsonc(text, source)
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a JSON object at the top level, got {_kind(data)}", path=source)
-    return check_config(data, source)
+        raise ConfigError(f"{source}: expected a JSON object at the top level, got {shown(data)}", path=source)
+    return check_config(data, source, text)
 
 
 def substitute(text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path) -> str:
@@ -135,104 +126,38 @@ def parse_jsonc(text: str, source: Path) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Shape checks. Only what Strata reads is checked; everything else passes through untouched.
+# Shape checks: each source is structured into the typed blocks as it is read (`config/schema.py` is the one
+# definition of every block's shape), so an error names the file that set the bad value even though the
+# blocks used are structured again from all sources merged.
 
-_STRING_KEYS = ("model", "small_model", "default_agent", "username")
-_OBJECT_KEYS = ("provider", "compaction", "tool_output", "experimental", "command", "mcp", "tools")
 
-
-def check_config(data: dict[str, Any], source: Path) -> dict[str, Any]:
-    """Check the fields Strata uses and normalise agent entries; warn about unknown top-level keys."""
+def check_config(data: dict[str, Any], source: Path, text: str | None = None) -> dict[str, Any]:
+    """Check one source against the typed blocks and normalise its agent entries; warn about unknown keys.
+    With the source's `text`, an error gives the bad value's line and column too."""
     for key in data:
         if key not in KNOWN_KEYS:
-            log.warning("config.unknown_key", key=key, file=str(source), note="ignored; OpenCode would reject it")
-    for key in _STRING_KEYS:
-        _expect(data, key, str, "a string", source)
-    for key in _OBJECT_KEYS:
-        _expect(data, key, dict, "an object", source)
-    _expect_strings(data.get("instructions"), "instructions", source)
-    skills = _expect(data, "skills", dict, "an object", source) or {}
-    _expect_strings(skills.get("paths"), "skills.paths", source)
-    _expect_strings(skills.get("urls"), "skills.urls", source)
-    check_permission(data.get("permission"), "permission", source)
+            log.warning("config.unknown_key", key=key, file=str(source), note="kept; OpenCode would reject it")
+    structure_block(data, ConfigBlocks, source, text=text)
     for section in ("agent", "mode"):
-        entries = _expect(data, section, dict, "an object of agents", source)
-        if entries is not None:
-            data[section] = {
-                name: normalize_agent(entry, f"{section}.{name}", source) for name, entry in entries.items()
-            }
+        if data.get(section) is not None:
+            data[section] = {name: normalize_agent(entry) for name, entry in data[section].items()}
     return data
 
 
-def check_permission(value: Any, field: str, source: Path) -> None:
-    """A permission value must be an action or `{permission: action | {pattern: action}}`."""
-    try:
-        from_config(value, home=Path("/"), where=field)
-    except PermissionConfigError as error:
-        raise ConfigError(f"{source}: {error}", path=source) from error
-
-
-def _expect(data: Mapping[str, Any], key: str, kind: type, expected: str, source: Path) -> Any:
-    value = data.get(key)
-    if value is not None and not isinstance(value, kind):
-        raise ConfigError(f"{source}: `{key}` must be {expected}, got {_kind(value)}", path=source)
-    return value
-
-
-def _expect_strings(value: Any, field: str, source: Path) -> None:
-    if value is not None and not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
-        raise ConfigError(f"{source}: `{field}` must be a list of strings, got {_kind(value)}", path=source)
-
-
-def _kind(value: Any) -> str:
-    shown = json.dumps(value, default=str)
-    return shown if len(shown) <= 60 else shown[:57] + "..."
+def check_permission(value: Any, source: Path, text: str | None = None) -> None:
+    """A permission value (`$OPENCODE_PERMISSION`'s): an action or `{permission: action | {pattern: action}}`."""
+    structure_block(value, PermissionConfig, source, at=("permission",), text=text)
 
 
 # Agent entries (OpenCode's `P/config/agent.ts`): these keys are the agent's own; any other key is an
 # option passed through to the model call.
-AGENT_KEYS = frozenset(
-    {
-        "name", "model", "variant", "prompt", "description", "temperature", "top_p", "mode", "hidden", "color",
-        "steps", "maxSteps", "options", "permission", "disable", "tools",
-    }
-)  # fmt: skip
-_AGENT_FIELD_TYPES: tuple[tuple[str, tuple[type, ...], str], ...] = (
-    ("name", (str,), "a string"),
-    ("model", (str,), 'a "provider/model" string'),
-    ("variant", (str,), "a string"),
-    ("prompt", (str,), "a string"),
-    ("description", (str,), "a string"),
-    ("color", (str,), 'a "#RRGGBB" colour or a theme colour name'),
-    ("temperature", (int, float), "a number"),
-    ("top_p", (int, float), "a number"),
-    ("hidden", (bool,), "true or false"),
-    ("disable", (bool,), "true or false"),
-    ("options", (dict,), "an object"),
-    ("tools", (dict,), "an object of tool names to true or false"),
-)
-AGENT_MODES = ("subagent", "primary", "all")
+AGENT_KEYS = config_keys(AgentConfig)
 
 
-def normalize_agent(entry: Any, field: str, source: Path) -> dict[str, Any]:
-    """Check one agent entry and apply OpenCode's transform: unknown keys -> options, tools -> permission,
-    `steps ?? maxSteps`."""
-    if not isinstance(entry, dict):
-        raise ConfigError(f"{source}: `{field}` must be an object, got {_kind(entry)}", path=source)
-    for key, kinds, expected in _AGENT_FIELD_TYPES:
-        value = entry.get(key)
-        if value is not None and (not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds)):
-            raise ConfigError(f"{source}: `{field}.{key}` must be {expected}, got {_kind(value)}", path=source)
-    if entry.get("mode") is not None and entry["mode"] not in AGENT_MODES:
-        raise ConfigError(f"{source}: `{field}.mode` must be one of {', '.join(AGENT_MODES)}", path=source)
-    for key in ("steps", "maxSteps"):
-        value = entry.get(key)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-            raise ConfigError(
-                f"{source}: `{field}.{key}` must be a positive whole number, got {_kind(value)}", path=source
-            )
-    check_permission(entry.get("permission"), f"{field}.permission", source)
-    result = {key: value for key, value in entry.items() if key in AGENT_KEYS}
+def normalize_agent(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """OpenCode's per-file agent transform, on an entry already checked: unknown keys -> options, legacy
+    `tools` -> permission (dropped then, so normalising twice changes nothing), `steps ?? maxSteps`."""
+    result = {key: value for key, value in entry.items() if key in AGENT_KEYS and key != "tools"}
     result["options"] = {**(entry.get("options") or {}), **{k: v for k, v in entry.items() if k not in AGENT_KEYS}}
     permission = tools_to_permission(entry.get("tools") or {})
     # An explicit permission overrides the legacy tools switches.
@@ -290,8 +215,9 @@ def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str,
             raise ConfigError(str(error), path=path, line=error.line) from error
         # The name is the path under agent(s)/ without `.md`; a `name` in the frontmatter wins, as in OpenCode.
         name = Path(relative).relative_to(Path(relative).parts[0]).with_suffix("").as_posix()
-        entry = normalize_agent({"name": name, **document.data, "prompt": document.body}, f"agent {name!r}", path)
-        entries[entry["name"]] = entry
+        entry = {"name": name, **document.data, "prompt": document.body}
+        structure_block(entry, AgentConfig, path)
+        entries[entry["name"]] = normalize_agent(entry)
     return entries
 
 

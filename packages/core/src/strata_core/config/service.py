@@ -26,10 +26,10 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
-from attrs import define, field, frozen
+from attrs import Factory, define, field, frozen
 
+from strata_core.config.errors import ConfigError
 from strata_core.config.files import (
-    ConfigError,
     check_permission,
     merge_config,
     parse_config_text,
@@ -44,6 +44,18 @@ from strata_core.config.files import (
 from strata_core.config.flags import env_flag
 from strata_core.config.merge import merge_deep
 from strata_core.config.paths import StrataPaths
+from strata_core.config.provider_schema import ProviderConfig
+from strata_core.config.schema import (
+    AgentConfig,
+    CompactionConfig,
+    ConfigBlocks,
+    ExperimentalConfig,
+    McpServerConfig,
+    PermissionConfig,
+    SkillsConfig,
+    ToolOutputConfig,
+)
+from strata_core.config.structure import structure_config
 from strata_core.context.project import Project, ProjectInfo
 
 __all__ = ["Config", "ConfigError", "ConfigInfo", "ConfigService", "config_directories", "load_config"]
@@ -55,7 +67,7 @@ CONFIG_DIR_NAMES = (".opencode", ".strata")
 
 @frozen
 class ConfigInfo:
-    """The merged configuration, with typed views of the keys the core reads."""
+    """The merged configuration: its typed blocks, the raw JSON they came from, and where it came from."""
 
     data: Mapping[str, Any] = field(factory=dict)
     """The merged config JSON, after `{env:}`/`{file:}` substitution and OpenCode's post-processing."""
@@ -63,65 +75,59 @@ class ConfigInfo:
     """The JSON config files merged, in merge order."""
     config_dirs: tuple[Path, ...] = ()
     """Directories searched for agent(s)/, skill(s)/ and command(s)/, in OpenCode's order (see the module doc)."""
+    blocks: ConfigBlocks = field(default=Factory(lambda self: structure_config(self.data), takes_self=True))
+    """`data`, typed (structured once, when the config is loaded; from `data` when only that is given)."""
 
     @property
     def instructions(self) -> tuple[str, ...]:
         """Instruction files, globs and URLs from every source, concatenated without repeats."""
-        return tuple(self.data.get("instructions") or ())
+        return self.blocks.instructions
 
     @property
     def model(self) -> str | None:
-        return self._string("model")
+        return self.blocks.model
 
     @property
     def small_model(self) -> str | None:
-        return self._string("small_model")
+        return self.blocks.small_model
 
     @property
     def default_agent(self) -> str | None:
-        return self._string("default_agent")
+        return self.blocks.default_agent
 
     @property
-    def skill_paths(self) -> tuple[str, ...]:
-        return tuple(self._object("skills").get("paths") or ())
+    def skills(self) -> SkillsConfig:
+        return self.blocks.skills
 
     @property
-    def skill_urls(self) -> tuple[str, ...]:
-        return tuple(self._object("skills").get("urls") or ())
-
-    @property
-    def agents(self) -> Mapping[str, Mapping[str, Any]]:
+    def agents(self) -> Mapping[str, AgentConfig]:
         """Agent entries from `agent`, markdown agents and legacy modes, each normalised as OpenCode does."""
-        return self._object("agent")
+        return self.blocks.agent
 
     @property
-    def permission(self) -> Any:
-        """The raw `permission` value (an action or an object), with legacy top-level `tools` folded in."""
-        return self.data.get("permission")
+    def permission(self) -> PermissionConfig:
+        """The `permission` rules, with legacy top-level `tools` folded in."""
+        return self.blocks.permission
 
     @property
-    def provider(self) -> Mapping[str, Any]:
-        return self._object("provider")
+    def provider(self) -> Mapping[str, ProviderConfig]:
+        return self.blocks.provider
 
     @property
-    def compaction(self) -> Mapping[str, Any]:
-        return self._object("compaction")
+    def compaction(self) -> CompactionConfig:
+        return self.blocks.compaction
 
     @property
-    def tool_output(self) -> Mapping[str, Any]:
-        return self._object("tool_output")
+    def tool_output(self) -> ToolOutputConfig:
+        return self.blocks.tool_output
 
     @property
-    def experimental(self) -> Mapping[str, Any]:
-        return self._object("experimental")
+    def experimental(self) -> ExperimentalConfig:
+        return self.blocks.experimental
 
-    def _string(self, key: str) -> str | None:
-        value = self.data.get(key)
-        return value if isinstance(value, str) else None
-
-    def _object(self, key: str) -> Mapping[str, Any]:
-        value = self.data.get(key)
-        return value if isinstance(value, Mapping) else {}
+    @property
+    def mcp(self) -> Mapping[str, McpServerConfig]:
+        return self.blocks.mcp
 
 
 class Config(Protocol):
@@ -188,7 +194,9 @@ def load_config(paths: StrataPaths, project: ProjectInfo, env: Mapping[str, str]
     for variable, content in _env_pairs(env, "CONFIG_CONTENT"):
         layer = parse_config_text(content, Path(f"${variable}"), env=env, home=paths.home, base_dir=project.directory)
         data = merge_config(data, layer)
-    return ConfigInfo(data=_post_process(data, env), sources=tuple(sources), config_dirs=directories)
+    data = _post_process(data, env)
+    # Every source was checked as it was read, so an error here is one only the merge could make.
+    return ConfigInfo(data, tuple(sources), directories, structure_config(data))
 
 
 def config_directories(paths: StrataPaths, project: ProjectInfo, env: Mapping[str, str]) -> tuple[Path, ...]:
@@ -251,7 +259,7 @@ def _post_process(data: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any
         data["agent"] = merge_deep(data.get("agent") or {}, {name: {**mode, "mode": "primary"}})
     for variable, text in _env_pairs(env, "PERMISSION"):
         override = parse_jsonc(text, Path(f"${variable}"))
-        check_permission(override, variable, Path(f"${variable}"))
+        check_permission(override, Path(f"${variable}"), text)
         data["permission"] = merge_deep(permission_object(data.get("permission")), permission_object(override))
     if data.get("tools"):
         # Legacy switches are the base; an explicit `permission` overrides them.

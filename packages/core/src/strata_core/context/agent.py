@@ -10,21 +10,22 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 import anyio
 from attrs import define, evolve, field, frozen
 
+from strata_core.config.errors import ConfigError
 from strata_core.config.merge import merge_deep
 from strata_core.config.paths import StrataPaths
-from strata_core.config.service import Config, ConfigError, ConfigInfo
+from strata_core.config.schema import AgentConfig, AgentMode
+from strata_core.config.service import Config, ConfigInfo
 from strata_core.context.project import Project
 from strata_core.message import ModelRef
 from strata_core.permission import rules as perm
 from strata_core.permission.rules import Ruleset
 from strata_core.prompt.texts import read_prompt
 
-AgentMode: TypeAlias = Literal["subagent", "primary", "all"]
 SkillDirs: TypeAlias = Callable[[], Awaitable[Sequence[Path]]]
 
 DEFAULT_AGENT = "build"
@@ -201,10 +202,10 @@ def build_agents(
     config: ConfigInfo, paths: StrataPaths, skill_dirs: Sequence[Path] = (), worktree: Path | None = None
 ) -> dict[str, AgentInfo]:
     """Every agent of a project: built-ins, then config entries applied in order, then the tool-output rule."""
-    user = _rules(config.permission, "permission", paths)
+    user = perm.expand_home(config.permission.rules, paths.home)
     agents = builtin_agents(paths, skill_dirs, user, worktree)
     for key, entry in config.agents.items():
-        if entry.get("disable"):
+        if entry.disable:
             agents.pop(key, None)
             continue
         base = agents.get(key) or AgentInfo(
@@ -214,32 +215,21 @@ def build_agents(
     return {key: _allow_tool_output(agent, paths) for key, agent in agents.items()}
 
 
-def apply_agent_config(agent: AgentInfo, entry: Mapping[str, Any], paths: StrataPaths) -> AgentInfo:
+def apply_agent_config(agent: AgentInfo, entry: AgentConfig, paths: StrataPaths) -> AgentInfo:
     """Overwrite the fields the entry sets; merge its options; append its permission so it wins."""
-    changes: dict[str, Any] = {attribute: entry[key] for key, attribute in _OVERRIDES if entry.get(key) is not None}
-    if entry.get("model"):
-        changes["model"] = parse_model(entry["model"])
+    changes: dict[str, Any] = {name: getattr(entry, name) for name in _OVERRIDES if getattr(entry, name) is not None}
+    if entry.model:
+        changes["model"] = parse_model(entry.model)
     return evolve(
         agent,
         **changes,
-        options=merge_deep(agent.options, entry.get("options") or {}),
-        permission=perm.merge(agent.permission, _rules(entry.get("permission"), f"agent.{agent.name}", paths)),
+        options=merge_deep(agent.options, entry.options),
+        permission=perm.merge(agent.permission, perm.expand_home(entry.permission.rules, paths.home)),
     )
 
 
-# Config key -> AgentInfo attribute, for the fields a config entry simply replaces.
-_OVERRIDES = (
-    ("variant", "variant"),
-    ("prompt", "prompt"),
-    ("description", "description"),
-    ("temperature", "temperature"),
-    ("top_p", "top_p"),
-    ("mode", "mode"),
-    ("color", "color"),
-    ("hidden", "hidden"),
-    ("name", "name"),
-    ("steps", "steps"),
-)
+# The fields a config entry simply replaces (`AgentConfig` and `AgentInfo` name them alike).
+_OVERRIDES = ("variant", "prompt", "description", "temperature", "top_p", "mode", "color", "hidden", "name", "steps")
 
 
 def _allow_tool_output(agent: AgentInfo, paths: StrataPaths) -> AgentInfo:
@@ -250,13 +240,6 @@ def _allow_tool_output(agent: AgentInfo, paths: StrataPaths) -> AgentInfo:
     ):
         return agent
     return evolve(agent, permission=(*agent.permission, perm.Rule("external_directory", pattern, "allow")))
-
-
-def _rules(value: Any, where: str, paths: StrataPaths) -> Ruleset:
-    try:
-        return perm.from_config(value or {}, home=paths.home, where=where)
-    except perm.PermissionConfigError as error:
-        raise ConfigError(f"config: {error}") from error
 
 
 # ---------------------------------------------------------------------------------------------------------

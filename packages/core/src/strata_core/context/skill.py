@@ -183,7 +183,7 @@ def skill_search_plan(
     plan = [(paths.home / name, EXTERNAL_PATTERN, True) for name in names]
     plan += [(root, EXTERNAL_PATTERN, True) for root in _project_external_dirs(project, names)]
     plan += [(directory, CONFIG_DIR_PATTERN, False) for directory in config.config_dirs]
-    for entry in config.skill_paths:
+    for entry in config.skills.paths:
         expanded = paths.home / entry[2:] if entry.startswith("~/") else Path(entry)
         root = expanded if expanded.is_absolute() else project.directory / expanded
         if not root.is_dir():
@@ -287,7 +287,7 @@ class SkillService:
         async with self._lock:
             if self._registry is None:
                 project, config = await self.project.info(), await self.config.get()
-                pulled = await pull_skill_dirs(config.skill_urls, self.remote_cache) if config.skill_urls else []
+                pulled = await pull_skill_dirs(config.skills.urls, self.remote_cache) if config.skills.urls else []
                 self._registry = await anyio.to_thread.run_sync(
                     load_skills, project, self.paths, self.env, config, pulled
                 )

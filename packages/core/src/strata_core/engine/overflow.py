@@ -7,11 +7,11 @@ limit and those that do not) are pinned by tests without a session.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from attrs import frozen
 
 from strata_core.config.flags import env_flag
+from strata_core.config.schema import CompactionConfig
 from strata_core.llm import ModelLimits
 from strata_core.message import Tokens
 
@@ -34,20 +34,14 @@ class CompactionSettings:
     preserve_recent_tokens: int | None = None
 
 
-def compaction_settings(config: Mapping[str, Any], env: Mapping[str, str]) -> CompactionSettings:
-    """The `compaction` config block, with OpenCode's env switches (`*_DISABLE_AUTOCOMPACT`, `*_DISABLE_PRUNE`)."""
-
-    def optional_int(key: str) -> int | None:
-        value = config.get(key)
-        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-    tail_turns = optional_int("tail_turns")
+def compaction_settings(config: CompactionConfig, env: Mapping[str, str]) -> CompactionSettings:
+    """The `compaction` block with OpenCode's defaults and env switches (`*_DISABLE_AUTOCOMPACT`, `*_DISABLE_PRUNE`)."""
     return CompactionSettings(
-        auto=config.get("auto") is not False and not env_flag(env, "DISABLE_AUTOCOMPACT"),
-        prune=bool(config.get("prune")) and not env_flag(env, "DISABLE_PRUNE"),
-        reserved=optional_int("reserved"),
-        tail_turns=2 if tail_turns is None else tail_turns,
-        preserve_recent_tokens=optional_int("preserve_recent_tokens"),
+        auto=config.auto is not False and not env_flag(env, "DISABLE_AUTOCOMPACT"),
+        prune=bool(config.prune) and not env_flag(env, "DISABLE_PRUNE"),
+        reserved=config.reserved,
+        tail_turns=2 if config.tail_turns is None else config.tail_turns,
+        preserve_recent_tokens=config.preserve_recent_tokens,
     )
 
 

@@ -76,12 +76,12 @@ class LoopSubagents:
         parent = await self.sessions.get(parent_session_id)
         parent_agent = await self.agents.get(ctx.agent)
         subagent = await self.agents.get(agent_name)
-        primary_tools = (await self.config.get()).experimental.get("primary_tools") or ()
+        primary_tools = (await self.config.get()).experimental.primary_tools
         rules = child_session_rules(
             parent_agent.permission if parent_agent else (),
             from_stored(parent.permission or ()),
             subagent.permission if subagent else (),
-            [str(tool) for tool in primary_tools],
+            primary_tools,
         )
         return await self.sessions.create(
             parent_id=parent.id, title=subagent_title(description, agent_name), permission=to_config(rules)

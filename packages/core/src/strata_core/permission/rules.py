@@ -33,6 +33,13 @@ Ruleset: TypeAlias = tuple[Rule, ...]
 class PermissionConfigError(StrataError, ValueError):
     """A `permission` config value that is neither an action nor a `{pattern: action}` object."""
 
+    def __init__(self, where: str, below: tuple[str, ...], expected: str, value: Any) -> None:
+        super().__init__(f"{'.'.join((where, *below))}: expected {expected}, got {value!r}")
+        self.below = below
+        """The keys under the permission value that lead to the bad one (`("bash", "git *")`)."""
+        self.expected = expected
+        self.value = value
+
 
 def _expand_home(pattern: str, home: Path) -> str:
     if pattern == "~":
@@ -44,32 +51,44 @@ def _expand_home(pattern: str, home: Path) -> str:
     return pattern
 
 
-def _action(value: Any, where: str) -> Action:
+_ACTION_EXPECTED = "one of allow, ask, deny"
+
+
+def _action(value: Any, where: str, below: tuple[str, ...]) -> Action:
     if value in ACTIONS:
         return value  # type: ignore[no-any-return]
-    raise PermissionConfigError(f"{where}: expected one of allow, ask, deny, got {value!r}")
+    raise PermissionConfigError(where, below, _ACTION_EXPECTED, value)
 
 
-def from_config(config: Any, *, home: Path | None = None, where: str = "permission") -> Ruleset:
-    """Rules from the config form: an action (for everything) or `{key: action | {pattern: action}}`.
+def parse_permission(config: Any, where: str = "permission") -> Ruleset:
+    """Rules from the config form, patterns as written: an action (for everything) or
+    `{key: action | {pattern: action}}`. The one definition of that shape (the config loader uses it too).
 
     The user's key order is kept: it decides precedence, since the last matching rule wins.
     """
-    home = home or Path.home()
     if config is None:
         return ()
     if isinstance(config, str):
-        return (Rule("*", "*", _action(config, where)),)
+        return (Rule("*", "*", _action(config, where, ())),)
     if not isinstance(config, Mapping):
-        raise PermissionConfigError(f"{where}: expected an action or an object, got {config!r}")
+        raise PermissionConfigError(where, (), f"{_ACTION_EXPECTED}, or an object of them", config)
     rules: list[Rule] = []
     for key, value in config.items():
         if isinstance(value, Mapping):
-            for pattern, action in value.items():
-                rules.append(Rule(key, _expand_home(pattern, home), _action(action, f"{where}.{key}.{pattern}")))
+            rules += [Rule(key, pattern, _action(action, where, (key, pattern))) for pattern, action in value.items()]
         else:
-            rules.append(Rule(key, "*", _action(value, f"{where}.{key}")))
+            rules.append(Rule(key, "*", _action(value, where, (key,))))
     return tuple(rules)
+
+
+def expand_home(rules: Iterable[Rule], home: Path) -> Ruleset:
+    """The rules with `~`, `~/...` and `$HOME...` patterns made absolute (a `~` mid-pattern stays)."""
+    return tuple(Rule(rule.permission, _expand_home(rule.pattern, home), rule.action) for rule in rules)
+
+
+def from_config(config: Any, *, home: Path | None = None, where: str = "permission") -> Ruleset:
+    """Rules from the config form (see `parse_permission`), home patterns expanded."""
+    return expand_home(parse_permission(config, where), home or Path.home())
 
 
 def merge(*rulesets: Iterable[Rule]) -> Ruleset:
@@ -122,7 +141,7 @@ def to_config(ruleset: Iterable[Rule]) -> list[dict[str, str]]:
 
 
 def from_stored(items: Iterable[Mapping[str, Any]]) -> Ruleset:
-    return tuple(Rule(str(i["permission"]), str(i["pattern"]), _action(i["action"], "stored rule")) for i in items)
+    return tuple(Rule(str(i["permission"]), str(i["pattern"]), _action(i["action"], "stored rule", ())) for i in items)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -8,15 +8,16 @@ to a subagent (`task` not denied).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import anyio
 from attrs import Factory, field, frozen
 
 from strata_core.clock import Clock, SystemClock
 from strata_core.config.paths import StrataPaths
+from strata_core.config.schema import ToolOutputConfig
 from strata_core.ids import Ids
 from strata_core.permission.rules import Rule, evaluate
 
@@ -113,12 +114,12 @@ class Truncation:
         return cls(paths.tool_output, max_lines or MAX_LINES, max_bytes or MAX_BYTES)
 
     @classmethod
-    def configured(cls, paths: StrataPaths, tool_output: Mapping[str, Any], clock: Clock, ids: Ids) -> Truncation:
-        """With the config's `tool_output {max_lines, max_bytes}`; a missing or unusable value keeps the default."""
+    def configured(cls, paths: StrataPaths, tool_output: ToolOutputConfig, clock: Clock, ids: Ids) -> Truncation:
+        """With the config's `tool_output {max_lines, max_bytes}` (checked on load); unset keeps the default."""
         return cls(
             paths.tool_output,
-            _positive_int(tool_output.get("max_lines")) or MAX_LINES,
-            _positive_int(tool_output.get("max_bytes")) or MAX_BYTES,
+            tool_output.max_lines or MAX_LINES,
+            tool_output.max_bytes or MAX_BYTES,
             clock=clock,
             ids=ids,
         )
@@ -163,10 +164,6 @@ class Truncation:
     def cleanup(self) -> int:
         """Delete saved outputs older than seven days; returns how many went. The runtime calls this at start."""
         return cleanup_tool_output(self.directory, now=self.clock.now_ms() / 1000)
-
-
-def _positive_int(value: object) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 1 else None
 
 
 def cleanup_tool_output(directory: Path, *, now: float) -> int:

@@ -1,0 +1,38 @@
+"""The CLI and typed config: a wrong value is one paragraph naming file, key and expectation; unknown keys show."""
+
+from __future__ import annotations
+
+import json
+
+from cli_harness import Cli
+
+
+def test_a_wrong_config_value_is_one_paragraph_naming_file_key_and_expectation(cli: Cli) -> None:
+    config = cli.project / "opencode.json"
+    config.write_text(json.dumps({"model": "a/b", "compaction": {"reserved": "abc"}}))
+    expected = f'Error: {config}:1:45: compaction.reserved: expected a whole number of tokens, got "abc"\n'
+    for args in (["debug", "config"], ["run", "hi"], ["models"], ["agent", "list"]):
+        done = cli(*args)
+        assert done.returncode == 1, args
+        assert done.stderr == expected
+        assert done.stdout == ""
+
+
+def test_the_error_names_the_global_file_that_set_the_bad_value(cli: Cli) -> None:
+    global_config = cli.project.parent / "home" / ".config" / "opencode" / "opencode.json"
+    global_config.parent.mkdir(parents=True)
+    global_config.write_text(json.dumps({"agent": {"build": {"temperature": "hot"}}}))
+    (cli.project / "opencode.json").write_text(json.dumps({"agent": {"build": {"description": "mine"}}}))
+    done = cli("debug", "config")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"Error: {global_config}:1:37: agent.build.temperature: expected a number")
+
+
+def test_debug_config_shows_keys_strata_does_not_read(cli: Cli) -> None:
+    (cli.project / "opencode.json").write_text(
+        json.dumps({"theme": "tokyonight", "lsp": {"pyright": {"disabled": True}}, "brand_new_key": [1, 2]})
+    )
+    done = cli("debug", "config")
+    assert done.returncode == 0, done.stderr
+    config = json.loads(done.stdout)["config"]
+    assert config == {"theme": "tokyonight", "lsp": {"pyright": {"disabled": True}}, "brand_new_key": [1, 2]}
