@@ -248,3 +248,11 @@ async def test_a_url_fetcher_keyword_fetches_the_instruction_urls(tmp_path: Path
         "Instructions from: https://rules.invalid/team.md\nRules from the canned fetcher."
         in (model.main_requests[0].system[0])
     )
+
+
+async def test_an_error_raised_in_the_runtime_block_leaves_it_as_raised(tmp_path: Path) -> None:
+    project, env = _setup(tmp_path)
+    model = ScriptedModel([{"text": "Hello."}])
+    with pytest.raises(LookupError, match="not in the plan"):
+        async with open_runtime(project, env, models=OneModel(model), in_memory_store=True):
+            raise LookupError("not in the plan")

@@ -13,8 +13,8 @@ from engine_fakes import FakeResolver
 
 from strata_core import llm
 from strata_core.bus import BusEvent, PartUpdated
-from strata_core.engine.loop import turn_finished
 from strata_core.engine.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
+from strata_core.engine.turn_end import turn_finished
 from strata_core.history import latest
 from strata_core.message import (
     ABORTED_ERROR,

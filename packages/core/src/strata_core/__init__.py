@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.loop import SessionLoop
     from strata_core.engine.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
+    from strata_core.errors import StrataError
     from strata_core.history import filter_compacted, to_model_messages
     from strata_core.ids import Ids, seeded_entropy
     from strata_core.llm import LanguageModel, ModelError, ModelInfo, ModelRequest, ModelResolver, StreamEvent
@@ -82,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "Skills": "strata_core.context.skill",
     "SqliteSessionStore": "strata_core.session.sqlite_store",
     "StrataPaths": "strata_core.config.paths",
+    "StrataError": "strata_core.errors",
     "StreamEvent": "strata_core.llm",
     "SubtaskInput": "strata_core.engine.prompt_input",
     "SystemClock": "strata_core.clock",
@@ -142,6 +144,7 @@ __all__ = [
     "SkillService",
     "Skills",
     "SqliteSessionStore",
+    "StrataError",
     "StrataPaths",
     "StreamEvent",
     "SubtaskInput",

@@ -316,3 +316,8 @@ class MessageWithParts:
 
     info: Message
     parts: list[Part] = field(factory=list)
+
+    @property
+    def text(self) -> str:
+        """What the message says in words: its text parts, less the synthetic ones, joined by newlines."""
+        return "\n".join(part.text for part in self.parts if isinstance(part, TextPart) and not part.synthetic)

@@ -119,7 +119,14 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
     ) -> bool | None:
         if self._background is not None:
             self._background.cancel_scope.deadline = anyio.current_time() + BACKGROUND_GRACE_SECONDS
-        return await self._stack.__aexit__(kind, error, traceback)
+        try:
+            return await self._stack.__aexit__(kind, error, traceback)
+        except BaseExceptionGroup as group:
+            if error is None or _leaves(group) != [error]:
+                raise
+        # The background task group wrapped the body's own exception in a group; returning False lets it
+        # propagate as raised, so `except ScriptExhaustedError` around `async with open_runtime(...)` works.
+        return False
 
     async def _open(self) -> Runtime:
         c = self._container
@@ -162,6 +169,15 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             return await self._stack.enter_async_context(MemorySessionStore.open())
         path = self._choice.store_path or self._container.paths().database
         return await self._stack.enter_async_context(SqliteSessionStore.open(path, self._container.clock()))
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    """The exceptions of a (possibly nested) group, flattened."""
+    return [
+        leaf
+        for inner in group.exceptions
+        for leaf in (_leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner])
+    ]
 
 
 def _overridden(provider: providers.Provider[Any]) -> bool:

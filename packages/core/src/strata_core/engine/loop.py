@@ -38,6 +38,7 @@ from strata_core.engine.prompt_input import (
 )
 from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
 from strata_core.engine.title import TitleService
+from strata_core.engine.turn_end import turn_finished, turn_tool_calls
 from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder, effective_ruleset
 from strata_core.engine.turn_targets import AgentNotFoundError, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
@@ -52,7 +53,6 @@ from strata_core.message import (
     ModelRef,
     PathInfo,
     SubtaskPart,
-    ToolPart,
     UserMessage,
 )
 from strata_core.permission.rules import Rule, to_config
@@ -83,30 +83,6 @@ class Spawner(Protocol):
     """Where background work (titles, prune) runs: the runtime's task group."""
 
     def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any, name: object = None) -> None: ...
-
-
-def turn_finished(state: Latest) -> bool:
-    """OpenCode's exit test: the newest answer finished for good, after the newest user message."""
-    user, answer = state.user, state.assistant
-    if user is None or answer is None or not isinstance(answer.info, AssistantMessage):
-        return False
-    if not answer.info.finish or answer.info.finish == "tool-calls":
-        return False
-    # A "stop" that still carries tool calls keeps going; calls an abort left behind do not count.
-    if any(isinstance(p, ToolPart) and not p.provider_executed and not p.is_orphaned_interrupt for p in answer.parts):
-        return False
-    return user.info.id < answer.info.id
-
-
-def turn_tool_calls(history: Sequence[MessageWithParts], user_id: str) -> list[ToolPart]:
-    """Tool calls made since the newest user message, oldest first (the doom-loop check's window)."""
-    return [
-        part
-        for message in history
-        if isinstance(message.info, AssistantMessage) and message.info.id > user_id
-        for part in message.parts
-        if isinstance(part, ToolPart)
-    ]
 
 
 @define

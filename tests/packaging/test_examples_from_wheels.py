@@ -1,0 +1,90 @@
+"""The embedding examples run as an application would run them: from the three wheels, installed into a fresh
+virtual environment outside the workspace, each script in a directory of its own.
+
+Third-party dependencies come from the committed lock (exported as a pylock file) and install from uv's cache
+with `--offline`, so the test needs no network; Strata itself comes only from the wheels built here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+
+EXPECTED_OUTPUT: dict[str, list[str]] = {
+    "system_prompt_only.py": ["system prompt for shop", "<env>", "Instructions from: ", "Prices are in cents."],
+    "custom_tool_turn.py": [
+        "tool called: word_count('notes.txt')",
+        "stored call: word_count {'path': 'notes.txt'} -> 4",
+        "answer: The file has 4 words.",
+    ],
+    "stream_text_deltas.py": ["deltas: ['Hel', 'lo ', 'the', 're.']", "stored: Hello there."],
+    "own_store.py": ["my store saw", "no strata.db anywhere under"],
+    "frozen_clock.py": [
+        "Today's date: Sun Mar 01 2026",
+        "created: 1772366400000 and 1772366400000",
+        "ids share the clock's prefix",
+    ],
+}
+"""What each example must print (besides exiting 0); an example missing here fails the test, so none goes
+unchecked."""
+
+
+def _run(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+
+@pytest.fixture(scope="module")
+def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.skip("uv is not on PATH")
+    root = tmp_path_factory.mktemp("wheels")
+    wheels, venv = root / "dist", root / "venv"
+    _run([uv, "build", "--all-packages", "--wheel", "--out-dir", wheels], cwd=REPO)
+    lock = root / "pylock.toml"
+    export = ["export", "--frozen", "--no-dev", "--no-emit-workspace", "--all-packages", "--format", "pylock.toml"]
+    _run([uv, *export, "-o", lock], cwd=REPO)
+    _run([uv, "venv", "--python", sys.executable, venv], cwd=root)
+    python = venv / "bin" / "python"
+    _run([uv, "pip", "install", "--offline", "--python", python, "-r", lock], cwd=root)
+    _run([uv, "pip", "install", "--offline", "--no-deps", "--python", python, *sorted(wheels.glob("*.whl"))], cwd=root)
+    return python
+
+
+def _example_names() -> list[str]:
+    return sorted(p.name for p in EXAMPLES.glob("*.py"))
+
+
+def test_every_example_has_its_expected_output() -> None:
+    assert _example_names() == sorted(EXPECTED_OUTPUT)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _example_names())
+def test_example_runs_from_the_installed_wheels(name: str, installed_python: Path, tmp_path: Path) -> None:
+    script = tmp_path / name
+    shutil.copy(EXAMPLES / name, script)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
+    done = subprocess.run(
+        [str(installed_python), str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    for line in EXPECTED_OUTPUT[name]:
+        assert line in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_the_installed_core_is_the_wheel_not_the_workspace(installed_python: Path) -> None:
+    where = _run([installed_python, "-c", "import strata_core, strata_providers; print(strata_core.__file__)"])
+    assert str(REPO) not in where.stdout
+    assert "site-packages" in where.stdout
