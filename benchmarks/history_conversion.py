@@ -15,6 +15,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import TypedDict
 
 import anyio
 
@@ -31,8 +32,13 @@ MODEL = llm.ModelInfo(provider_id="anthropic", id="claude-sonnet-4-5", npm="@ai-
 IDS = Ids(SystemClock())
 
 
+class PartIds(TypedDict):
+    id: str
+    session_id: str
+
+
 def build_turn(session_id: str, turn: int) -> list[m.MessageWithParts]:
-    def part_ids() -> dict[str, str]:
+    def part_ids() -> PartIds:
         return {"id": IDS.new("prt"), "session_id": session_id}
 
     user = m.UserMessage(

@@ -90,7 +90,8 @@ def measure(argv: Sequence[str], *, with_server: bool) -> Sample:
 
 
 def _run_measured(argv: list[str], work: Path, home: Path, server: ScriptedServer | None) -> Sample:
-    done, seen = threading.Event(), []
+    done = threading.Event()
+    seen: list[float] = []
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv, cwd=work, env=clean_env(home), stdin=subprocess.DEVNULL,

@@ -75,7 +75,8 @@ def test_builtin_descriptions_are_the_prompt_files_without_their_final_newline(p
     for name in ("build", "plan", "general", "explore"):
         text = read_prompt(f"agents/descriptions/{name}.txt")
         assert text.endswith("\n") and agents[name].description == text[:-1]
-    assert agents["explore"].description.startswith("Fast, read-only agent for exploring a codebase")
+    explore = agents["explore"].description
+    assert explore is not None and explore.startswith("Fast, read-only agent for exploring a codebase")
 
 
 def test_build_may_edit_run_bash_ask_questions_and_enter_plan_mode(paths: StrataPaths) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 import json5
 import pytest
 
-from strata_core.config.files import ConfigError, parse_jsonc
+from strata_core.config.errors import ConfigError
+from strata_core.config.files import parse_jsonc
 
 SOURCE = Path("/project/opencode.json")
 

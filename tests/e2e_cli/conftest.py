@@ -1,4 +1,4 @@
-"""Fixtures for the end-to-end CLI tests (the harness itself is `cli_harness.py`)."""
+"""Fixtures for the end-to-end CLI tests (the harness itself is `tests/helpers/cli_harness.py`)."""
 
 from __future__ import annotations
 

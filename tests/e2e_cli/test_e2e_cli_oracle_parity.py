@@ -66,7 +66,7 @@ def _shape(body: dict[str, Any], work: str, port: int) -> dict[str, Any]:
     }
 
 
-def _recorded(name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _recorded(name: str) -> tuple[list[dict[str, Any]], list[list[Any]]]:
     folder = FIXTURES / "captures" / f"opencode-cli-{name}"
     work, port = (folder / "workdir.txt").read_text().strip(), int((folder / "port.txt").read_text())
     main = [json.loads(p.read_text()) for p in sorted(folder.glob("[0-9][0-9][0-9].json"))]

@@ -1,4 +1,4 @@
-"""Fixtures for the end-to-end engine scenarios (the harness itself is `engine_harness.py`)."""
+"""Fixtures for the end-to-end engine scenarios (the harness itself is `tests/helpers/engine_harness.py`)."""
 
 from __future__ import annotations
 

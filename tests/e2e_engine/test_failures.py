@@ -6,7 +6,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results
+from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results
 
 from strata_core.bus import PartUpdated, SessionRetry
 from strata_core.message import ABORTED_ERROR, AssistantMessage, RetryPart, ToolPart, ToolStateError, ToolStateRunning
@@ -14,7 +14,7 @@ from strata_core.message import ABORTED_ERROR, AssistantMessage, RetryPart, Tool
 
 @pytest.mark.anyio
 async def test_a_rate_limit_is_retried_then_succeeds(project: Path, env: dict[str, str]) -> None:
-    script = [{"status": 429, "message": "Slow down"}, {"text": "Made it."}]
+    script: Script = [{"status": 429, "message": "Slow down"}, {"text": "Made it."}]
     async with scripted(script) as server, engine(project, env, server) as runtime:
         session = await runtime.sessions.create()
         async with runtime.bus.subscribe() as events:
@@ -32,7 +32,10 @@ async def test_a_rate_limit_is_retried_then_succeeds(project: Path, env: dict[st
 async def test_a_stream_cut_mid_way_records_the_error_and_the_next_prompt_continues(
     project: Path, env: dict[str, str]
 ) -> None:
-    script = [{"text": "This answer will be cut short", "chunk_size": 4, "cut_after": 4}, {"text": "Second try."}]
+    script: Script = [
+        {"text": "This answer will be cut short", "chunk_size": 4, "cut_after": 4},
+        {"text": "Second try."},
+    ]
     async with scripted(script) as server, engine(project, env, server) as runtime:
         session = await runtime.sessions.create()
         cut = await runtime.loop.prompt(ask(session.id, "tell me"))
@@ -51,7 +54,7 @@ async def test_a_stream_cut_mid_way_records_the_error_and_the_next_prompt_contin
 async def test_an_abort_mid_tool_interrupts_it_and_leaves_a_resumable_session(
     project: Path, env: dict[str, str]
 ) -> None:
-    script = [
+    script: Script = [
         {"tool_calls": [{"name": "bash", "arguments": {"command": "echo started; sleep 30", "description": "Wait"}}]},
         {"text": "Stopped waiting."},
     ]

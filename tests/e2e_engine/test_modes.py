@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results, user_texts
+from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results, user_texts
 
 from strata_core.message import AssistantMessage, OutputFormat, TextPart, ToolStateCompleted
 from strata_core.prompt.texts import read_prompt
@@ -14,7 +14,7 @@ from strata_core.prompt.texts import read_prompt
 @pytest.mark.anyio
 async def test_the_step_limit_prefills_the_wrap_up_and_keeps_the_tools(project: Path, env: dict[str, str]) -> None:
     glob = {"tool_calls": [{"name": "glob", "arguments": {"pattern": "*.txt"}}]}
-    script = [glob, glob, {"text": "Out of steps: found notes.txt."}]
+    script: Script = [glob, glob, {"text": "Out of steps: found notes.txt."}]
     config = {"agent": {"build": {"steps": 2}}}
     async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
         session = await runtime.sessions.create()
@@ -48,7 +48,7 @@ async def test_structured_output_is_required_and_stored(project: Path, env: dict
 @pytest.mark.anyio
 async def test_a_subtask_runs_a_child_session(project: Path, env: dict[str, str]) -> None:
     task = {"description": "Count notes", "prompt": "How many lines in notes.txt?", "subagent_type": "general"}
-    script = [
+    script: Script = [
         {"tool_calls": [{"name": "task", "arguments": task}]},
         {"text": "notes.txt has two lines."},
         {"text": "The subagent says two lines."},
@@ -89,7 +89,7 @@ async def test_plan_then_build_sends_the_reminders_without_storing_them(project:
 
 @pytest.mark.anyio
 async def test_compaction_on_overflow_summarises_and_carries_on(project: Path, env: dict[str, str]) -> None:
-    script = [
+    script: Script = [
         {"text": "A very long answer.", "usage": {"input": 9_500, "output": 100}},
         {"text": "## Goal\n- answer the question"},
         {"text": "Carrying on after the summary."},
@@ -116,7 +116,12 @@ async def test_a_context_overflow_error_replays_the_last_message_after_the_summa
     project: Path, env: dict[str, str]
 ) -> None:
     overflow = {"status": 400, "code": "context_length_exceeded", "message": "maximum context length is 8192 tokens"}
-    script = [{"text": "First answer."}, overflow, {"text": "Summary of the first turn."}, {"text": "Replayed."}]
+    script: Script = [
+        {"text": "First answer."},
+        overflow,
+        {"text": "Summary of the first turn."},
+        {"text": "Replayed."},
+    ]
     async with scripted(script) as server, engine(project, env, server) as runtime:
         session = await runtime.sessions.create()
         await runtime.loop.prompt(ask(session.id, "first question"))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results
+from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results
 
 from strata_core.bus import PermissionAsked, PermissionReply, PermissionRequest
 from strata_core.message import AssistantMessage, MessageWithParts, ToolStateCompleted, ToolStateError
@@ -41,7 +41,7 @@ async def _prompt_answering(
 
 @pytest.mark.anyio
 async def test_once_runs_the_command_and_asks_again_next_time(project: Path, env: dict[str, str]) -> None:
-    script = [{"tool_calls": [_bash("echo one")]}, {"tool_calls": [_bash("echo two")]}, {"text": "Ran both."}]
+    script: Script = [{"tool_calls": [_bash("echo one")]}, {"tool_calls": [_bash("echo two")]}, {"text": "Ran both."}]
     async with (
         scripted(script) as server,
         engine(project, env, server, mode="interactive", extra_config=ASK_BASH) as runtime,
@@ -58,7 +58,7 @@ async def test_once_runs_the_command_and_asks_again_next_time(project: Path, env
 
 @pytest.mark.anyio
 async def test_always_is_remembered_for_the_rest_of_the_session(project: Path, env: dict[str, str]) -> None:
-    script = [{"tool_calls": [_bash("echo one")]}, {"tool_calls": [_bash("echo two")]}, {"text": "Ran both."}]
+    script: Script = [{"tool_calls": [_bash("echo one")]}, {"tool_calls": [_bash("echo two")]}, {"text": "Ran both."}]
     async with (
         scripted(script) as server,
         engine(project, env, server, mode="interactive", extra_config=ASK_BASH) as runtime,
@@ -74,7 +74,7 @@ async def test_always_is_remembered_for_the_rest_of_the_session(project: Path, e
 
 @pytest.mark.anyio
 async def test_reject_stops_the_turn_with_the_refusal_as_the_result(project: Path, env: dict[str, str]) -> None:
-    script = [{"tool_calls": [_bash("rm -rf build")]}, {"text": "After the refusal."}]
+    script: Script = [{"tool_calls": [_bash("rm -rf build")]}, {"text": "After the refusal."}]
     async with (
         scripted(script) as server,
         engine(project, env, server, mode="interactive", extra_config=ASK_BASH) as runtime,
@@ -94,7 +94,7 @@ async def test_reject_stops_the_turn_with_the_refusal_as_the_result(project: Pat
 
 @pytest.mark.anyio
 async def test_a_non_interactive_ask_fails_fast_and_stops(project: Path, env: dict[str, str]) -> None:
-    script = [{"tool_calls": [_bash("make deploy")]}, {"text": "unused"}]
+    script: Script = [{"tool_calls": [_bash("make deploy")]}, {"text": "unused"}]
     async with (
         scripted(script) as server,
         engine(project, env, server, mode="non_interactive", extra_config=ASK_BASH) as runtime,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results, user_texts
+from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results, user_texts
 
 from strata_core.message import AssistantMessage, ToolStateCompleted, ToolStateError
 
@@ -31,7 +31,7 @@ async def test_a_text_turn(project: Path, env: dict[str, str]) -> None:
 
 @pytest.mark.anyio
 async def test_a_chain_of_tool_calls(project: Path, env: dict[str, str]) -> None:
-    script = [
+    script: Script = [
         {"tool_calls": [{"name": "glob", "arguments": {"pattern": "**/*.py"}}]},
         {"tool_calls": [{"name": "read", "arguments": {"filePath": str(project / "src" / "app.py")}}]},
         {"text": "app.py prints hello."},
@@ -52,7 +52,7 @@ async def test_a_chain_of_tool_calls(project: Path, env: dict[str, str]) -> None
 
 @pytest.mark.anyio
 async def test_parallel_tool_calls_answer_together(project: Path, env: dict[str, str]) -> None:
-    script = [
+    script: Script = [
         {
             "tool_calls": [
                 {"name": "read", "arguments": {"filePath": str(project / "notes.txt")}},
@@ -75,7 +75,7 @@ async def test_parallel_tool_calls_answer_together(project: Path, env: dict[str,
 
 @pytest.mark.anyio
 async def test_an_invalid_tool_call_that_the_model_then_corrects(project: Path, env: dict[str, str]) -> None:
-    script = [
+    script: Script = [
         {"tool_calls": [{"name": "raed", "arguments": {"filePath": "notes.txt"}}]},
         {"tool_calls": [{"name": "read", "arguments": {"filePath": str(project / "notes.txt")}}]},
         {"text": "Read it."},
@@ -93,7 +93,10 @@ async def test_an_invalid_tool_call_that_the_model_then_corrects(project: Path, 
 @pytest.mark.anyio
 async def test_a_tool_that_fails_reports_its_error_to_the_model(project: Path, env: dict[str, str]) -> None:
     missing = project / "missing.txt"
-    script = [{"tool_calls": [{"name": "read", "arguments": {"filePath": str(missing)}}]}, {"text": "It is missing."}]
+    script: Script = [
+        {"tool_calls": [{"name": "read", "arguments": {"filePath": str(missing)}}]},
+        {"text": "It is missing."},
+    ]
     async with scripted(script) as server, engine(project, env, server) as runtime:
         session = await runtime.sessions.create()
         answer = await runtime.loop.prompt(ask(session.id, "read missing.txt"))
@@ -106,7 +109,7 @@ async def test_a_tool_that_fails_reports_its_error_to_the_model(project: Path, e
 
 @pytest.mark.anyio
 async def test_the_configured_tool_output_limits_cut_tool_output(project: Path, env: dict[str, str]) -> None:
-    script = [
+    script: Script = [
         {"tool_calls": [{"name": "bash", "arguments": {"command": "seq 1 10", "description": "Count"}}]},
         {"text": "Counted."},
     ]

@@ -19,7 +19,7 @@ class InstructionsOnly(containers.DeclarativeContainer):
 
     directory = providers.Dependency(instance_of=Path)
     env = providers.Dependency(instance_of=dict)
-    fetcher = providers.Object(None)
+    fetcher: providers.Provider[UrlFetcher | None] = providers.Object(None)
 
     paths = providers.Singleton(StrataPaths.from_env, env)
     project = providers.Singleton(ProjectService, directory)

@@ -323,7 +323,7 @@ async def test_a_subtask_the_user_starts_runs_the_task_tool_without_a_parent_mod
     assert isinstance(task_answer.info, AssistantMessage) and task_answer.info.agent == "general"
     (part,) = [p for p in task_answer.parts if isinstance(p, ToolPart)]
     assert part.tool == "task" and part.state.status == "completed"
-    assert f'<task id="{child.id}"' in str(part.state.output)  # type: ignore[union-attr]
+    assert f'<task id="{child.id}"' in str(part.state.output)
     # The command's follow-up asks the model to summarise; the subtask itself shows as a tool run by the user.
     assert _user_texts(parent_call)[0] == "The following tool was executed by the user"
     assert _user_texts(parent_call)[-1] == "Summarize the task tool output above and continue with your task."

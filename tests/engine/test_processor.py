@@ -27,6 +27,7 @@ from strata_core.engine.overflow import CompactionSettings
 from strata_core.engine.processor import Processor, StepInput, StepResult
 from strata_core.message import (
     ABORTED_ERROR,
+    AssistantMessage,
     MessageWithParts,
     ReasoningPart,
     RetryPart,
@@ -132,6 +133,7 @@ async def test_a_tool_call_runs_and_its_part_ends_completed(store: MemorySession
         {"call": "call_1", "truncated": False},
     )
     assert part.state.input == {"text": "hi"}
+    assert isinstance(stored.info, AssistantMessage)
     assert stored.info.finish == "tool-calls"
 
 
@@ -223,6 +225,7 @@ async def test_stream_failures_are_recorded_on_the_message_and_stop(
         )
         published = _drain(events)
     assert result == "stop"
+    assert isinstance(stored.info, AssistantMessage)
     assert stored.info.error is not None and (stored.info.error.name, stored.info.error.message) == (
         name,
         error.message,
@@ -236,6 +239,7 @@ async def test_stream_failures_are_recorded_on_the_message_and_stop(
 async def test_a_context_overflow_asks_for_compaction_without_an_error(store: MemorySessionStore) -> None:
     model = FakeModel([[llm.StreamFailed(llm.ContextOverflowError("prompt is too long"))]])
     result, stored = await Harness(store).run(model)
+    assert isinstance(stored.info, AssistantMessage)
     assert result == "compact" and stored.info.error is None
 
 
@@ -244,6 +248,7 @@ async def test_a_finish_past_the_usable_context_asks_for_compaction(store: Memor
     model = FakeModel([text_step("big", usage=llm.Usage(input_tokens=9_000))])
     model.info = llm.ModelInfo("fake", "fake-model", limits=llm.ModelLimits(context=10_000, output=2_000))
     result, stored = await Harness(store).run(model)
+    assert isinstance(stored.info, AssistantMessage)
     assert result == "compact" and stored.info.finish == "stop"
 
 
@@ -360,6 +365,7 @@ async def test_doom_loop_allowed_by_rule_lets_the_call_run(store: MemorySessionS
 async def test_a_tool_call_while_summarising_is_an_error(store: MemorySessionStore) -> None:
     result, stored = await Harness(store).run(FakeModel([tool_step(("c1", "read", {}))]), summary=True)
     assert result == "stop"
+    assert isinstance(stored.info, AssistantMessage)
     assert stored.info.error is not None
     assert stored.info.error.message == "Tool call not allowed while generating summary: read"
 
@@ -385,7 +391,7 @@ async def test_tool_progress_is_stored_while_the_tool_runs(store: MemorySessionS
         assert stored is not None
         (part,) = _tool_parts(stored)
         assert part.state.status == "running"
-        assert part.state.metadata == {"output": "line 1\nline 2\n"}  # type: ignore[union-attr]
+        assert part.state.metadata == {"output": "line 1\nline 2\n"}
         release.set()
 
 

@@ -11,7 +11,7 @@ from engine_fakes import HistoryBuilder
 from strata_core import llm
 from strata_core.engine.turn_request import ConvertedHistory
 from strata_core.history import to_model_messages
-from strata_core.message import MessageWithParts
+from strata_core.message import MessageWithParts, TextPart
 from strata_core.session.memory_store import MemorySessionStore
 
 MODEL = llm.ModelInfo("fake", "fake-model")
@@ -43,9 +43,9 @@ async def test_a_changed_copy_of_a_message_is_converted_again(history: list[Mess
     cache = ConvertedHistory()
     cache.convert(history, MODEL)
     last_user = history[3]
-    reminded = MessageWithParts(
-        last_user.info, [*last_user.parts, evolve(last_user.parts[0], id="prt_x", text="extra")]
-    )
+    first = last_user.parts[0]
+    assert isinstance(first, TextPart)
+    reminded = MessageWithParts(last_user.info, [*last_user.parts, evolve(first, id="prt_x", text="extra")])
     changed = [*history[:3], reminded, history[4]]
     assert cache.convert(changed, MODEL) == to_model_messages(changed, MODEL)
     assert cache.convert(history, MODEL) == to_model_messages(history, MODEL)

@@ -10,6 +10,7 @@ from strata_core.llm import (
     AuthenticationError,
     BadResponseError,
     ContextOverflowError,
+    ModelError,
     RateLimitedError,
     ServerError,
     TransportError,
@@ -84,7 +85,7 @@ def test_a_long_plain_body_is_previewed() -> None:
     [(401, AuthenticationError), (403, AuthenticationError), (408, TransportError), (409, ServerError),
      (413, ContextOverflowError), (422, BadResponseError), (529, RateLimitedError), (504, ServerError)],
 )  # fmt: skip
-def test_statuses_map_to_error_kinds(status: int, kind: type) -> None:  # type: ignore[type-arg]
+def test_statuses_map_to_error_kinds(status: int, kind: type[ModelError]) -> None:
     assert type(error_for_status(status, {}, "")) is kind
 
 
@@ -101,7 +102,7 @@ def test_statuses_map_to_error_kinds(status: int, kind: type) -> None:  # type: 
         ("something broke", ServerError),
     ],
 )
-def test_in_stream_errors_are_classified(payload: object, kind: type) -> None:  # type: ignore[type-arg]
+def test_in_stream_errors_are_classified(payload: object, kind: type[ModelError]) -> None:
     assert type(error_from_payload(payload)) is kind
 
 

@@ -89,7 +89,9 @@ class Conversation:
         return ProviderCatalog(structure_config(config), {}, lambda: client).default_model()
 
     def system_of(self, body: dict[str, Any]) -> str:
-        return body["system"][0]["text"] if self.wire == "messages" else body["messages"][0]["content"]
+        system = body["system"][0]["text"] if self.wire == "messages" else body["messages"][0]["content"]
+        assert isinstance(system, str), system
+        return system
 
     def tools(self) -> tuple[ToolDefinition, ...]:
         body = self.opencode("main")[0]["body"]
@@ -99,7 +101,9 @@ class Conversation:
 
     def tool_output(self) -> str:
         last = self.opencode("main")[-1]["body"]["messages"][-1]
-        return last["content"][0]["content"] if self.wire == "messages" else last["content"]
+        output = last["content"][0]["content"] if self.wire == "messages" else last["content"]
+        assert isinstance(output, str), output
+        return output
 
     def request(self, model: LanguageModel, agent: AgentInfo, system: str, messages: tuple[ModelMessage, ...],
                 *, small: bool = False) -> ModelRequest:  # fmt: skip

@@ -7,13 +7,14 @@ import contextlib
 import anyio
 import httpx
 import pytest
-from provider_kit import collect, info_for, model_for, of_type, user_request
+from provider_kit import collect, finish_of, info_for, model_for, of_type, user_request
 
 from strata_core.llm import (
     BadResponseError,
     ContextOverflowError,
     Finish,
     LanguageModel,
+    ModelError,
     ModelInfo,
     ModelRequest,
     RateLimitedError,
@@ -38,7 +39,7 @@ async def test_it_plays_the_script_and_records_every_request() -> None:
     model = ScriptedModel([{"text": "one"}, {"tool_calls": [{"name": "read", "arguments": {"filePath": "a"}}]}])
     first = await collect(model, user_request("first"))
     second = await collect(model, user_request("second"))
-    assert "".join(e.text for e in of_type(first, TextDelta)) == "one" and first[-1].reason == "stop"
+    assert "".join(e.text for e in of_type(first, TextDelta)) == "one" and finish_of(first).reason == "stop"
     (call,) = of_type(second, ToolCall)
     assert (call.tool_name, call.input, call.call_id) == ("read", {"filePath": "a"}, "call_1_0")
     assert [r.messages[0].content[0].text for r in model.requests] == ["first", "second"]  # type: ignore[union-attr]
@@ -120,7 +121,7 @@ async def test_without_retries_an_error_turn_is_the_streams_failure() -> None:
         ({"text": "abc", "stream_error": {"type": "overloaded_error"}}, RateLimitedError),
     ],
 )
-async def test_scripted_stream_failures_end_the_stream(turn: dict[str, object], kind: type) -> None:  # type: ignore[type-arg]
+async def test_scripted_stream_failures_end_the_stream(turn: dict[str, object], kind: type[ModelError]) -> None:
     events = await collect(ScriptedModel([turn], retry=NO_RETRIES))
     assert isinstance(events[-1], StreamFailed) and type(events[-1].error) is kind
     assert not of_type(events, Finish)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,7 +129,10 @@ async def test_a_small_model_answers_the_titles(tmp_path: Path) -> None:
 async def test_a_turn_on_a_mapped_ref_stays_on_that_model_across_steps(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("alpha\n")
-    script = [{"tool_calls": [{"name": "read", "arguments": {"filePath": str(notes)}}]}, {"text": "It says alpha."}]
+    script: list[dict[str, Any]] = [
+        {"tool_calls": [{"name": "read", "arguments": {"filePath": str(notes)}}]},
+        {"text": "It says alpha."},
+    ]
     resolver = ScriptedResolver({"other/model": [], "anthropic/claude-sonnet-4-5": script})
     claude = resolver.resolve("anthropic/claude-sonnet-4-5")
     async with runtime_on(tmp_path, resolver) as rt:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import Sequence
 
 import anyio
 import httpx
@@ -20,6 +21,7 @@ from strata_core.llm import (
     RateLimitedError,
     RetryScheduled,
     ServerError,
+    StreamEvent,
     StreamFailed,
     TextDelta,
     TransportError,
@@ -36,7 +38,7 @@ def model_info() -> ModelInfo:
     return ModelInfo("mock", "mock-model")
 
 
-def failure(events: list) -> ModelError:  # type: ignore[type-arg]
+def failure(events: Sequence[StreamEvent]) -> ModelError:
     assert isinstance(events[-1], StreamFailed), events
     assert not of_type(events, Finish)
     return events[-1].error

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from provider_kit import WIRES, Wire, collect, model_for, of_type, user_request
+from provider_kit import WIRES, Wire, collect, finish_of, model_for, of_type, user_request
 
 from strata_core.llm import (
     Finish,
@@ -33,7 +33,7 @@ async def test_text_arrives_as_deltas_of_one_part_then_finish_stop(wire: Wire, c
     assert len(starts) == len(ends) == 1
     assert [d.text for d in of_type(events, TextDelta)] == ["Hello", " ther", "e, fr", "iend."]
     assert {d.id for d in of_type(events, TextDelta)} == {starts[0].id}
-    assert events[-1] == Finish("stop", events[-1].usage)
+    assert events[-1] == Finish("stop", finish_of(events).usage)
     assert isinstance(events[0], TextStart) and isinstance(events[-2], TextEnd)
 
 
@@ -78,7 +78,7 @@ async def test_parallel_tool_calls_are_assembled_from_their_fragments(wire: Wire
         fragments = [d.delta for d in of_type(events, ToolInputDelta) if d.call_id == call.call_id]
         assert len(fragments) > 1 and "".join(fragments) == call.raw_input
     assert {e.call_id for e in of_type(events, ToolInputEnd)} == {c.call_id for c in calls}
-    assert events[-1].reason == "tool-calls"
+    assert finish_of(events).reason == "tool-calls"
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -115,7 +115,7 @@ async def test_chat_usage_counts_cached_input_and_reasoning_output_separately(cl
     async with ScriptedServer([{"text": "ok", "usage": usage}]) as server:
         events = await collect(model_for("chat", server, client))
     # The server reports prompt_tokens=2000 (800 cached) and completion_tokens=120 (40 reasoning).
-    assert events[-1].usage == Usage(
+    assert finish_of(events).usage == Usage(
         input_tokens=1200, output_tokens=80, reasoning_tokens=40, cache_read_tokens=800, total_tokens=2120
     )
 
@@ -124,7 +124,7 @@ async def test_messages_usage_joins_message_start_and_message_delta(client: http
     usage = {"input": 1200, "output": 80, "cache_read": 800, "cache_write": 300}
     async with ScriptedServer([{"text": "ok", "usage": usage}]) as server:
         events = await collect(model_for("messages", server, client))
-    finish = events[-1]
+    finish = finish_of(events)
     assert finish.usage == Usage(input_tokens=1200, output_tokens=80, cache_read_tokens=800, cache_write_tokens=300)
     assert finish.usage.total == 2380
 
@@ -134,7 +134,7 @@ async def test_messages_usage_joins_message_start_and_message_delta(client: http
 async def test_finish_reasons_are_mapped_to_stratas_names(wire: Wire, finish: str, client: httpx.AsyncClient) -> None:
     async with ScriptedServer([{"text": "cut short", "finish": finish}]) as server:
         events = await collect(model_for(wire, server, client))
-    assert events[-1].reason == finish
+    assert finish_of(events).reason == finish
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -49,6 +49,7 @@ async def test_an_opencode_export_imports_into_this_project(store: SessionStore)
     assert read.call_id == "toolu_01HxQk3bVnR7tY8uJ2mW4sA6" and read.state.metadata["truncated"] is False
     reasoning = history[1].parts[1]
     assert isinstance(reasoning, m.ReasoningPart) and reasoning.metadata is not None
+    assert isinstance(history[1].info, m.AssistantMessage)
     assert history[1].info.tokens == m.Tokens(input=3, output=188, cache_write=13911, total=14102)
     assert isinstance(history[2].parts[-1], m.PatchPart)
 

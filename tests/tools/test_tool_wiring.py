@@ -25,7 +25,7 @@ pytestmark = pytest.mark.anyio
 RECORDED = json.loads((Path(__file__).parent / "schemas" / "opencode_tool_schemas.json").read_text())
 
 
-# These three functions are checked by mypy (the suite runs it on tests/): the services other modules
+# These three functions are checked by mypy (.ci/run type-checks tests/): the services other modules
 # provide fit the small protocols the tools declare, so wiring needs no adapters.
 def skills_fit(service: SkillService) -> SkillSource:
     return service

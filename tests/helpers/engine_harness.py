@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
@@ -78,6 +78,10 @@ def engine(
         store_path=project.parent / "strata.db",
         container=container,
     )
+
+
+Script: TypeAlias = list[dict[str, Any]]
+"""A ScriptedServer's turns as JSON; annotating a script literal with it keeps mypy from widening it to list[object]."""
 
 
 def scripted(script: Sequence[Mapping[str, Any]]) -> ScriptedServer:

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import anyio
 from attrs import define, field
@@ -25,6 +25,15 @@ HANG = object()
 Script = Sequence[llm.StreamEvent | object]
 
 IDS = Ids(SystemClock())
+
+
+class PartOwner(TypedDict):
+    """The fields naming the message a part belongs to, spread into each part's constructor."""
+
+    session_id: str
+    message_id: str
+
+
 """One id generator for a test module's records, so they sort in the order they were made."""
 
 
@@ -226,7 +235,7 @@ class HistoryBuilder:
         if info.finish is None:
             info.finish = "tool-calls" if tools else "stop"
         await self.store.put_message(info)
-        base = {"session_id": self.session_id, "message_id": info.id}
+        base: PartOwner = {"session_id": self.session_id, "message_id": info.id}
         await self.store.put_part(StepStartPart(id=self._id("prt"), **base))
         if text:
             await self.store.put_part(TextPart(id=self._id("prt"), text=text, **base))

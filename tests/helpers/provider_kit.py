@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal, TypeVar
 
 import attrs
 import httpx
 
 from strata_core.llm import (
+    Finish,
     LanguageModel,
     ModelInfo,
     ModelLimits,
@@ -24,6 +25,7 @@ from strata_providers.retry import RetryPolicy
 from strata_providers.sse import Endpoint
 from strata_providers.testing import ScriptedServer
 
+E = TypeVar("E", bound=StreamEvent)
 Wire = Literal["chat", "messages"]
 WIRES: tuple[Wire, ...] = ("chat", "messages")
 NPM = {"chat": "@ai-sdk/openai-compatible", "messages": "@ai-sdk/anthropic"}
@@ -62,10 +64,20 @@ def info_for(wire: Wire, *, model_id: str = "mock-model", output_limit: int = 0)
     return ModelInfo("mock", model_id, npm=NPM[wire], limits=ModelLimits(context=100_000, output=output_limit))
 
 
-def user_request(text: str = "hi", *, tools: Sequence[ToolDefinition] = (), **kw: object) -> ModelRequest:
+def user_request(
+    text: str = "hi",
+    *,
+    tools: Sequence[ToolDefinition] = (),
+    session_id: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> ModelRequest:
     return ModelRequest(
-        system=("You are a test.",), messages=(UserModelMessage((TextContent(text),)),), tools=tuple(tools), **kw
-    )  # type: ignore[arg-type]
+        system=("You are a test.",),
+        messages=(UserModelMessage((TextContent(text),)),),
+        tools=tuple(tools),
+        session_id=session_id,
+        headers=headers or {},
+    )
 
 
 async def collect(model: LanguageModel, request: ModelRequest | None = None) -> list[StreamEvent]:
@@ -73,5 +85,12 @@ async def collect(model: LanguageModel, request: ModelRequest | None = None) -> 
         return [event async for event in events]
 
 
-def of_type(events: Sequence[StreamEvent], kind: type) -> list:  # type: ignore[type-arg]
+def of_type(events: Sequence[StreamEvent], kind: type[E]) -> list[E]:
     return [event for event in events if isinstance(event, kind)]
+
+
+def finish_of(events: Sequence[StreamEvent]) -> Finish:
+    """The stream's last event, which must be its Finish."""
+    last = events[-1]
+    assert isinstance(last, Finish), f"the stream ended with {last!r}, not a Finish"
+    return last
