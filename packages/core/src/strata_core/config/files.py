@@ -14,13 +14,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from strata_core.config.merge import merge_deep
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
+from strata_core.logging import get_logger
 from strata_core.permission.rules import PermissionConfigError, from_config
 
-log = structlog.get_logger("strata.config")
+log = get_logger(__name__)
 
 
 class ConfigError(Exception):

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-import structlog
 from attrs import define, evolve
 
 from strata_core import ids, llm
@@ -23,6 +22,7 @@ from strata_core.engine.overflow import CompactionSettings, estimate_tokens, usa
 from strata_core.engine.part_writer import NowMs, wall_clock_ms
 from strata_core.engine.processor import Processor, StepInput, new_answer
 from strata_core.history import is_media, prune_candidates, to_model_messages
+from strata_core.logging import get_logger
 from strata_core.message import (
     CONTEXT_OVERFLOW_ERROR,
     AssistantMessage,
@@ -44,7 +44,7 @@ from strata_core.serialization import unstructure
 from strata_core.session.store import SessionStore
 from strata_core.tool.contract import ToolContext
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 CompactionResult: TypeAlias = Literal["continue", "stop"]
 

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 import anyio
-import structlog
 from attrs import define, field, frozen
 
 from strata_core import ids, llm
@@ -21,6 +20,7 @@ from strata_core.bus import SessionRetry as RetryEvent
 from strata_core.engine.overflow import CompactionSettings, is_overflow
 from strata_core.engine.part_writer import NowMs, PartWriter, wall_clock_ms
 from strata_core.engine.tool_calls import ToolCallRunner, ToolExecutor, interrupted, is_doom_loop
+from strata_core.logging import get_logger
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,
@@ -46,7 +46,7 @@ from strata_core.permission.rules import Rule
 from strata_core.session.store import SessionStore
 from strata_core.tool.contract import Tool, ToolContext
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 StepResult: TypeAlias = Literal["continue", "stop", "compact"]
 

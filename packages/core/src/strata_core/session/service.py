@@ -15,11 +15,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import structlog
 from attrs import define, evolve, frozen
 
 from strata_core import ids
 from strata_core import message as m
+from strata_core.logging import get_logger
 from strata_core.session.export import export_data, parse_export_text, read_export
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.store import SessionNotFoundError, SessionStore
@@ -27,7 +27,7 @@ from strata_core.session.store import SessionNotFoundError, SessionStore
 Clock = Callable[[], int]
 """Milliseconds since the epoch: what every `time` field holds."""
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def system_clock() -> int:
