@@ -126,8 +126,10 @@ def history_conversion(quick: bool, runs: int | None) -> list[Result]:
     for line in done.stdout.splitlines():
         if found := re.match(r"(.+?): median ([\d.]+) ms over (\d+) runs", line):
             label, value = found[1], float(found[2])
-            target = at_most(100) if label == "as is" else None
-            rows.append(Result(scenario, f"median, {label}", "ms", value, target=target, runs=int(found[3])))
+            target = at_most(100) if not label.startswith("history frozen") else None
+            cpu = re.search(r"CPU ([\d.]+) ms", line)
+            note = f"CPU median {cpu[1]} ms" if cpu else ""
+            rows.append(Result(scenario, f"median, {label}", "ms", value, target=target, runs=int(found[3]), note=note))
         elif found := re.search(r"loaded from SQLite in ([\d.]+) ms", line):
             rows.append(Result(scenario, "load from SQLite (not in the target)", "ms", float(found[1])))
     if not rows:
