@@ -110,6 +110,7 @@ def test_a_logged_exception_is_the_records_exc_info(handler: _Records) -> None:
     [record] = handler.records
     assert record.exc_info is not None and str(record.exc_info[1]) == "the disk is on fire"
     assert record.levelno == logging.ERROR and record.getMessage() == "thing.failed attempt=2"
+    assert (record.funcName, record.pathname) == ("test_a_logged_exception_is_the_records_exc_info", __file__)
     assert "Traceback (most recent call last)" in handler.lines[0]
 
 
