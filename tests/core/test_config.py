@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import AgentConfig, CompactionConfig, SkillsConfig
 from strata_core.config.service import ConfigError, ConfigInfo, ConfigService
 from strata_core.context.project import ProjectService
+from strata_core.logging import capture_events
 from strata_core.permission.rules import Action, Rule
 
 
@@ -101,7 +101,7 @@ async def test_merge_order_is_global_then_env_file_then_project_then_dot_opencod
     write(setup.repo / "strata.json", dict.fromkeys(keys[2:], "project"))
     write(setup.repo / ".opencode" / "opencode.json", dict.fromkeys(keys[3:], "dot_opencode"))
     setup.env["STRATA_CONFIG_CONTENT"] = json.dumps({"content": "content"})
-    with capture_logs():
+    with capture_events():
         info = await setup.load()
     assert {key: info.data[key] for key in keys} == {key: key for key in keys}
 
@@ -282,7 +282,7 @@ async def test_wrong_types_name_the_file_and_field(setup: Setup, content: dict[s
 @pytest.mark.anyio
 async def test_unknown_top_level_keys_are_warned_about_not_rejected(setup: Setup) -> None:
     path = write(setup.repo / "opencode.json", {"model": "a/b", "frobnicate": True})
-    with capture_logs() as logs:
+    with capture_events() as logs:
         info = await setup.load()
     assert info.model == "a/b"
     assert [(e["event"], e["key"], e["file"]) for e in logs] == [("config.unknown_key", "frobnicate", str(path))]

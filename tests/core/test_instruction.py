@@ -11,13 +11,13 @@ from typing import Any
 import anyio
 import pytest
 from loopback_text_server import LoopbackTextServer
-from structlog.testing import capture_logs
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context import instruction as instruction_module
 from strata_core.context.instruction import InstructionBlock, InstructionService
 from strata_core.context.project import ProjectService
+from strata_core.logging import capture_events
 from strata_core.message import (
     AssistantMessage,
     MessageTime,
@@ -207,13 +207,13 @@ async def test_empty_files_and_missing_entries_are_skipped_with_a_warning(setup:
     write(setup.repo / "AGENTS.md", "")
     kept = write(setup.repo / "kept.md", "kept")
     setup.config(["missing.md", "kept.md"])
-    with capture_logs() as logs:
+    with capture_events() as logs:
         assert await setup.sources() == [str(kept)]
     assert any(log["event"] == "instruction file empty, skipped" for log in logs)
 
 
 def test_unreadable_instruction_file_reads_as_none_with_a_warning(tmp_path: Path) -> None:
-    with capture_logs() as logs:
+    with capture_events() as logs:
         assert instruction_module.read_instruction_file(tmp_path) is None  # a directory cannot be read
     assert logs[0]["event"] == "instruction file unreadable, skipped"
     assert logs[0]["path"] == str(tmp_path)
@@ -266,7 +266,7 @@ async def test_urls_load_after_files_and_failing_or_hanging_urls_are_skipped_wit
     fast, failing, hanging, empty = (rule_server.url(p) for p in ("/fast", "/fail", "/hang", "/empty"))
     setup.config([hanging, failing, fast, empty])
     started = time.monotonic()
-    with capture_logs() as logs:
+    with capture_events() as logs:
         blocks = await setup.service().system()
     elapsed = time.monotonic() - started
     assert blocks == [InstructionBlock(str(project), "project"), InstructionBlock(fast, "Remote rule")]

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from loopback_text_server import LoopbackTextServer
-from structlog.testing import capture_logs
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
@@ -24,6 +23,7 @@ from strata_core.context.skill import (
     format_skills_markdown,
     format_skills_xml,
 )
+from strata_core.logging import capture_events
 from strata_core.permission.rules import Rule, from_config
 
 
@@ -127,7 +127,7 @@ async def test_claude_code_skills_flag_skips_only_claude_dirs(setup: Setup, flag
 async def test_skill_paths_expand_home_and_warn_about_missing_dirs(setup: Setup) -> None:
     skill_file(setup.home / "my-skills", "mine")
     setup.config({"skills": {"paths": ["~/my-skills", "nowhere"]}})
-    with capture_logs() as logs:
+    with capture_events() as logs:
         assert await setup.names() == [BUILTIN_SKILL_NAME, "mine"]
     assert {"event": "skill path not found", "path": str(setup.repo / "nowhere"), "log_level": "warning"} in logs
 
@@ -184,7 +184,7 @@ async def test_a_skill_server_that_is_down_or_serves_garbage_costs_only_its_skil
     server = serve_skill_pack("not an index")
     try:
         setup.config({"skills": {"urls": [server.url("/pack"), "http://127.0.0.1:1/none"]}})
-        with capture_logs() as logs:
+        with capture_events() as logs:
             assert await setup.names() == [BUILTIN_SKILL_NAME]
     finally:
         server.close()
@@ -215,7 +215,7 @@ async def test_broken_frontmatter_is_skipped_with_a_warning_naming_the_file(setu
     broken.parent.mkdir(parents=True)
     broken.write_text("---\nname: [unclosed\n---\nbody\n")
     skill_file(setup.repo / ".agents" / "skills", "fine")
-    with capture_logs() as logs:
+    with capture_events() as logs:
         assert await setup.names() == [BUILTIN_SKILL_NAME, "fine"]
     warning = next(log for log in logs if log["event"] == "skill skipped: broken frontmatter")
     assert warning["path"] == str(broken)
@@ -236,7 +236,7 @@ async def test_a_skill_without_description_is_loadable_but_never_listed(setup: S
 async def test_duplicate_names_the_later_discovered_skill_wins_with_a_warning(setup: Setup) -> None:
     skill_file(setup.home / ".agents" / "skills", "shared", "global version")
     project = skill_file(setup.repo / ".opencode" / "skills", "shared", "project version")
-    with capture_logs() as logs:
+    with capture_events() as logs:
         shared = await setup.service().get("shared")
     assert shared is not None
     assert (shared.description, shared.location) == ("project version", str(project))

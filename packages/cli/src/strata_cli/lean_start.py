@@ -1,4 +1,4 @@
-"""Start-up hygiene for commands that load the whole engine: measured, each worth 15-35 ms of every run.
+"""Start-up hygiene for commands that load the whole engine, and the process's garbage-collector settings.
 
 A command wraps its first heavy imports (the composition root) in `heavy_imports()`:
 
@@ -6,52 +6,77 @@ A command wraps its first heavy imports (the composition root) in `heavy_imports
   all live until exit, and collecting over and over while they pile up finds nothing (~30 ms);
 - afterwards those objects are frozen (`gc.freeze`), so no later collection scans them again: the turn's own
   collections stay small, and a full one no longer stalls a step for 10-20 ms;
-- optional extras of third-party libraries that Strata never uses are skipped: structlog's rich support
-  (tracebacks and pretty-printed locals for its console renderer and dict tracebacks; Strata renders its own
-  log lines), which pulls in rich.console, rich.pretty, rich.traceback, rich.syntax and pygments (~20 ms;
-  rich itself stays importable for whoever draws on a terminal), httpx's command-line client, which pulls
-  in the same (~15-20 ms), and
-  dependency_injector's YAML config loading, which imports PyYAML (~10 ms; Strata's own markdown parsing
-  imports it when it first meets a file with frontmatter).
+- and the youngest generation is collected every `YOUNG_GENERATION_THRESHOLD` allocations instead of
+  CPython's 700 (`settle_gc`), for the rest of the process: a session's history is loaded after start-up,
+  so it is not frozen, and converting a long one for the model (tens of thousands of objects that all
+  survive) made CPython collect the whole heap, history included, about once per conversion: 10,000 stored
+  messages took ~130 ms of CPU instead of ~63 ms (benchmarks/README.md, "History conversion");
+- httpx's command-line client is not loaded: `import httpx` imports it only to offer `httpx.main`, and it
+  pulls in rich's console, progress, syntax and table modules and pygments (~25 ms). While httpx loads, a
+  stand-in answers for `httpx._main`; its `main` imports the real client when called, and the stand-in leaves
+  `sys.modules` as soon as httpx is loaded, so nothing in the process is left without the real module.
+
+These are process-wide decisions, which is why they live here, in the application, and nowhere in the core.
+What is no longer done: making optional modules unimportable while libraries load (`sys.modules[name] =
+None`), which left structlog without rich tracebacks and dependency_injector without YAML loading for the
+rest of the process (both cache the ImportError). structlog is not imported at start-up at all now (the core
+imports it at the first log event, see `strata_core.logging`); dependency_injector imports PyYAML (~12 ms),
+which is what its `from_yaml` needs.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
-UNUSED_EXTRAS = ("rich", "rich.traceback", "httpx._main", "yaml")
-"""Modules that structlog, httpx and dependency_injector import only if they can; made unimportable while
-those three load."""
-
-
-def import_without_unused_extras() -> None:
-    """Import structlog, httpx and dependency_injector with `UNUSED_EXTRAS` skipped (their `except ImportError`
-    fallbacks apply)."""
-    blocked = [name for name in UNUSED_EXTRAS if name not in sys.modules]
-    for name in blocked:
-        sys.modules[name] = None  # type: ignore[assignment]  # `import` raises ImportError for a None entry
-    try:
-        import dependency_injector.containers  # noqa: F401  (and .providers; both try PyYAML)
-        import httpx  # noqa: F401
-        import structlog  # noqa: F401
-    finally:
-        for name in blocked:
-            if name in sys.modules and sys.modules[name] is None:
-                del sys.modules[name]  # importable again for anyone who really wants it
+YOUNG_GENERATION_THRESHOLD = 10_000
+"""Allocations between two collections of the youngest generation. Measured on the 10,000-message conversion:
+2,000 and 5,000 still let a full collection into some conversions; 10,000 and above none. What it costs: up
+to that many objects of cyclic garbage wait a little longer to be freed (a few MiB at most)."""
 
 
 @contextmanager
 def heavy_imports() -> Iterator[None]:
-    """Run the enclosed imports without garbage collection, then freeze what they created."""
+    """Run the enclosed imports without garbage collection, then settle the collector for the process."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        import_without_unused_extras()
+        import_httpx_without_its_command_line()
         yield
     finally:
-        gc.freeze()
+        settle_gc()
         if was_enabled:
             gc.enable()
+
+
+def settle_gc() -> None:
+    """The collector settings of a `strata` process once its modules are loaded: what is alive now lives until
+    exit, so it is frozen out of every later collection, and young collections run less often."""
+    gc.freeze()
+    _, middle, oldest = gc.get_threshold()
+    gc.set_threshold(YOUNG_GENERATION_THRESHOLD, middle, oldest)
+
+
+def import_httpx_without_its_command_line() -> None:
+    """Import httpx with a stand-in for `httpx._main` whose `main` loads the real one when it is called."""
+    if "httpx" in sys.modules:
+        return
+    stand_in = types.ModuleType("httpx._main", "Stand-in while httpx loads (strata_cli.lean_start).")
+    stand_in.main = _httpx_main  # type: ignore[attr-defined]
+    sys.modules["httpx._main"] = stand_in
+    try:
+        import httpx  # noqa: F401  (its `from ._main import main` takes the stand-in's)
+    finally:
+        if sys.modules.get("httpx._main") is stand_in:
+            del sys.modules["httpx._main"]  # a later `import httpx._main` loads the real module
+
+
+def _httpx_main(*args: Any, **kwargs: Any) -> Any:
+    """httpx's command-line client, imported the first time it is called."""
+    from httpx._main import main
+
+    return main(*args, **kwargs)

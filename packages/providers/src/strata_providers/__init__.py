@@ -1,6 +1,8 @@
 """Strata's model providers: the chat-completions and Anthropic Messages wires, the model catalogue,
 retries, and request parameters. The scripted test kit lives in `strata_providers.testing`."""
 
+import logging
+
 from strata_providers.anthropic_messages import AnthropicMessagesModel, messages_request_body
 from strata_providers.builtin import BUILTIN_PROVIDERS, ProviderSpec
 from strata_providers.catalog import SMALL_MODEL_PRIORITY, ProviderCatalog
@@ -19,6 +21,9 @@ from strata_providers.params import (
 from strata_providers.retry import NO_RETRIES, RetryPolicy
 from strata_providers.runtime import ProviderRuntime, RuntimeClosedError, open_runtime
 from strata_providers.sse import Endpoint
+
+# Silent until the application configures logging, as for strata_core (see strata_core.logging).
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "BUILTIN_PROVIDERS",

@@ -14,15 +14,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from strata_core.config.errors import ConfigError, shown
 from strata_core.config.merge import merge_deep
 from strata_core.config.schema import AgentConfig, ConfigBlocks, PermissionConfig
 from strata_core.config.structure import config_keys, structure_block
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
+from strata_core.logging import get_logger
 
-log = structlog.get_logger("strata.config")
+log = get_logger(__name__)
 
 
 # Top-level keys of OpenCode's config schema: the ones Strata types (`ConfigBlocks`) and those it keeps as

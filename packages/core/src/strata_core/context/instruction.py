@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
-import structlog
 from attrs import define, field, frozen
 
 from strata_core.config.flags import env_flag
@@ -28,9 +27,10 @@ from strata_core.config.service import Config
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.errors import StrataError
 from strata_core.http import make_client
+from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
 
-log = structlog.get_logger("strata.instruction")
+log = get_logger(__name__)
 
 PROJECT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")
 """Project instruction files by precedence; CONTEXT.md is OpenCode's deprecated name."""

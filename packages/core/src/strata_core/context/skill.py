@@ -22,7 +22,6 @@ from typing import Protocol
 
 import anyio
 import anyio.to_thread
-import structlog
 from attrs import define, field, frozen
 
 from strata_core.config.flags import env_flag
@@ -31,10 +30,11 @@ from strata_core.config.service import Config, ConfigInfo
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown, parse_markdown_text
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.context.skill_pull import pull_skill_dirs
+from strata_core.logging import get_logger
 from strata_core.permission.rules import Ruleset, evaluate
 from strata_core.prompt.texts import read_prompt
 
-log = structlog.get_logger("strata.skill")
+log = get_logger(__name__)
 
 BUILTIN_SKILL_NAME = "customize-strata"
 BUILTIN_SKILL_PROMPT = "skills/customize-strata.md"

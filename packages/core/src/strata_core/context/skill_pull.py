@@ -14,12 +14,12 @@ from typing import Any, Protocol
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import anyio
-import structlog
 from attrs import frozen
 
 from strata_core.http import make_client
+from strata_core.logging import get_logger
 
-log = structlog.get_logger("strata.skill")
+log = get_logger(__name__)
 
 SKILL_CONCURRENCY = 4
 FILE_CONCURRENCY = 8

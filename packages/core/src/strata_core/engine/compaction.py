@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-import structlog
 from attrs import define, evolve
 
 from strata_core import llm
@@ -24,6 +23,7 @@ from strata_core.engine.overflow import CompactionSettings, estimate_tokens, usa
 from strata_core.engine.processor import Processor, StepInput, new_answer
 from strata_core.history import is_media, prune_candidates, to_model_messages
 from strata_core.ids import Ids
+from strata_core.logging import get_logger
 from strata_core.message import (
     CONTEXT_OVERFLOW_ERROR,
     AssistantMessage,
@@ -45,7 +45,7 @@ from strata_core.serialization import unstructure
 from strata_core.session.store import SessionStore
 from strata_core.tool.contract import ToolContext
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 CompactionResult: TypeAlias = Literal["continue", "stop"]
 

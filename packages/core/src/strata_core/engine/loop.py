@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, TypeAlias
 
 import anyio
-import structlog
 from attrs import define, field
 
 from strata_core import llm
@@ -43,6 +42,7 @@ from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnReq
 from strata_core.engine.turn_targets import AgentNotFoundError, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
 from strata_core.ids import Ids
+from strata_core.logging import get_logger
 from strata_core.message import (
     STRUCTURED_OUTPUT_ERROR,
     AgentPart,
@@ -72,7 +72,7 @@ __all__ = [
     "TextInput",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 Outcome: TypeAlias = Literal["continue", "stop"]
 NO_USER_MESSAGE = "No user message found in stream. This should never happen."

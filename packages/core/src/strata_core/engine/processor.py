@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 import anyio
-import structlog
 from attrs import define, field, frozen
 
 from strata_core import llm
@@ -23,6 +22,7 @@ from strata_core.engine.overflow import CompactionSettings, is_overflow
 from strata_core.engine.part_writer import PartWriter
 from strata_core.engine.tool_calls import ToolCallRunner, ToolExecutor, interrupted, is_doom_loop
 from strata_core.ids import Ids
+from strata_core.logging import get_logger
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,
@@ -48,7 +48,7 @@ from strata_core.permission.rules import Rule
 from strata_core.session.store import SessionStore
 from strata_core.tool.contract import Tool, ToolContext
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 StepResult: TypeAlias = Literal["continue", "stop", "compact"]
 

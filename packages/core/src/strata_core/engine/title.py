@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-import structlog
 from attrs import define, evolve
 
 from strata_core import llm
@@ -18,10 +17,11 @@ from strata_core.bus import Bus, TitleUpdated
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.engine.parameters import ParameterPolicy
 from strata_core.history import to_model_messages
+from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, SubtaskPart, TextPart, UserMessage
 from strata_core.session.store import SessionStore
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 TITLE_AGENT = "title"
 TITLE_REQUEST = "Generate a title for this conversation:\n"

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-import structlog
 from anyio.abc import TaskGroup
 from attrs import define, evolve
 
 from strata_core import llm
 from strata_core.engine.part_writer import PartWriter
+from strata_core.logging import get_logger
 from strata_core.message import (
     FilePart,
     PartTime,
@@ -31,7 +31,7 @@ from strata_core.permission.rules import PermissionError_, Rule
 from strata_core.tool.contract import Attachment, Tool, ToolContext, ToolResult
 from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, refused, repair_tool_name
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 TOOL_ABORTED = "Tool execution aborted"
 DOOM_LOOP_THRESHOLD = 3

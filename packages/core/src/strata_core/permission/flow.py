@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 import anyio
-import structlog
 from attrs import define, field
 
 from strata_core.bus import Bus, PermissionAsked, PermissionReplied, PermissionReply, PermissionRequest
 from strata_core.ids import Ids
+from strata_core.logging import get_logger
 from strata_core.permission.rules import (
     CorrectedError,
     DeniedError,
@@ -32,7 +32,7 @@ from strata_core.permission.rules import (
 
 __all__ = ["PermissionFlow", "PermissionMode", "PermissionReply", "PermissionRequest"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 PermissionMode: TypeAlias = Literal["interactive", "non_interactive", "auto"]
 _Decision: TypeAlias = Literal["allow", "deny", "ask"]

@@ -14,18 +14,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import structlog
 from attrs import define, evolve, frozen
 
 from strata_core import message as m
 from strata_core.clock import Clock
 from strata_core.errors import StrataError
 from strata_core.ids import Ids
+from strata_core.logging import get_logger
 from strata_core.session.export import export_data, parse_export_text, read_export
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.store import SessionNotFoundError, SessionStore
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def _package_version() -> str:

@@ -1,0 +1,143 @@
+"""Embedded, Strata logs like a library: silent unless the application configures logging, then stdlib records
+with the event's key-values (strata_core.logging)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+
+from strata_core.config.files import check_config
+from strata_core.logging import EventMessage, get_logger
+
+# Loads a project config with a key Strata does not know: the config service logs `config.unknown_key` at
+# warning level. argv[1] says how the application set up logging first.
+EMBEDDED_APP = """
+import logging, sys
+from pathlib import Path
+import anyio
+if sys.argv[1] == "basicConfig":
+    logging.basicConfig(format="%(levelname)s|%(name)s|%(funcName)s|%(message)s")
+from strata_core.config.paths import StrataPaths
+from strata_core.config.service import ConfigService
+from strata_core.context.project import ProjectService
+repo = Path(sys.argv[2])
+env = {"HOME": str(repo / "home")}
+info = anyio.run(ConfigService(StrataPaths.from_env(env), ProjectService(repo), env).get)
+assert info.model == "a/b"
+"""
+
+
+def _run_embedded_app(tmp_path: Path, logging_setup: str) -> subprocess.CompletedProcess[str]:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True, exist_ok=True)
+    (repo / "opencode.json").write_text(json.dumps({"model": "a/b", "frobnicate": True}))
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(repo / "home")}
+    return subprocess.run(
+        [sys.executable, "-c", EMBEDDED_APP, logging_setup, str(repo)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+
+
+def test_an_application_that_configures_no_logging_sees_nothing_of_a_warning(tmp_path: Path) -> None:
+    done = _run_embedded_app(tmp_path, "nothing")
+    assert (done.stdout, done.stderr) == ("", "")
+
+
+def test_an_application_with_basic_config_receives_the_warning_with_its_fields(tmp_path: Path) -> None:
+    done = _run_embedded_app(tmp_path, "basicConfig")
+    assert done.stdout == ""
+    path = tmp_path / "repo" / "opencode.json"
+    assert done.stderr.splitlines() == [
+        f"WARNING|strata_core.config.files|check_config|config.unknown_key key=frobnicate file={path} "
+        "note='kept; OpenCode would reject it'"
+    ]
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        self.lines.append(self.format(record))
+
+
+@pytest.fixture
+def handler() -> Iterator[_Records]:
+    """An application's handler on the root logger."""
+    handler = _Records()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    yield handler
+    root.removeHandler(handler)
+
+
+def test_the_record_carries_the_event_dict_and_the_calling_module(handler: _Records, tmp_path: Path) -> None:
+    check_config({"frobnicate": 1}, tmp_path / "strata.json")
+    [record] = handler.records
+    assert (record.name, record.levelno) == ("strata_core.config.files", logging.WARNING)
+    assert record.funcName == "check_config"
+    assert Path(record.pathname).parts[-2:] == ("config", "files.py")
+    assert isinstance(record.msg, EventMessage)
+    assert record.msg.event == "config.unknown_key"
+    assert record.msg.fields() == {
+        "key": "frobnicate",
+        "file": str(tmp_path / "strata.json"),
+        "note": "kept; OpenCode would reject it",
+    }
+
+
+def test_a_logged_exception_is_the_records_exc_info(handler: _Records) -> None:
+    log = get_logger("strata_core.tests.embedding")
+    try:
+        raise RuntimeError("the disk is on fire")
+    except RuntimeError:
+        log.exception("thing.failed", attempt=2)
+    [record] = handler.records
+    assert record.exc_info is not None and str(record.exc_info[1]) == "the disk is on fire"
+    assert record.levelno == logging.ERROR and record.getMessage() == "thing.failed attempt=2"
+    assert (record.funcName, record.pathname) == ("test_a_logged_exception_is_the_records_exc_info", __file__)
+    assert "Traceback (most recent call last)" in handler.lines[0]
+
+
+def test_structlogs_processor_formatter_renders_strata_events_as_structured_data(handler: _Records) -> None:
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                structlog.processors.JSONRenderer(sort_keys=True),
+            ]
+        )
+    )
+    structlog.contextvars.bind_contextvars(request_id="r-1")
+    try:
+        get_logger("strata_core.tests.embedding").warning("thing.happened", size=3)
+    finally:
+        structlog.contextvars.clear_contextvars()
+    assert json.loads(handler.lines[0]) == {"event": "thing.happened", "request_id": "r-1", "size": 3}
+
+
+def test_events_below_the_loggers_level_never_reach_a_handler(handler: _Records) -> None:
+    logger = logging.getLogger("strata_core.tests.quiet")
+    logger.setLevel(logging.WARNING)
+    try:
+        get_logger(logger.name).debug("chatter")
+        get_logger(logger.name).info("chatter")
+    finally:
+        logger.setLevel(logging.NOTSET)
+    assert handler.records == []
