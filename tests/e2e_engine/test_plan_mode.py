@@ -11,6 +11,7 @@ import pytest
 from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results, user_texts
 
 from strata_core.bus import PermissionAsked, PermissionRequest
+from strata_core.context.plan_file import plan_file as plan_file_at
 from strata_core.message import MessageWithParts, TextPart, ToolStateCompleted, ToolStateError, UserMessage
 from strata_core.prompt.reminders import build_switch_reminder, plan_reminder
 from strata_core.runtime import Runtime
@@ -45,7 +46,7 @@ PLAN_EXIT: dict[str, Any] = {"tool_calls": [{"name": "plan_exit", "arguments": {
 
 async def plan_file(runtime: Runtime, session_id: str) -> Path:
     session = await runtime.sessions.get(session_id)
-    path: Path = await runtime.container.plan_mode().plan_file(session)
+    path: Path = plan_file_at(runtime.project, runtime.container.paths(), session)  # what plan mode would use
     return path
 
 

@@ -37,7 +37,7 @@ from strata_core.context.skill import Skills, SkillService
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.loop import SessionLoop, Spawner
 from strata_core.engine.parameters import BasicParameters, ParameterPolicy
-from strata_core.engine.plan_mode import PlanMode
+from strata_core.engine.plan_mode_switch import plan_exit_if_offered, plan_mode_if_enabled
 from strata_core.engine.processor import Processor
 from strata_core.engine.subagent import LoopSubagents
 from strata_core.engine.subtask import SubtaskRunner
@@ -51,7 +51,6 @@ from strata_core.session.service import SessionService
 from strata_core.session.store import SessionStore
 from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_core.tool.builtin.defaults import builtin_tools
-from strata_core.tool.builtin.plan_exit import plan_exit_tool
 from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore
 from strata_core.tool.contract import Tool
 from strata_core.tool.registry import ToolRegistry
@@ -200,7 +199,10 @@ class EngineContainer(containers.DeclarativeContainer):
         TurnRequestBuilder, system_prompt=system_prompt, registry=registry, parameters=parameters, ids=ids
     )
     subtasks = providers.Singleton(SubtaskRunner, store=store, bus=bus, execute_tool=execute_tool, clock=clock, ids=ids)
-    plan_mode = providers.Singleton(PlanMode, store=store, bus=bus, project=project, paths=paths, env=env, ids=ids)
+    plan_mode = providers.Singleton(
+        plan_mode_if_enabled, store=store, bus=bus, project=project, paths=paths, env=env, ids=ids
+    )
+    """Experimental plan mode's service, or None while the flag is off."""
     loop = providers.Singleton(
         SessionLoop,
         store=store,
@@ -269,7 +271,7 @@ class CoreContainer(containers.DeclarativeContainer):
         permission_mode=permission_mode,
     )
     plan_exit = providers.Singleton(
-        plan_exit_tool,
+        plan_exit_if_offered,
         env=env,
         permission_mode=permission_mode,
         permissions=sessions_part.permissions,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import anyio
 from attrs import define, field
@@ -25,7 +25,6 @@ from strata_core.context.instruction import Instruction
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
-from strata_core.engine.plan_mode import PlanMode
 from strata_core.engine.processor import Processor, StepInput, StepResult, new_answer
 from strata_core.engine.prompt_input import (
     FileInput,
@@ -61,6 +60,9 @@ from strata_core.session.service import SessionService
 from strata_core.session.store import SessionStore
 from strata_core.tool.contract import ToolContext
 from strata_core.tool.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from strata_core.engine.plan_mode import PlanMode  # imported by the container only when plan mode is on
 
 __all__ = [
     "AgentNotFoundError",
@@ -318,7 +320,7 @@ class SessionLoop:
             await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
             return "continue"
         # plan_exit stores a user message for the build agent: the next step must read the session again.
-        handed_over = plan_mode and PlanMode.handed_over(outcome.answer)
+        handed_over = self.plan_mode is not None and plan_mode and self.plan_mode.handed_over(outcome.answer)
         run.answered = None if handed_over else outcome.answer
         if built.structured is not None:
             return await self._structured_outcome(message, built.structured.captured, result)
