@@ -21,7 +21,6 @@ from strata_core.config import provider_schema as p
 from strata_core.config import schema as s
 from strata_core.config.checks import CHECK, NESTED, Nested
 from strata_core.config.errors import MISSING, ConfigError, ConfigValueError, shown
-from strata_core.config.locate import locate
 from strata_core.serialization import converter
 
 __all__ = ["config_error", "config_keys", "structure_block", "structure_config"]
@@ -82,6 +81,8 @@ def config_error(
     where = str(source) if source is not None else "config"
     # `text` is the structured value's own (`at` is where that value sits); a missing key has no position of
     # its own, so point at the nearest enclosing value that is there.
+    from strata_core.config.locate import locate  # only a config with a mistake pays for the JSONC scanner
+
     inside = error.below
     positions = (locate(text, inside[:depth]) for depth in range(len(inside), 0, -1)) if text is not None else ()
     line, column = next((found for found in positions if found), (None, None))
