@@ -13,6 +13,7 @@ from strata_core.bus import Bus
 from strata_core.clock import FrozenClock
 from strata_core.config.paths import StrataPaths
 from strata_core.context.project import ProjectInfo
+from strata_core.engine.plan_mode_switch import plan_exit_if_offered
 from strata_core.ids import Ids
 from strata_core.message import MessageTime, MessageWithParts, ModelRef, TextPart, UserMessage
 from strata_core.permission.flow import PermissionFlow, PermissionMode
@@ -26,7 +27,6 @@ from strata_core.tool.builtin.plan_exit import (
     QuestionDismissedError,
     approval_text,
     plan_exit_offered,
-    plan_exit_tool,
     shown_path,
 )
 from strata_core.tool.contract import ToolContext
@@ -119,9 +119,9 @@ async def test_the_composition_root_gets_none_when_it_is_not_offered(store: Memo
     built = tool(store, tmp_path, "interactive")
     deps = {"permissions": built.permissions, "store": store, "bus": built.bus, "project": built.project}
     common = {**deps, "paths": built.paths, "clock": built.clock, "ids": built.ids}
-    assert plan_exit_tool(env={}, permission_mode="interactive", **common) is None  # type: ignore[arg-type]
+    assert plan_exit_if_offered(env={}, permission_mode="interactive", **common) is None  # type: ignore[arg-type]
     flag = {"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}
-    assert isinstance(plan_exit_tool(env=flag, permission_mode="interactive", **common), PlanExitTool)  # type: ignore[arg-type]
+    assert isinstance(plan_exit_if_offered(env=flag, permission_mode="interactive", **common), PlanExitTool)  # type: ignore[arg-type]
 
 
 def test_the_plan_is_shown_relative_to_the_worktree_with_slashes() -> None:

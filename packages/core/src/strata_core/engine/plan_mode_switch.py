@@ -47,16 +47,10 @@ def plan_exit_if_offered(
     """The `plan_exit` tool where plan mode offers it (`plan_exit_offered`); None, importing nothing, otherwise."""
     if not experimental_plan_mode(env):
         return None
-    from strata_core.tool.builtin.plan_exit import plan_exit_tool
+    from strata_core.tool.builtin.plan_exit import PlanExitTool, plan_exit_offered
 
-    return plan_exit_tool(
-        env=env,
-        permission_mode=permission_mode,
-        permissions=permissions,
-        store=store,
-        bus=bus,
-        project=project,
-        paths=paths,
-        clock=clock,
-        ids=ids,
+    if not plan_exit_offered(env, permission_mode):
+        return None
+    return PlanExitTool(
+        permissions=permissions, store=store, bus=bus, project=project, paths=paths, clock=clock, ids=ids
     )

@@ -167,23 +167,3 @@ def plan_exit_offered(env: Mapping[str, str], permission_mode: str) -> bool:
     """
     client = env.get("STRATA_CLIENT") or env.get("OPENCODE_CLIENT") or "cli"
     return experimental_plan_mode(env) and client == "cli" and permission_mode == "interactive"
-
-
-def plan_exit_tool(
-    *,
-    env: Mapping[str, str],
-    permission_mode: str,
-    permissions: PermissionFlow,
-    store: SessionStore,
-    bus: Bus,
-    project: Project,
-    paths: StrataPaths,
-    clock: Clock,
-    ids: Ids,
-) -> PlanExitTool | None:
-    """The tool when it is offered (`plan_exit_offered`), for the composition root; None otherwise."""
-    if not plan_exit_offered(env, permission_mode):
-        return None
-    return PlanExitTool(
-        permissions=permissions, store=store, bus=bus, project=project, paths=paths, clock=clock, ids=ids
-    )
