@@ -1,4 +1,5 @@
-"""The READMEs' whole-program snippets run as printed: every ```python block that ends in `anyio.run(main)`."""
+"""The READMEs' code runs as printed: every ```python block that ends in `anyio.run(main)` runs as a program, and
+every block that defines a `test_` function passes under pytest."""
 
 from __future__ import annotations
 
@@ -30,3 +31,25 @@ def test_each_readme_has_a_whole_program_that_runs(readme: Path, tmp_path: Path)
         done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip(), "the snippet printed nothing"
+
+
+def readme_tests(readme: Path) -> list[str]:
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), flags=re.S)
+    return [block for block in blocks if re.search(r"^def test_", block, flags=re.M)]
+
+
+def test_the_readmes_test_examples_pass_under_pytest(tmp_path: Path) -> None:
+    snippets = [snippet for readme in READMES for snippet in readme_tests(readme)]
+    assert snippets, "no README shows a test"
+    for number, snippet in enumerate(snippets):
+        (tmp_path / f"test_readme_{number}.py").write_text(snippet)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(snippets)} passed" in done.stdout
