@@ -207,6 +207,7 @@ def test_ctrl_c_stops_the_turn_keeps_the_session_and_exits_130(cli: Cli, scripte
     assert proc.returncode == 130
     events = [json.loads(line) for line in stdout.splitlines()]
     assert events[-1]["type"] == "done" and events[-1]["ok"] is False
+    assert events[-2]["type"] == "error" and events[-2]["error"]["name"] == "MessageAbortedError"
     partial = [e for e in events if e["type"] == "text"]
     assert partial and partial[0]["part"]["text"].startswith("word0") and "word99" not in partial[0]["part"]["text"]
     done = cli("run", "-c", "go on")  # the session is intact and can be continued
@@ -227,3 +228,14 @@ def test_a_retry_is_announced_and_the_turn_still_succeeds(cli: Cli, scripted: Sc
     done = cli("run", "hi again")
     assert done.returncode == 0 and done.stdout == "Again.\n"
     assert "↻" in done.stderr and "slow down" in done.stderr and "retrying in 0s (attempt 1)" in done.stderr
+
+
+def test_json_format_ends_with_error_and_done_when_no_model_is_configured(cli: Cli) -> None:
+    done = cli("run", "--format", "json", "hi")
+    assert done.returncode == 1
+    error, last = (json.loads(line) for line in done.stdout.splitlines())
+    assert error["type"] == "error" and error["sessionID"] is None
+    assert error["error"]["name"] == "ModelNotFoundError" and "No model is configured" in error["error"]["message"]
+    assert error["error"]["data"]["message"] == error["error"]["message"]
+    assert last == {"type": "done", "timestamp": last["timestamp"], "sessionID": None, "ok": False, "finish": None}
+    assert done.stderr.startswith("Error: No model is configured")  # the paragraph, as in the default format

@@ -118,6 +118,17 @@ def describe(exc: BaseException) -> tuple[str, int] | None:
     return None
 
 
+def name_and_paragraph(exc: BaseException) -> tuple[str, str]:
+    """What ended a run, for `--format json`: the failure's class name and the paragraph `report` prints."""
+    leaf = _leaf(exc)
+    described = describe(exc)
+    if described is not None:
+        return type(leaf).__name__, described[0]
+    return type(
+        leaf
+    ).__name__, f"Strata hit an unexpected internal error ({type(leaf).__name__}: {leaf}). This is a bug."
+
+
 def _crash_file(exc: BaseException) -> Path | None:
     """Writes the traceback under the state dir so a bug report can include it; None if that fails."""
     try:

@@ -4,7 +4,8 @@ The format is stable: fields are only ever added, never renamed or removed. Ever
 
     {"type": <kind>, "timestamp": <ms since the epoch>, "sessionID": "ses_...", ...}
 
-and the kinds are (OpenCode's `run --format json` names where it has them, so consumers of either work):
+(`sessionID` is null only when the run failed before it had a session: then the output is `error`, `done`).
+The kinds are OpenCode's `run --format json` names and fields where it has them, so consumers of either work:
 
 | type          | when                                   | extra fields |
 | ------------- | -------------------------------------- | ------------ |
@@ -13,17 +14,27 @@ and the kinds are (OpenCode's `run --format json` names where it has them, so co
 | `text`        | a text part is complete                | `part` (its `text` is the whole text) |
 | `reasoning`   | a reasoning part is complete           | `part` |
 | `tool_use`    | a tool call finished or failed         | `part` (`state.status` is `completed` or `error`) |
-| `step_finish` | the model finished a step              | `part` (`reason`, `tokens`, `cost`) |
+| `step_finish` | the step and all its tool calls ended  | `part` (`reason`, `tokens`, `cost`) |
 | `permission`  | a permission was asked or answered     | `request` (`id`, `permission`, `patterns`), `reply` |
 | `retry`       | a failed model call will be retried    | `attempt`, `delay` (seconds), `message` |
 | `title`       | the session got its title (if in time) | `title` |
-| `error`       | the turn failed                        | `error` (`name`, `message`, `data`) |
+| `error`       | what ended the run, once               | `error` (`name`, `message`, `data` with `message`) |
 | `done`        | last line                              | `ok` (bool), `finish` (the last step's reason or null) |
 
+Within a step the order is OpenCode's: `step_start`, then its `text`, `reasoning` and `tool_use` parts as each
+completes (tool calls run in parallel, so in the order they finish), then `step_finish`, held back until the
+step's tool calls are done even though the model's stream ended first. Every failure that ends a run gets an
+`error` line before `done`: a model error (OpenCode's), a permission `ask` refused because nobody can answer
+(OpenCode prints none there; its name is `NoResponderError`, `data` has `permission` and `patterns`), an
+interrupt (`MessageAbortedError`), and a failure before the turn (bad config, no model) or inside it.
+`error` is OpenCode's `{name, data: {message, ...}}` plus a top-level `message`. `session`, `permission`,
+`retry`, `title` and `done` are Strata's own; `title` may come anywhere after `session`.
+
 `part` objects use OpenCode's stored part shape (`id`, `sessionID`, `messageID`, `type`, ...), the same
-shape `strata session export` writes. A `permission` line's `reply` is null when it was asked and
-`once`/`always`/`reject` when it was answered. Text streams as it arrives only in the default format; here a text
-part is printed once, whole.
+shape `strata session export` writes; `step_start` and `step_finish` have no `snapshot` (Strata takes no git
+snapshots). A `permission` line's `reply` is null when it was asked and `once`/`always`/`reject` when it was
+answered. Text streams as it arrives only in the default format; here a text part is printed once, whole.
+`tests/e2e_cli/test_e2e_cli_json_events_oracle.py` compares this output with OpenCode 1.18.33's.
 """
 
 from __future__ import annotations
@@ -57,7 +68,11 @@ class JsonEventWriter:
     _model_parts: ModelParts = field(init=False)
     _printed: set[str] = field(factory=set, init=False)
     _open: dict[str, m.Part] = field(factory=dict, init=False)
+    _held: dict[str, m.StepFinishPart] = field(factory=dict, init=False)
+    """A step's `step_finish`, by message id, waiting for that step's tool calls to finish."""
     _finish: str | None = field(default=None, init=False)
+    _error_printed: bool = field(default=False, init=False)
+    _done: bool = field(default=False, init=False)
 
     @_model_parts.default
     def _follow_session(self) -> ModelParts:
@@ -88,12 +103,21 @@ class JsonEventWriter:
             if event.session_id == self.session_id:
                 self.line("title", title=event.title)
         elif isinstance(event, b.SessionError) and event.session_id == self.session_id:
-            self.line("error", error=_error(event.error))
+            self._print_error(event.error)
 
-    def finish(self, *, ok: bool) -> None:
-        """Flush parts that never said they were complete (an aborted step), then the `done` line."""
+    def finish(self, *, ok: bool, failure: m.MessageError | None = None) -> None:
+        """End the output: parts that never said they were complete (an aborted step), the steps they held
+        back, the `error` line of what ended the run (unless the turn already printed one), then `done`."""
+        if self._done:
+            return
         for part in list(self._open.values()):
             self._print_part(part)
+        for step_finish in list(self._held.values()):
+            self._print_part(step_finish)
+        self._held.clear()
+        if failure is not None and not self._error_printed:
+            self._print_error(failure)
+        self._done = True
         self.line("done", ok=ok, finish=self._finish)
 
     def _part(self, part: m.Part) -> None:
@@ -101,10 +125,28 @@ class JsonEventWriter:
             return
         if isinstance(part, m.StepFinishPart):
             self._finish = part.reason
+            if self._tool_calls_running(part.message_id):
+                # The model's stream ends before the step's tools do; OpenCode prints a step's calls first.
+                self._held[part.message_id] = part
+                return
         if _is_complete(part):
             self._print_part(part)
+            self._release_step_finish(part.message_id)
         elif isinstance(part, m.TextPart | m.ReasoningPart | m.ToolPart):
             self._open[part.id] = part
+
+    def _tool_calls_running(self, message_id: str) -> bool:
+        return any(isinstance(p, m.ToolPart) and p.message_id == message_id for p in self._open.values())
+
+    def _release_step_finish(self, message_id: str) -> None:
+        held = self._held.get(message_id)
+        if held is not None and not self._tool_calls_running(message_id):
+            del self._held[message_id]
+            self._print_part(held)
+
+    def _print_error(self, error: m.MessageError) -> None:
+        self._error_printed = True
+        self.line("error", error=_error(error))
 
     def _print_part(self, part: m.Part) -> None:
         self._open.pop(part.id, None)
@@ -137,4 +179,14 @@ def _request(request: b.PermissionRequest) -> dict[str, Any]:
 
 
 def _error(error: m.MessageError) -> dict[str, Any]:
-    return {"name": error.name, "message": error.message, "data": dict(error.data)}
+    # OpenCode's shape, `{name, data: {message, ...}}` (as stored), plus Strata's own top-level `message`.
+    return {"name": error.name, "message": error.message, "data": {"message": error.message, **error.data}}
+
+
+def print_failure_without_session(emit: Emit, error: m.MessageError, clock: Callable[[], int] = _now_ms) -> None:
+    """The output of a run that failed before it had a session (bad config, no model): `error`, then `done`."""
+    for record in (
+        {"type": "error", "timestamp": clock(), "sessionID": None, "error": _error(error)},
+        {"type": "done", "timestamp": clock(), "sessionID": None, "ok": False, "finish": None},
+    ):
+        emit(json.dumps(record, ensure_ascii=False, default=str))

@@ -15,8 +15,8 @@ from attrs import frozen
 from dependency_injector import providers
 
 from strata_cli.app import AppContainer, pick_primary_agent, start_runtime
-from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED
-from strata_cli.json_events import JsonEventWriter
+from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, name_and_paragraph
+from strata_cli.json_events import JsonEventWriter, print_failure_without_session
 from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
 from strata_core.bus import BusEvent
@@ -43,15 +43,32 @@ class RunSettings:
 
 
 async def run_once(container: AppContainer, settings: RunSettings) -> int:
-    """Run one turn and return the exit code."""
+    """Run one turn and return the exit code.
+
+    With `--format json` a failure that escapes (bad config, no model, a defect) still ends the output with an
+    `error` and a `done` line; it is then raised on, so stderr gets its paragraph and the exit code as usual.
+    """
     container.core.permissions.override(_recording_flow(container))
-    async with start_runtime(container, "auto" if settings.auto else "non_interactive") as runtime:
-        agent = await pick_primary_agent(runtime.agents, settings.agent)
-        existing = await _existing_session(runtime, settings)
-        model = await expected_model(runtime, agent, settings.model, existing)
-        session = await _session_for_turn(runtime, settings, existing)
-        request = PromptRequest(session.id, _parts(settings), agent=settings.agent, model=settings.model)
-        return await _turn(runtime, settings, session, request, agent.name, model)
+    writer: JsonEventWriter | None = None
+    try:
+        async with start_runtime(container, "auto" if settings.auto else "non_interactive") as runtime:
+            agent = await pick_primary_agent(runtime.agents, settings.agent)
+            existing = await _existing_session(runtime, settings)
+            model = await expected_model(runtime, agent, settings.model, existing)
+            session = await _session_for_turn(runtime, settings, existing)
+            request = PromptRequest(session.id, _parts(settings), agent=settings.agent, model=settings.model)
+            if settings.json_output:
+                writer = JsonEventWriter(session.id, _print_line, clock=runtime.clock.now_ms)
+            return await _turn(runtime, settings, session, request, agent.name, model, writer)
+    except Exception as exc:
+        if settings.json_output:
+            name, paragraph = name_and_paragraph(exc)
+            failure = MessageError(name, paragraph)
+            if writer is not None:
+                writer.finish(ok=False, failure=failure)
+            else:
+                print_failure_without_session(_print_line, failure)
+        raise
 
 
 def _recording_flow(container: AppContainer) -> providers.Provider[RefusalRecordingFlow]:
@@ -95,11 +112,16 @@ def _parts(settings: RunSettings) -> list[PromptPart]:
 
 
 async def _turn(
-    runtime: Runtime, settings: RunSettings, session: SessionInfo, request: PromptRequest, agent: str, model: str
+    runtime: Runtime,
+    settings: RunSettings,
+    session: SessionInfo,
+    request: PromptRequest,
+    agent: str,
+    model: str,
+    writer: JsonEventWriter | None,
 ) -> int:
     directory = runtime.project.directory
-    if settings.json_output:
-        writer = JsonEventWriter(session.id, _print_line, clock=runtime.clock.now_ms)
+    if writer is not None:
         writer.start(agent=agent, model=model, title=session.title)
         handle = _sync(writer.handle)
     else:
@@ -114,8 +136,9 @@ async def _turn(
     error = info.error if isinstance(info, AssistantMessage) else None
     refusals = runtime.permissions.refusals if isinstance(runtime.permissions, RefusalRecordingFlow) else []
     code = _exit_code(outcome.interrupted or (error is not None and error.name == ABORTED_ERROR), error, refusals)
-    if settings.json_output:
-        writer.finish(ok=code == 0)
+    if writer is not None:
+        failure = error if error is not None else (_refusal_error(refusals[0]) if refusals else None)
+        writer.finish(ok=code == 0, failure=failure)
     else:
         renderer.finish()
         if code == EXIT_INTERRUPTED:
@@ -123,6 +146,12 @@ async def _turn(
         elif refusals:
             renderer.error(str(refusals[0]))
     return code
+
+
+def _refusal_error(refusal: NoResponderError) -> MessageError:
+    """The failure of a run that ended because a permission `ask` had nobody to answer it."""
+    data = {"permission": refusal.permission, "patterns": list(refusal.patterns)}
+    return MessageError(type(refusal).__name__, str(refusal), data)
 
 
 def _exit_code(aborted: bool, error: MessageError | None, refusals: Sequence[NoResponderError]) -> int:

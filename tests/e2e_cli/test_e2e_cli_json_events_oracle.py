@@ -1,0 +1,164 @@
+"""`strata run --format json` prints the events `opencode run --format json` 1.18.33 prints, in its order.
+
+`tests/oracle_fixtures/json-events/captures/opencode-CASE.jsonl` is OpenCode's stdout for the `project/`
+fixture and `script-CASE.json` (how they were made: the README there). Here the installed `strata` runs the
+same scripts against a ScriptedServer, and both outputs are reduced to their shape: the sequence of event
+types and, per event, the names of its fields (ids, times, texts and tool outputs are each run's own).
+Strata's own event types (`session`, `permission`, `retry`, `title`, `done`) are left out of the comparison.
+Where OpenCode is installed, it is run again on the same scripts and compared with Strata's output as well.
+
+What differs on purpose (`DELIBERATE`): Strata takes no git snapshots, so its `step_start` / `step_finish`
+parts have no `snapshot`; its text parts always carry `synthetic` and `ignored`; its `error` carries a
+top-level `message` beside OpenCode's `data.message`; and a refused permission ends the run with an `error`
+event (and exit code 1) where OpenCode prints none and exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_harness import Cli
+
+from strata_providers.testing import ScriptedServer
+
+FIXTURES = Path(__file__).parents[1] / "oracle_fixtures" / "json-events"
+# Read at import: the suite's conftest gives every test a fresh HOME and drops STRATA_* variables.
+ORACLE = Path(os.environ.get("STRATA_ORACLE", "/work/shared/oracle"))
+ORACLE_CACHE = Path(os.environ.get("STRATA_ORACLE_CACHE", Path.home() / ".cache" / "strata-oracle"))
+OPENCODE = ORACLE_CACHE / "node_modules" / ".bin" / "opencode"
+
+CASES = {
+    "text": "say hello",
+    "tools": "read the notes and run echo",
+    "refused": "read the .env file",
+    "model-error": "say hello",
+}
+STRATA_EXIT_CODES = {"text": 0, "tools": 0, "refused": 1, "model-error": 1}
+STRATA_ONLY_TYPES = frozenset({"session", "permission", "retry", "title", "done"})
+# Below these, the names are the tool's or the provider's own, not the event format's.
+OPAQUE = frozenset({"part.state.input", "part.state.metadata", "error.data"})
+# Per event type: OpenCode's fields Strata leaves out, and Strata's additions.
+DELIBERATE: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "step_start": (frozenset({"part.snapshot"}), frozenset()),
+    "step_finish": (frozenset({"part.snapshot"}), frozenset()),
+    "text": (frozenset(), frozenset({"part.synthetic", "part.ignored"})),
+    "error": (frozenset(), frozenset({"error.message"})),
+}
+
+Shape = tuple[str, frozenset[str]]
+
+
+def field_names(value: dict[str, Any], prefix: str = "") -> set[str]:
+    """Every field's dotted path (`part.state.status`), not looking inside `OPAQUE` ones."""
+    names: set[str] = set()
+    for key, child in value.items():
+        path = f"{prefix}{key}"
+        names.add(path)
+        if isinstance(child, dict) and path not in OPAQUE:
+            names |= field_names(child, f"{path}.")
+        if path == "error.data" and isinstance(child, dict) and "message" in child:
+            names.add("error.data.message")  # the one field of `data` every consumer reads
+    return names
+
+
+def opencode_shape(lines: list[str]) -> list[Shape]:
+    return [(e["type"], frozenset(field_names(e))) for e in map(json.loads, lines)]
+
+
+def strata_shape(lines: list[str]) -> list[Shape]:
+    """Strata's events as OpenCode would print them: its own types dropped, the deliberate fields undone."""
+    shapes: list[Shape] = []
+    for event in map(json.loads, lines):
+        if event["type"] in STRATA_ONLY_TYPES:
+            continue
+        left_out, added = DELIBERATE.get(event["type"], (frozenset(), frozenset()))
+        shapes.append((event["type"], frozenset(field_names(event)) - added | left_out))
+    return shapes
+
+
+def recorded(case: str) -> list[str]:
+    return (FIXTURES / "captures" / f"opencode-{case}.jsonl").read_text().splitlines()
+
+
+def expected_from_strata(case: str, opencode: list[Shape]) -> list[Shape]:
+    """OpenCode's shape plus what Strata adds on purpose: a refused permission ends with an `error` event."""
+    if case != "refused":
+        return opencode
+    error = next(shape for shape in opencode_shape(recorded("model-error")) if shape[0] == "error")
+    return [*opencode, error]
+
+
+def run_strata(cli: Cli, case: str) -> subprocess.CompletedProcess[str]:
+    work = cli.project
+    shutil.copytree(FIXTURES / "project", work, dirs_exist_ok=True)
+    subprocess.run(["git", "-C", str(work), "add", "-A"], check=True)
+    script = json.loads((FIXTURES / f"script-{case}.json").read_text().replace("__WORK__", str(work)))
+    with ScriptedServer(script) as server:
+        config = (work / "opencode.json").read_text().replace("__PORT__", str(server.port))
+        (work / "opencode.json").write_text(config)
+        return cli("run", "--format", "json", CASES[case])
+
+
+def test_the_recordings_show_opencodes_order() -> None:
+    types = {case: [kind for kind, _ in opencode_shape(recorded(case))] for case in CASES}
+    assert types == {
+        "text": ["step_start", "text", "step_finish"],
+        "tools": ["step_start", "tool_use", "tool_use", "step_finish", "step_start", "text", "step_finish"],
+        "refused": ["step_start", "tool_use", "step_finish"],
+        "model-error": ["error"],
+    }
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_json_events_match_what_opencode_printed(cli: Cli, case: str) -> None:
+    done = run_strata(cli, case)
+    assert done.returncode == STRATA_EXIT_CODES[case], done.stderr
+    lines = done.stdout.splitlines()
+    assert json.loads(lines[0])["type"] == "session" and json.loads(lines[-1])["type"] == "done"
+    assert strata_shape(lines) == expected_from_strata(case, opencode_shape(recorded(case)))
+
+
+@pytest.fixture(scope="module")
+def opencode_now(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """OpenCode's stdout for every case, run now (in parallel) through the oracle's capture.sh."""
+    capture = ORACLE / "capture.sh"
+    if not (capture.exists() and OPENCODE.exists()):
+        pytest.skip(f"OpenCode 1.18.33 is not installed: needs {capture} and {OPENCODE} (capture.sh installs it)")
+    out = tmp_path_factory.mktemp("opencode-json")
+    env = {**os.environ, "STRATA_ORACLE_CACHE": str(ORACLE_CACHE)}
+    runs = {
+        case: subprocess.Popen(
+            [
+                str(capture),
+                "opencode",
+                str(FIXTURES / "project"),
+                str(out / case),
+                str(FIXTURES / f"script-{case}.json"),
+                "--",
+                "--format",
+                "json",
+                message,
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for case, message in CASES.items()
+    }
+    for process in runs.values():
+        process.wait(timeout=180)
+    return {case: (out / case / "stdout.txt").read_text().splitlines() for case in CASES}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_json_events_match_what_opencode_prints_now(cli: Cli, opencode_now: dict[str, list[str]], case: str) -> None:
+    theirs = opencode_shape(opencode_now[case])
+    assert theirs == opencode_shape(recorded(case)), "OpenCode no longer prints what was recorded"
+    done = run_strata(cli, case)
+    assert strata_shape(done.stdout.splitlines()) == expected_from_strata(case, theirs)
