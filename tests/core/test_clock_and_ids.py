@@ -100,3 +100,16 @@ def test_seeded_entropy_makes_the_whole_id_reproducible() -> None:
     assert run() == run()
     assert run()[0] != Ids(FrozenClock(1_780_000_000_000), seeded_entropy(43)).new("ses")
     assert random_base62(14) != random_base62(14)  # the default entropy is random
+
+
+def test_ids_advanced_past_an_id_made_elsewhere_sort_after_it_and_keep_ascending() -> None:
+    ms = 1_780_000_000_123
+    ids = Ids(FrozenClock(ms))
+    ahead = opencode_id("msg", ms + 3_600_000, 5)  # recorded by a machine whose clock ran an hour ahead
+    ids.advance_past([ahead])
+    made = [ids.new("msg")]
+    older, session = opencode_id("msg", ms - 5, 1), opencode_id("ses", ms + 7_200_000, 1, descending=True)
+    ids.advance_past([older, session])  # an older id changes nothing, nor does a descending one
+    made.append(ids.new("prt"))
+    assert ahead < made[0] and made[0][4:] < made[1][4:]
+    assert time_part(made[1]) == (ms + 3_600_000) % TIME_PART_MODULUS

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Literal, TypeAlias
 
 from attrs import define, field
@@ -77,6 +77,23 @@ class Ids:
             value = max(self.clock.now_ms() * IDS_PER_MS + 1, self._last + 1)
             self._last = value
         return format_id(prefix, value, self.entropy(RANDOM_LENGTH))
+
+    def advance_past(self, identifiers: Iterable[str]) -> None:
+        """Make every later ascending id sort after each of `identifiers`, ids this generator did not make.
+
+        A session imported from OpenCode may hold ids that sort after the ones this clock gives now (another
+        machine's clock ran ahead); its new messages must still sort after them, as the store orders by id.
+        Descending ids (sessions) are ignored: nothing is ordered after them.
+        """
+        for identifier in identifiers:
+            prefix, rest = identifier.split("_", 1)
+            if prefix in DESCENDING_PREFIXES:
+                continue
+            seen = int(rest[:TIME_HEX_DIGITS], 16)
+            with self._lock:
+                current = max(self._last, self.clock.now_ms() * IDS_PER_MS)
+                # Same 48-bit period as `current`: only the low bits can be compared with an OpenCode id.
+                self._last = max(current, (current & ~TIME_MASK) | seen)
 
 
 def time_part(identifier: str) -> int:
