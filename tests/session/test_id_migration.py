@@ -27,17 +27,17 @@ MS = 1_780_000_000_000
 class OldIds:
     """Strata's ids before migration 2: `ms * 4096 + counter` in (here) 14 hex digits."""
 
-    def __init__(self) -> None:
-        self.value = MS * 4096
+    def __init__(self, ms: int = MS, step_ms: int = 0) -> None:
+        self.value, self.step = ms * 4096, step_ms * 4096
 
     def new(self, prefix: str) -> str:
-        self.value += 1
+        self.value += 1 + self.step
         return f"{prefix}_{self.value:014x}{'x' * 13}{self.value % 10}"
 
 
-def write_old_database(path: Path, sessions: int = 1, turns: int = 2) -> list[str]:
+def write_old_database(path: Path, sessions: int = 1, turns: int = 2, old: OldIds | None = None) -> list[str]:
     """A schema-1 database with old-form ids, as the previous Strata wrote it; the session ids."""
-    old = OldIds()
+    old = old or OldIds()
     conn = sqlite3.connect(path, isolation_level=None)
     migrations.migrate(conn, str(path), migrations.MIGRATIONS[:1])
     made = []
@@ -91,6 +91,19 @@ async def test_an_old_database_is_backed_up_and_migrated_keeping_its_order_and_r
     assert id_forms(id_rewrite.backup_path(path)) == {32}  # the copy from before, still old
     with sqlite3.connect(path) as conn:
         assert migrations.current_version(conn) == migrations.LATEST_VERSION
+
+
+async def test_a_session_straddling_a_wrap_of_the_48_bits_keeps_its_message_order(tmp_path: Path) -> None:
+    path = tmp_path / "strata.db"
+    wrap_ms = 26 * 2**36  # 2026-08-14: ms * 4096 passes a multiple of 2**48 here
+    (session_id,) = write_old_database(path, turns=3, old=OldIds(wrap_ms - 5, step_ms=1))
+    new_id = format_id("ses", int(session_id[4:18], 16), session_id[-14:])
+    async with SqliteSessionStore.open(path) as store:
+        history = await store.messages(new_id)
+    texts = [p.text for h in history for p in h.parts]  # type: ignore[union-attr]
+    assert texts == [f"{kind} {turn}" for turn in range(3) for kind in ("question", "answer")]
+    assert [h.info.id for h in history] == sorted(h.info.id for h in history)
+    assert id_forms(path) == {30}
 
 
 async def test_a_migrated_session_is_continued_by_a_new_turn(tmp_path: Path) -> None:
