@@ -270,7 +270,9 @@ def test_turn_finished_follows_opencodes_exit_test() -> None:
     assert not turn_finished(latest([user, answer("tool-calls")]))
     assert not turn_finished(latest([user, answer("stop", tool(False))]))
     assert turn_finished(latest([user, answer("stop", tool(True))]))
-    assert not turn_finished(latest([user, answer("stop", message_id="msg_0")]))
+    # After the user message in stored order, whatever the ids say (OpenCode compares ids).
+    assert turn_finished(latest([user, answer("stop", message_id="msg_0")]))
+    assert not turn_finished(latest([answer("stop", message_id="msg_2"), user]))
 
 
 @pytest.mark.anyio

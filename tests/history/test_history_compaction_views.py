@@ -76,17 +76,18 @@ def test_a_tail_that_is_no_longer_in_history_falls_back_to_the_request() -> None
 # latest
 
 
-def test_latest_picks_messages_by_id_not_by_position() -> None:
+def test_latest_picks_messages_by_stored_position_not_by_id() -> None:
     history = [
-        user("msg_3", text("newer")),
-        user("msg_1", text("older")),
+        user("msg_3", text("older")),
         assistant("msg_4", parent="msg_3", finish="stop"),
-        assistant("msg_2", parent="msg_1", finish="stop"),
+        user("msg_1", text("newer")),  # an id that sorts first, stored last: still the newest
     ]
     found = latest(history)
-    assert found.user is not None and found.user.info.id == "msg_3"
+    assert found.user is not None and found.user.info.id == "msg_1"
     assert found.assistant is not None and found.assistant.info.id == "msg_4"
     assert found.finished is not None and found.finished.info.id == "msg_4"
+    assert found.since_user == ()
+    assert latest(history[:2]).since_user == (history[1],)
 
 
 def test_finished_is_the_newest_assistant_with_a_finish_reason() -> None:

@@ -88,9 +88,10 @@ async def test_a_later_migration_is_applied_on_open(tmp_path: Path) -> None:
     path = tmp_path / "strata.db"
     async with SqliteSessionStore.open(path):
         pass
-    extra = migrations.Migration(2, "a test column", ("ALTER TABLE session ADD COLUMN extra TEXT",))
+    later = migrations.LATEST_VERSION + 1
+    extra = migrations.Migration(later, "a test column", ("ALTER TABLE session ADD COLUMN extra TEXT",))
     with sqlite3.connect(path, isolation_level=None) as conn:
-        assert migrations.migrate(conn, str(path), (*migrations.MIGRATIONS, extra)) == 2
+        assert migrations.migrate(conn, str(path), (*migrations.MIGRATIONS, extra)) == later
         columns = [row[1] for row in conn.execute("PRAGMA table_info(session)")]
     assert "extra" in columns
 

@@ -39,6 +39,13 @@ async def test_sessions_are_listed_by_project_most_recently_updated_first(store:
     assert [s.id for s in await store.list_sessions()] == [new.id, other.id, old.id]
 
 
+async def test_sessions_updated_at_the_same_time_are_listed_newest_created_first(store: SessionStore) -> None:
+    older, newer = session_info(updated=5), session_info(updated=5)  # session ids descend: newer.id < older.id
+    for info in (older, newer):
+        await store.put_session(info)
+    assert [s.id for s in await store.list_sessions()] == [newer.id, older.id]
+
+
 async def test_children_are_the_sessions_whose_parent_is_given(store: SessionStore) -> None:
     parent = session_info()
     first, second = session_info(parent_id=parent.id), session_info(parent_id=parent.id)

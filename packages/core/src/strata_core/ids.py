@@ -1,9 +1,11 @@
-"""Identifiers that sort by creation time, in OpenCode's format, made from the core's one clock.
+"""Identifiers in OpenCode's format and order (`packages/opencode/src/id/id.ts`), made from the core's one clock.
 
-`{prefix}_{hex of (ms * 4096 + counter), at least 12 digits}{14 random base62}`: comparing two ids of the
-same prefix as strings compares their creation order, which the loop relies on (`last_user.id <
-last_assistant.id`). Today's times take 14 hex digits; OpenCode keeps only the low 48 bits (12 digits),
-so its ids wrap around every ~2.2 years, which Strata's do not.
+`{prefix}_{12 hex digits}{14 random base62}`. The 12 hex digits are the low 48 bits of `ms * 0x1000 + counter`
+(the counter starts at 1 in each millisecond), so ids of one prefix compare as strings in creation order, and a
+Strata id sorts among an imported OpenCode session's ids where OpenCode's own would. Sessions are OpenCode's
+descending kind: the 48 bits are inverted (`~value`), so a newer session's id sorts before an older one's.
+Like OpenCode's, the 48 bits wrap around every 2**36 ms (~2.2 years); order is kept within that span.
+
 The time part comes from the `Clock`, the random part from an injectable `Entropy`, so a test with a
 `FrozenClock` and `seeded_entropy(...)` gets the same ids on every run.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 import random
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Literal, TypeAlias
 
 from attrs import define, field
@@ -27,7 +29,14 @@ Entropy: TypeAlias = Callable[[int], str]
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 RANDOM_LENGTH = 14
-IDS_PER_MS = 4096
+TIME_HEX_DIGITS = 12
+IDS_PER_MS = 0x1000
+TIME_MASK = (1 << 48) - 1
+TIME_PART_MODULUS = (TIME_MASK + 1) // IDS_PER_MS
+"""`time_part` gives the milliseconds modulo this (2**36 ms, ~2.2 years): all that 48 bits keep."""
+
+DESCENDING_PREFIXES: frozenset[str] = frozenset({"ses"})
+"""Prefixes OpenCode makes with `Identifier.descending` (newest first)."""
 
 
 def random_base62(length: int) -> str:
@@ -41,9 +50,16 @@ def seeded_entropy(seed: int) -> Entropy:
     return lambda length: "".join(generator.choice(BASE62) for _ in range(length))
 
 
+def format_id(prefix: str, value: int, tail: str) -> str:
+    """OpenCode's id for `value` (`ms * 0x1000 + counter`): its low 48 bits, inverted for a descending prefix."""
+    if prefix in DESCENDING_PREFIXES:
+        value = ~value
+    return f"{prefix}_{value & TIME_MASK:0{TIME_HEX_DIGITS}x}{tail}"
+
+
 @define
 class Ids:
-    """Makes ids that sort after every id this generator made before, whatever the clock does.
+    """Makes ids that sort after (descending: before) every id this generator made, whatever the clock does.
 
     One generator serves a whole runtime (ids of one session must all come from it for their order to hold).
     Thread-safe: truncation names its files from a worker thread.
@@ -56,15 +72,34 @@ class Ids:
 
     def new(self, prefix: Prefix) -> str:
         with self._lock:
-            # ms * 4096 leaves room for 4096 ids a millisecond; past that (or when the clock stands still or
-            # steps back) we count up from the last value, so order holds.
-            value = max(self.clock.now_ms() * IDS_PER_MS, self._last + 1)
+            # OpenCode's counter restarts at 1 each millisecond; past 4095 ids in one (or when the clock stands
+            # still or steps back) we count up from the last value, so order holds where OpenCode's would not.
+            value = max(self.clock.now_ms() * IDS_PER_MS + 1, self._last + 1)
             self._last = value
-        return f"{prefix}_{value:012x}{self.entropy(RANDOM_LENGTH)}"
+        return format_id(prefix, value, self.entropy(RANDOM_LENGTH))
+
+    def advance_past(self, identifiers: Iterable[str]) -> None:
+        """Make every later ascending id sort after each of `identifiers`, ids this generator did not make.
+
+        A session imported from OpenCode may hold ids that sort after the ones this clock gives now (another
+        machine's clock ran ahead); its new messages must still sort after them, as the store orders by id.
+        Descending ids (sessions) are ignored: nothing is ordered after them.
+        """
+        for identifier in identifiers:
+            prefix, rest = identifier.split("_", 1)
+            if prefix in DESCENDING_PREFIXES:
+                continue
+            seen = int(rest[:TIME_HEX_DIGITS], 16)
+            with self._lock:
+                current = max(self._last, self.clock.now_ms() * IDS_PER_MS)
+                # Same 48-bit period as `current`: only the low bits can be compared with an OpenCode id.
+                self._last = max(current, (current & ~TIME_MASK) | seen)
 
 
 def time_part(identifier: str) -> int:
-    """The milliseconds an id's time part encodes (for tests and debugging: when was this made)."""
-    # At least 12 hex digits: today's ms * 4096 needs 14 (OpenCode keeps only the low 48 bits).
-    hex_digits = identifier.split("_", 1)[1][:-RANDOM_LENGTH]
-    return int(hex_digits, 16) // IDS_PER_MS
+    """The milliseconds an id encodes, modulo `TIME_PART_MODULUS` (for tests and debugging: when was this made)."""
+    prefix, rest = identifier.split("_", 1)
+    value = int(rest[:TIME_HEX_DIGITS], 16)
+    if prefix in DESCENDING_PREFIXES:
+        value = ~value & TIME_MASK
+    return value // IDS_PER_MS

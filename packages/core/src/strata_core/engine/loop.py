@@ -142,6 +142,8 @@ class SessionLoop:
         project = await self.project.info()
         context = self._tool_context(session, agent, project, None, ())
         writer = UserMessageWriter(self.store, self.bus, self.ids)
+        # New ids sort after the stored ones, an import's too (its clock may have run ahead); the last is the greatest.
+        self.ids.advance_past(m.info.id for m in (await self.store.messages(session.id))[-1:])
         now = self.clock.now_ms()
         await writer.write(request, agent.name, model, context, self.registry.get("read"), now)
         if request.tools:
@@ -154,6 +156,7 @@ class SessionLoop:
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (manual compaction: no continue message afterwards)."""
         history = await self.sessions.messages(session_id)
+        self.ids.advance_past(m.info.id for m in history[-1:])
         user = next((m.info for m in reversed(history) if isinstance(m.info, UserMessage)), None)
         if user is None:
             raise ValueError(f"Session {session_id} has no messages to compact")
@@ -197,7 +200,7 @@ class SessionLoop:
             self.bus.publish(SessionStatus(session_id, "busy"))
             session, messages = await self._refresh(session_id, run)
             history = filter_compacted(messages)
-            state = latest(history)
+            state = latest(messages)  # the store's order: the filtered view puts a summary before its tail
             if state.user is None:
                 raise RuntimeError(NO_USER_MESSAGE)
             if turn_finished(state):
@@ -214,6 +217,7 @@ class SessionLoop:
             run.new_input = False  # before reading, so a prompt stored during the read is noticed later
             run.session = await self.sessions.get(session_id)
             run.messages = await self.store.messages(session_id)
+            self.ids.advance_past(m.info.id for m in run.messages[-1:])
         else:
             run.messages = [*run.messages, answered]
         return run.session, run.messages
@@ -303,7 +307,7 @@ class SessionLoop:
             tools=built.tools,
             tool_context=context,
             agent_ruleset=agent.permission,
-            earlier_tool_calls=turn_tool_calls(history, user.id),
+            earlier_tool_calls=turn_tool_calls(state),
             compaction=settings,
         )
         try:

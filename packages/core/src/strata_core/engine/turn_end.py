@@ -5,14 +5,16 @@ Pure functions of the stored history, kept apart from the loop so they can be te
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from strata_core.history import Latest
-from strata_core.message import AssistantMessage, MessageWithParts, ToolPart
+from strata_core.message import AssistantMessage, ToolPart
 
 
 def turn_finished(state: Latest) -> bool:
-    """OpenCode's exit test: the newest answer finished for good, after the newest user message."""
+    """OpenCode's exit test: the newest answer finished for good, after the newest user message.
+
+    "After" is the stored order (OpenCode compares ids, `lastUser.id < lastAssistant.id`): a session whose last
+    stored message is a user message gets an answer, whatever its ids.
+    """
     user, answer = state.user, state.assistant
     if user is None or answer is None or not isinstance(answer.info, AssistantMessage):
         return False
@@ -21,15 +23,15 @@ def turn_finished(state: Latest) -> bool:
     # A "stop" that still carries tool calls keeps going; calls an abort left behind do not count.
     if any(isinstance(p, ToolPart) and not p.provider_executed and not p.is_orphaned_interrupt for p in answer.parts):
         return False
-    return user.info.id < answer.info.id
+    return any(message is answer for message in state.since_user)
 
 
-def turn_tool_calls(history: Sequence[MessageWithParts], user_id: str) -> list[ToolPart]:
+def turn_tool_calls(state: Latest) -> list[ToolPart]:
     """Tool calls made since the newest user message, oldest first (the doom-loop check's window)."""
     return [
         part
-        for message in history
-        if isinstance(message.info, AssistantMessage) and message.info.id > user_id
+        for message in state.since_user
+        if isinstance(message.info, AssistantMessage)
         for part in message.parts
         if isinstance(part, ToolPart)
     ]

@@ -6,7 +6,7 @@ reach tens of thousands of messages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TypeAlias
 
 from attrs import frozen
@@ -81,7 +81,7 @@ Task: TypeAlias = m.CompactionPart | m.SubtaskPart
 
 @frozen
 class Latest:
-    """What the loop needs to decide its next step. Each message is the one with the greatest id."""
+    """What the loop needs to decide its next step: the newest messages by stored position, never by id."""
 
     user: m.MessageWithParts | None
     assistant: m.MessageWithParts | None
@@ -89,28 +89,36 @@ class Latest:
     """The newest assistant message that has a `finish` reason."""
     tasks: tuple[Task, ...]
     """Compaction and subtask parts on messages newer than `finished` (all messages when none finished)."""
+    since_user: tuple[m.MessageWithParts, ...] = ()
+    """The messages stored after `user`, oldest first: the answers to it so far."""
 
 
-def latest(messages: Iterable[m.MessageWithParts]) -> Latest:
-    """The newest user, assistant and finished assistant messages, by id (not position), and pending tasks."""
-    history = list(messages)
-    user = assistant = finished = None
-    for message in history:
-        info = message.info
-        if isinstance(info, m.UserMessage):
-            if user is None or info.id > user.info.id:
-                user = message
+def latest(messages: Sequence[m.MessageWithParts]) -> Latest:
+    """The newest user, assistant and finished assistant messages, and pending tasks, in the store's order.
+
+    Newest means last in `messages`, which must be the store's (insertion) order, not `filter_compacted`'s
+    view (that puts a summary before the tail it kept). Ids are not compared: an imported OpenCode session's
+    ids may sort after the ones Strata makes now (another machine's clock, or the 48-bit wrap-around), and a
+    user message stored last must still get an answer.
+    """
+    user_at = assistant_at = finished_at = -1
+    for at, message in enumerate(messages):
+        if isinstance(message.info, m.UserMessage):
+            user_at = at
             continue
-        if assistant is None or info.id > assistant.info.id:
-            assistant = message
-        if info.finish and (finished is None or info.id > finished.info.id):
-            finished = message
-    after = finished.info.id if finished is not None else None
+        assistant_at = at
+        if message.info.finish:
+            finished_at = at
     tasks = tuple(
         part
-        for message in history
-        if after is None or message.info.id > after
+        for message in messages[finished_at + 1 :]
         for part in message.parts
         if isinstance(part, m.CompactionPart | m.SubtaskPart)
     )
-    return Latest(user=user, assistant=assistant, finished=finished, tasks=tasks)
+    return Latest(
+        user=messages[user_at] if user_at >= 0 else None,
+        assistant=messages[assistant_at] if assistant_at >= 0 else None,
+        finished=messages[finished_at] if finished_at >= 0 else None,
+        tasks=tasks,
+        since_user=tuple(messages[user_at + 1 :]) if user_at >= 0 else (),
+    )

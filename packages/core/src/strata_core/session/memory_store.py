@@ -130,13 +130,15 @@ class MemorySessionStore:
                 for session_id, row in tables.sessions.items()
                 if project_id is None or row.project_id == project_id
             ]
-        rows.sort(key=lambda item: (item[0], item[1]), reverse=True)
+        # Session ids are descending (newest smallest), so on a tie the smaller id is the newer session.
+        rows.sort(key=lambda item: (-item[0], item[1]))
         return [session_from_json(row.data) for _, _, row in rows]
 
     async def children(self, parent_id: str) -> list[SessionInfo]:
         async with self._access() as tables:
             rows = [(row.created, sid, row) for sid, row in tables.sessions.items() if row.parent_id == parent_id]
-        rows.sort(key=lambda item: (item[0], item[1]))
+        rows.sort(key=lambda item: item[1], reverse=True)  # descending ids: on a tie, the older session first
+        rows.sort(key=lambda item: item[0])
         return [session_from_json(row.data) for _, _, row in rows]
 
     async def delete_session(self, session_id: str) -> None:

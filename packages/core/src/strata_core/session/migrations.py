@@ -8,11 +8,13 @@ database at the previous version, and the next open simply tries again.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from attrs import frozen
 
 from strata_core.clock import Clock, SystemClock
 from strata_core.errors import StrataError
+from strata_core.session import id_rewrite
 
 
 @frozen
@@ -20,6 +22,11 @@ class Migration:
     version: int
     description: str
     statements: tuple[str, ...]
+    rewrite: Callable[[sqlite3.Connection], None] | None = None
+    """Python run after the statements, in the same transaction (rows the SQL alone cannot rewrite)."""
+    backup: Callable[[sqlite3.Connection], None] | None = None
+    """Run before the transaction when `needs_backup` says so: a copy of the database to go back to."""
+    needs_backup: Callable[[sqlite3.Connection], bool] | None = None
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -63,6 +70,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX part_session ON part (session_id, seq)",
             "CREATE INDEX part_message ON part (message_id, seq)",
         ),
+    ),
+    Migration(
+        version=id_rewrite.VERSION,
+        description="ids in OpenCode's 12-hex-digit form; the database is first copied to strata.db.bak-2",
+        statements=(),
+        rewrite=id_rewrite.rewrite_ids,
+        backup=id_rewrite.back_up,
+        needs_backup=id_rewrite.needs_rewrite,
     ),
 )
 
@@ -108,6 +123,8 @@ def migrate(
 
 
 def _apply(conn: sqlite3.Connection, migration: Migration, clock: Clock) -> None:
+    if migration.backup is not None and (migration.needs_backup is None or migration.needs_backup(conn)):
+        migration.backup(conn)
     # IMMEDIATE takes the write lock first, so two processes opening a fresh database at once cannot both
     # apply the same migration: the second waits (busy timeout), then sees the version already recorded.
     conn.execute("BEGIN IMMEDIATE")
@@ -117,6 +134,8 @@ def _apply(conn: sqlite3.Connection, migration: Migration, clock: Clock) -> None
             return
         for statement in migration.statements:
             conn.execute(statement)
+        if migration.rewrite is not None:
+            migration.rewrite(conn)
         conn.execute(
             "INSERT INTO schema_version (version, applied_at) VALUES (?, ?)",
             (migration.version, clock.now_ms()),

@@ -162,14 +162,16 @@ class SqliteSessionStore:
 
     async def list_sessions(self, project_id: str | None = None) -> list[SessionInfo]:
         args: tuple[str, ...] = ()
-        query = "SELECT data FROM session ORDER BY time_updated DESC, id DESC"
+        # Session ids are descending (OpenCode's `Identifier.descending`): on a tie, the smaller id is the newer one.
+        query = "SELECT data FROM session ORDER BY time_updated DESC, id"
         if project_id is not None:
-            query = "SELECT data FROM session WHERE project_id = ? ORDER BY time_updated DESC, id DESC"
+            query = "SELECT data FROM session WHERE project_id = ? ORDER BY time_updated DESC, id"
             args = (project_id,)
         return await self._read(lambda conn: [session_from_json(r[0]) for r in conn.execute(query, args)])
 
     async def children(self, parent_id: str) -> list[SessionInfo]:
-        query = "SELECT data FROM session WHERE parent_id = ? ORDER BY time_created, id"
+        # Session ids are descending (OpenCode's `Identifier.descending`): on a tie, the larger id is the older one.
+        query = "SELECT data FROM session WHERE parent_id = ? ORDER BY time_created, id DESC"
         return await self._read(lambda conn: [session_from_json(r[0]) for r in conn.execute(query, (parent_id,))])
 
     async def delete_session(self, session_id: str) -> None:
