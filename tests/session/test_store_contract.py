@@ -73,6 +73,18 @@ async def test_messages_come_back_in_id_order_with_their_parts_in_insertion_orde
     assert [p.text for p in history[0].parts if isinstance(p, m.TextPart)] == ["question"]
 
 
+async def test_the_newest_message_id_is_the_last_of_the_messages(store: SessionStore) -> None:
+    session, other = session_info(), session_info()
+    assert await store.newest_message_id(session.id) is None
+    user = user_message(session.id)
+    reply = assistant_message(session.id, user.id)
+    await store.put_message(reply)  # stored out of order on purpose
+    await store.put_message(user)
+    await store.put_message(user_message(other.id))  # newer, but another session's
+
+    assert await store.newest_message_id(session.id) == reply.id == (await store.messages(session.id))[-1].info.id
+
+
 async def test_replacing_a_part_keeps_its_position(store: SessionStore) -> None:
     session = session_info()
     user = user_message(session.id)

@@ -143,7 +143,8 @@ class SessionLoop:
         context = self._tool_context(session, agent, project, None, ())
         writer = UserMessageWriter(self.store, self.bus, self.ids)
         # New ids sort after the stored ones, an import's too (its clock may have run ahead); the last is the greatest.
-        self.ids.advance_past(m.info.id for m in (await self.store.messages(session.id))[-1:])
+        newest = await self.store.newest_message_id(session.id)
+        self.ids.advance_past([newest] if newest is not None else [])
         now = self.clock.now_ms()
         await writer.write(request, agent.name, model, context, self.registry.get("read"), now)
         if request.tools:

@@ -169,3 +169,7 @@ class MemorySessionStore:
                 if bucket is not None:
                     bucket.append(part_from_json(p.data))
             return [MessageWithParts(message_from_json(row.data), parts[mid]) for mid, row in rows]
+
+    async def newest_message_id(self, session_id: str) -> str | None:
+        async with self._access() as tables:
+            return max((mid for mid, row in tables.messages.items() if row.session_id == session_id), default=None)

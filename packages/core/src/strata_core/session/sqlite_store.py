@@ -196,6 +196,9 @@ class SqliteSessionStore:
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         return await self._read(lambda conn: _load_messages(conn, session_id))
 
+    async def newest_message_id(self, session_id: str) -> str | None:
+        return await self._read(lambda conn: _newest_message_id(conn, session_id))
+
 
 _UPSERT_SESSION = """
 INSERT INTO session (id, project_id, parent_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)
@@ -213,6 +216,11 @@ INSERT INTO part (id, session_id, message_id, data) VALUES (?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, message_id = excluded.message_id,
     data = excluded.data
 """
+
+
+def _newest_message_id(conn: sqlite3.Connection, session_id: str) -> str | None:
+    (newest,) = conn.execute("SELECT max(id) FROM message WHERE session_id = ?", (session_id,)).fetchone()
+    return str(newest) if newest is not None else None
 
 
 def _load_messages(conn: sqlite3.Connection, session_id: str) -> list[MessageWithParts]:

@@ -58,6 +58,10 @@ class SessionStore(Protocol):
         """All messages of a session in id (creation) order, each with its parts."""
         ...
 
+    async def newest_message_id(self, session_id: str) -> str | None:
+        """The greatest message id of a session (the last of `messages`), without loading any message."""
+        ...
+
     def batch(self) -> AbstractAsyncContextManager[None]:
         """Group the writes made inside `async with store.batch():` into one transaction.
 
