@@ -291,7 +291,7 @@ class SessionLoop:
         project = await self.project.info()
         is_last_step = agent.steps is not None and step >= agent.steps
         finished_id = state.finished.info.id if state.finished is not None else None
-        plan_mode = self.plan_mode is not None and self.plan_mode.enabled
+        plan_mode = self.plan_mode is not None  # built only while experimental plan mode is on
         if plan_mode:
             history = await self._plan_mode_reminders(session, history, agent, run)
         built = await self.requests.build(
@@ -325,7 +325,7 @@ class SessionLoop:
             await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
             return "continue"
         # plan_exit stores a user message for the build agent: the next step must read the session again.
-        handed_over = self.plan_mode is not None and plan_mode and self.plan_mode.handed_over(outcome.answer)
+        handed_over = self.plan_mode is not None and self.plan_mode.handed_over(outcome.answer)
         run.answered = None if handed_over else outcome.answer
         if built.structured is not None:
             return await self._structured_outcome(message, built.structured.captured, result)

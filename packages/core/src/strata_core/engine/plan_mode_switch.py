@@ -29,7 +29,7 @@ def plan_mode_if_enabled(
         return None
     from strata_core.engine.plan_mode import PlanMode
 
-    return PlanMode(store=store, bus=bus, project=project, paths=paths, env=env, ids=ids)
+    return PlanMode(store=store, bus=bus, project=project, paths=paths, ids=ids)
 
 
 def plan_exit_if_offered(
