@@ -9,23 +9,22 @@ and leaves a session the next prompt continues.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import anyio
 from attrs import define, field
 
 from strata_core import llm
-from strata_core.bus import Bus, SessionError, SessionStatus
+from strata_core.bus import Bus, SessionStatus
 from strata_core.clock import Clock
 from strata_core.config.service import Config
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.context.instruction import Instruction
-from strata_core.context.project import Project, ProjectInfo
+from strata_core.context.project import Project
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
-from strata_core.engine.processor import Processor, StepInput, StepResult, new_answer
+from strata_core.engine.processor import Processor, StepInput, new_answer
 from strata_core.engine.prompt_input import (
     FileInput,
     PromptPart,
@@ -34,20 +33,18 @@ from strata_core.engine.prompt_input import (
     TextInput,
     UserMessageWriter,
 )
+from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
 from strata_core.engine.title import TitleService
 from strata_core.engine.turn_end import turn_finished, turn_tool_calls
-from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder, effective_ruleset
+from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder
 from strata_core.engine.turn_targets import AgentNotFoundError, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.message import (
-    STRUCTURED_OUTPUT_ERROR,
-    AgentPart,
     AssistantMessage,
     CompactionPart,
-    MessageError,
     MessageWithParts,
     ModelRef,
     PathInfo,
@@ -58,7 +55,6 @@ from strata_core.permission.rules import Rule, to_config
 from strata_core.session.info import SessionInfo
 from strata_core.session.service import SessionService
 from strata_core.session.store import SessionStore
-from strata_core.tool.contract import ToolContext
 from strata_core.tool.registry import ToolRegistry
 
 if TYPE_CHECKING:
@@ -78,7 +74,6 @@ log = get_logger(__name__)
 
 Outcome: TypeAlias = Literal["continue", "stop"]
 NO_USER_MESSAGE = "No user message found in stream. This should never happen."
-STRUCTURED_OUTPUT_MISSING = "Model did not produce structured output"
 
 
 class Spawner(Protocol):
@@ -140,7 +135,7 @@ class SessionLoop:
         agent = await self.targets.agent(session.id, request.agent)
         model = await self.targets.model_ref(session.id, request.model, agent)
         project = await self.project.info()
-        context = self._tool_context(session, agent, project, None, ())
+        context = tool_context(session, agent, project, None, ())
         writer = UserMessageWriter(self.store, self.bus, self.ids)
         # New ids sort after the stored ones, an import's too (its clock may have run ahead); the last is the greatest.
         newest = await self.store.newest_message_id(session.id)
@@ -271,7 +266,7 @@ class SessionLoop:
         agent = await self.targets.agent(session.id, user.agent)
         tool = self.registry.get(TASK_TOOL)
         tools = {TASK_TOOL: tool} if tool is not None else {}
-        context = self._tool_context(session, agent, project, model.info, history)
+        context = tool_context(session, agent, project, model.info, history)
         await self.subtasks.run(task, user, tools, context, path, agent.permission)
         return "continue"
 
@@ -300,7 +295,7 @@ class SessionLoop:
         path = PathInfo(str(project.directory), str(project.worktree))
         ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
         message = new_answer(user, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms())
-        context = self._tool_context(session, agent, project, model.info, history, state.user)
+        context = tool_context(session, agent, project, model.info, history, state.user)
         step_input = StepInput(
             message=message,
             model=model,
@@ -328,24 +323,8 @@ class SessionLoop:
         handed_over = self.plan_mode is not None and self.plan_mode.handed_over(outcome.answer)
         run.answered = None if handed_over else outcome.answer
         if built.structured is not None:
-            return await self._structured_outcome(message, built.structured.captured, result)
+            return await structured_outcome(self.store, self.bus, message, built.structured.captured, result)
         return result
-
-    async def _structured_outcome(
-        self, message: AssistantMessage, captured: Mapping[str, Any] | None, result: StepResult
-    ) -> Outcome:
-        if captured is not None:
-            message.structured = dict(captured)
-            message.finish = message.finish or "stop"
-        elif message.finish not in (None, "tool-calls", "unknown") and message.error is None:
-            # OpenCode records the miss and stops; `retryCount` is not used to ask again.
-            message.error = MessageError(STRUCTURED_OUTPUT_ERROR, STRUCTURED_OUTPUT_MISSING, {"retries": 0})
-            self.bus.publish(SessionError(message.session_id, message.error))
-        else:
-            return "continue" if result == "continue" else "stop"
-        await self.store.put_message(message)
-        self.bus.message_updated(message)
-        return "stop"
 
     # ------------------------------------------------------------------------------------- helpers
 
@@ -360,30 +339,6 @@ class SessionLoop:
             changed = {m.info.id: m for m in update.messages if m.info.id in touched}
             run.messages = [changed.get(m.info.id, m) for m in run.messages]
         return update.messages
-
-    def _tool_context(
-        self,
-        session: SessionInfo,
-        agent: AgentInfo,
-        project: ProjectInfo,
-        model: llm.ModelInfo | None,
-        history: Sequence[MessageWithParts],
-        user: MessageWithParts | None = None,
-    ) -> ToolContext:
-        # A user who named an agent (`@explore`) may start it even where the rules would not let the model.
-        bypass = user is not None and any(isinstance(p, AgentPart) for p in user.parts)
-        return ToolContext(
-            session_id=session.id,
-            message_id="",
-            call_id="",
-            agent=agent.name,
-            ruleset=effective_ruleset(agent, session),
-            directory=Path(project.directory),
-            worktree=Path(project.worktree),
-            model=model,
-            messages=history,
-            extra={"bypass_agent_check": bypass},
-        )
 
     async def _settings(self) -> CompactionSettings:
         return compaction_settings((await self.config.get()).compaction, self.env)
