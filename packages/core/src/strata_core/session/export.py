@@ -20,7 +20,7 @@ from strata_core import message as m
 from strata_core.errors import StrataError
 from strata_core.ids import Ids
 from strata_core.serialization import converter
-from strata_core.session.info import SessionInfo, SessionTime
+from strata_core.session.info import SessionInfo, SessionModel, SessionTime, derived_slug
 
 
 class ExportFormatError(StrataError, ValueError):
@@ -40,7 +40,7 @@ def export_data(info: SessionInfo, messages: Sequence[m.MessageWithParts]) -> di
     """The export document of a session: what `opencode export` prints, less its `todos`."""
     # OpenCode's importer requires a `slug`; the one derived from the id lets `opencode import` read it.
     return {
-        "info": {"slug": info.slug, **converter.unstructure(info)},
+        "info": {"id": info.id, "slug": info.slug, **converter.unstructure(info)},
         "messages": [
             {"info": converter.unstructure(message.info), "parts": [converter.unstructure(p) for p in message.parts]}
             for message in messages
@@ -68,7 +68,7 @@ def read_export(data: Any, *, project_id: str, directory: str, now: int, ids: Id
     if not isinstance(data, Mapping) or not isinstance(data.get("info"), Mapping):
         raise ExportFormatError(
             "not a session export: expected a JSON object with `info` (the session) and `messages`, "
-            "as written by `opencode export` or `strata export`"
+            "as written by `opencode export` or `strata session export`"
         )
     raw_messages = data.get("messages", [])
     if not isinstance(raw_messages, list):
@@ -90,7 +90,7 @@ def _session_info(
     if not session_id:
         session_id = ids.new("ses")
         warnings.append(f"the session has no id; imported as {session_id}")
-    time: Mapping[str, Any] = raw["time"] if isinstance(raw.get("time"), Mapping) else {}
+    time: Mapping[str, Any] = _mapping(raw.get("time")) or {}
     created = _number(time.get("created"), now)
     return SessionInfo(
         id=session_id,
@@ -98,11 +98,36 @@ def _session_info(
         directory=directory,
         title=_text(raw.get("title")) or "Imported session",
         version=_text(raw.get("version")) or "unknown",
-        time=SessionTime(created=created, updated=_number(time.get("updated"), created)),
+        time=SessionTime(
+            created=created,
+            updated=_number(time.get("updated"), created),
+            compacting=_optional_number(time.get("compacting")),
+            archived=_optional_number(time.get("archived")),
+        ),
         parent_id=_text(raw.get("parentID")) or None,
         permission=_permission(raw.get("permission"), warnings),
-        summary=dict(raw["summary"]) if isinstance(raw.get("summary"), Mapping) else None,
+        summary=_mapping(raw.get("summary")),
+        stored_slug=_text(raw.get("slug")) if _text(raw.get("slug")) not in ("", derived_slug(session_id)) else None,
+        path=raw["path"] if isinstance(raw.get("path"), str) else None,
+        workspace_id=_text(raw.get("workspaceID")) or None,
+        agent=_text(raw.get("agent")) or None,
+        model=_session_model(raw.get("model")),
+        cost=_optional_number(raw.get("cost")),
+        tokens=converter.structure(raw["tokens"], m.Tokens) if isinstance(raw.get("tokens"), Mapping) else None,
+        share=_mapping(raw.get("share")),
+        metadata=_mapping(raw.get("metadata")),
+        revert=_mapping(raw.get("revert")),
     )
+
+
+def _session_model(raw: Any) -> SessionModel | None:
+    if not isinstance(raw, Mapping) or not _text(raw.get("id")) or not _text(raw.get("providerID")):
+        return None
+    return SessionModel(id=raw["id"], provider_id=raw["providerID"], variant=_text(raw.get("variant")) or None)
+
+
+def _mapping(value: Any) -> dict[str, Any] | None:
+    return dict(value) if isinstance(value, Mapping) else None
 
 
 def _permission(raw: Any, warnings: list[str]) -> list[dict[str, str]] | None:
@@ -122,6 +147,11 @@ def _text(value: Any) -> str:
 
 def _number(value: Any, default: int) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+
+def _optional_number(value: Any) -> Any:
+    """A JSON number as it was (int or float), or None."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 # ---------------------------------------------------------------------------------------------------------
