@@ -63,9 +63,8 @@ def read_documents(
 
 
 def _other_project(found: OpenCodeSession) -> str:
-    where = found.worktree if found.worktree not in ("", "/") else found.directory
     return (
-        f"OpenCode's session {found.id} ({found.title}) belongs to another project ({where}), not this one. "
+        f"OpenCode's session {found.id} ({found.title}) ran in {found.directory}, another project. "
         f"Run the import from that project, or pass --any-project to import it here: "
         f"`strata session import --from-opencode --any-project {found.id}`."
     )

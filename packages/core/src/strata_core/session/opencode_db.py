@@ -109,30 +109,33 @@ def _check_layout(conn: sqlite3.Connection, path: Path) -> None:
             )
 
 
-def project_sessions(conn: sqlite3.Connection, worktree: str, directory: str) -> list[OpenCodeSession]:
-    """OpenCode's sessions of the project at `worktree`, oldest first (parents before their children).
+_LISTING = """
+    SELECT s.id, s.title, s.directory, coalesce(p.worktree, ''), s.parent_id, s.time_created, s.time_updated,
+           (SELECT count(*) FROM message m WHERE m.session_id = s.id)
+    FROM session s LEFT JOIN project p ON p.id = s.project_id
+"""
 
-    A project is matched by directory, since OpenCode's project ids are not Strata's: the same git worktree,
-    or, outside a repository (worktree `/`, OpenCode's global project), the same session directory.
+
+def project_sessions(conn: sqlite3.Connection, worktree: str, directory: str) -> list[OpenCodeSession]:
+    """OpenCode's sessions of this project, oldest first (parents before their children).
+
+    A project is matched by directory, since OpenCode's project ids are not Strata's: a session belongs
+    here if it ran in the worktree or below it, or outside a repository (worktree `/`) in this directory.
+    OpenCode's own `project.worktree` is no guide: its `global` project (no git, or no commit yet) keeps
+    the directory it was last used in.
     """
-    query = f"""
-        SELECT s.id, s.title, s.directory, p.worktree, s.parent_id, s.time_created, s.time_updated,
-               (SELECT count(*) FROM message m WHERE m.session_id = s.id)
-        FROM session s JOIN project p ON p.id = s.project_id
-        WHERE p.worktree = ? {"AND s.directory = ?" if worktree == "/" else ""}
-        ORDER BY s.time_created, s.id DESC
-    """
-    args = (worktree, directory) if worktree == "/" else (worktree,)
-    return [OpenCodeSession(*row) for row in conn.execute(query, args)]
+    found = [OpenCodeSession(*row) for row in conn.execute(f"{_LISTING} ORDER BY s.time_created, s.id DESC")]
+    return [s for s in found if _belongs(s.directory, worktree, directory)]
+
+
+def _belongs(session_directory: str, worktree: str, directory: str) -> bool:
+    if worktree == "/":
+        return session_directory == directory
+    return session_directory == worktree or session_directory.startswith(worktree.rstrip("/") + "/")
 
 
 def find_session(conn: sqlite3.Connection, session_id: str, path: Path) -> OpenCodeSession:
-    row = conn.execute(
-        """SELECT s.id, s.title, s.directory, coalesce(p.worktree, ''), s.parent_id, s.time_created,
-                  s.time_updated, (SELECT count(*) FROM message m WHERE m.session_id = s.id)
-           FROM session s LEFT JOIN project p ON p.id = s.project_id WHERE s.id = ?""",
-        (session_id,),
-    ).fetchone()
+    row = conn.execute(f"{_LISTING} WHERE s.id = ?", (session_id,)).fetchone()
     if row is None:
         raise OpenCodeSessionNotFoundError(session_id, path)
     return OpenCodeSession(*row)

@@ -1,0 +1,149 @@
+"""Taking over an OpenCode session, with the real OpenCode 1.18.33 (skipped where it is not installed).
+
+A session is recorded by `opencode run` against a ScriptedServer (reasoning, a `read` call and its result,
+a text answer). Strata gets it three ways: an `opencode export` file, and OpenCode's own database read with
+`--from-opencode`, once with OpenCode idle and once with `opencode serve` running on that database. Each
+time `strata run -s ID` continues it, and the request the server receives is compared (the oracle's
+compare.py) with the one `opencode run -s ID` sends for the same session: the same roles, tool calls,
+results, texts and reasoning. The other way round, a Strata session exported with `strata session export`
+is imported by `opencode import` and continued by `opencode run -s`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_harness import Cli, mock_provider_config, write_config
+from opencode_oracle import OpenCode, compare, history_fields, missing_reason, opencode_env, write_capture
+
+from strata_providers.testing import ScriptedServer
+
+pytestmark = pytest.mark.skipif(missing_reason() is not None, reason=missing_reason() or "")
+
+FIRST = "read the notes"
+NEXT = "now sum them up"
+
+
+def recording_script(project: Path) -> list[dict[str, Any]]:
+    read = {"name": "read", "arguments": {"filePath": str(project / "notes.txt")}}
+    return [
+        {"reasoning": "The notes are in notes.txt.", "tool_calls": [read]},
+        {"reasoning": "Two items.", "text": "The notes list apples and bread."},
+    ]
+
+
+@pytest.fixture
+def opencode(tmp_path: Path, cli: Cli) -> OpenCode:
+    """OpenCode in the same project as `cli`, sharing its XDG data dir (as one user's machine would)."""
+    (cli.project / "notes.txt").write_text("apples\nbread\n")
+    return OpenCode(cli.project, opencode_env(tmp_path / "opencode-home", Path(cli.env["XDG_DATA_HOME"])))
+
+
+@pytest.fixture
+def recorded(opencode: OpenCode) -> Iterator[str]:
+    """The id of a session `opencode run` recorded in OpenCode's database."""
+    with ScriptedServer(recording_script(opencode.project)) as server:
+        write_config(opencode.project, mock_provider_config(server.base_url))
+        done = opencode("run", FIRST)
+        assert done.returncode == 0, done.stderr
+    listed = json.loads(opencode("session", "list", "--format", "json").stdout)
+    assert len(listed) == 1, listed
+    yield str(listed[0]["id"])
+
+
+def continue_with(
+    tmp_path: Path, name: str, run: Callable[[], Any], project: Path, home: Path
+) -> tuple[Path, ScriptedServer]:
+    """Run one continuation against a fresh server; the capture dir of what it sent."""
+    with ScriptedServer([{"text": "Apples and bread: two items."}]) as server:
+        write_config(project, mock_provider_config(server.base_url))
+        done = run()
+        assert done.returncode == 0, done.stderr
+    return write_capture(server, tmp_path / name, project, home), server
+
+
+def database_files(opencode: OpenCode) -> dict[str, bytes]:
+    """The database and its WAL as bytes. The `-shm` file is left out: it is the WAL's shared-memory index,
+    which every reader updates (its read marks) and SQLite rebuilds from the WAL; it holds no data."""
+    files = [opencode.database, opencode.database.with_name("opencode.db-wal")]
+    return {path.name: path.read_bytes() for path in files if path.exists()}
+
+
+def assert_same_history(theirs: Path, ours: Path) -> None:
+    fields = history_fields(compare(theirs, ours))
+    assert any(field.endswith("messages.roles") for field in fields), fields
+    differing = {field: row for field, row in fields.items() if row[0] == "DIFF"}
+    assert differing == {}
+
+
+def opencode_continues(tmp_path: Path, opencode: OpenCode, session_id: str) -> Path:
+    """OpenCode's own continuation of the session, on a copy of its data dir (the original stays as it was)."""
+    data = tmp_path / "opencode-data-copy"
+    shutil.copytree(Path(opencode.env["XDG_DATA_HOME"]) / "opencode", data / "opencode")
+    copy = OpenCode(opencode.project, {**opencode.env, "XDG_DATA_HOME": str(data)})
+    home = Path(opencode.env["HOME"])
+    capture, _ = continue_with(
+        tmp_path, "opencode", lambda: copy("run", "-s", session_id, NEXT), opencode.project, home
+    )
+    return capture
+
+
+def strata_continues(tmp_path: Path, cli: Cli, session_id: str, name: str = "strata") -> Path:
+    home = Path(cli.env["HOME"])
+    capture, server = continue_with(tmp_path, name, lambda: cli("run", "-s", session_id, NEXT), cli.project, home)
+    (request,) = server.main_requests
+    assert [m["role"] for m in request.body["messages"]][-1] == "user"
+    return capture
+
+
+def test_an_opencode_export_continues_in_strata_as_in_opencode(
+    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str
+) -> None:
+    exported = tmp_path / "export.json"
+    done = opencode("export", recorded)
+    assert done.returncode == 0, done.stderr
+    exported.write_text(done.stdout)
+    imported = cli("session", "import", str(exported))
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.startswith(f"Imported {recorded} (")
+    theirs = opencode_continues(tmp_path, opencode, recorded)
+    assert_same_history(theirs, strata_continues(tmp_path, cli, recorded))
+
+
+def test_a_session_from_opencodes_idle_database_continues_as_in_opencode(
+    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str
+) -> None:
+    before = database_files(opencode)
+    listed = json.loads(cli("session", "list", "--opencode", "--json").stdout)
+    assert [(s["id"], s["imported"]) for s in listed] == [(recorded, False)]
+    imported = cli("session", "import", "--from-opencode", "--all")
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stdout.startswith(f"Imported {recorded} (") and imported.stdout.endswith(": 3 messages\n")
+    assert database_files(opencode) == before, "Strata changed OpenCode's database or its WAL"
+    again = cli("session", "import", "--from-opencode", "--all")
+    assert again.stdout.strip() == f"Skipped {recorded} (Scripted title): already imported"
+    theirs = opencode_continues(tmp_path, opencode, recorded)
+    assert_same_history(theirs, strata_continues(tmp_path, cli, recorded))
+
+
+def test_a_session_from_a_running_opencodes_database_continues_as_in_opencode(
+    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str
+) -> None:
+    with opencode.serving() as url:
+        with urllib.request.urlopen(f"{url}/session", timeout=30) as answer:  # the server has the database open
+            assert recorded in answer.read().decode()
+        imported = cli("session", "import", "--from-opencode", recorded)
+        assert imported.returncode == 0, imported.stderr
+        # OpenCode still writes while (and after) Strata read: nothing of Strata's holds a lock.
+        create = urllib.request.Request(f"{url}/session", data=b"{}", headers={"content-type": "application/json"})
+        with urllib.request.urlopen(create, timeout=30) as answer:
+            created = json.loads(answer.read())
+        assert created["id"].startswith("ses_")
+    theirs = opencode_continues(tmp_path, opencode, recorded)
+    assert_same_history(theirs, strata_continues(tmp_path, cli, recorded))
