@@ -147,3 +147,55 @@ def test_a_session_from_a_running_opencodes_database_continues_as_in_opencode(
         assert created["id"].startswith("ses_")
     theirs = opencode_continues(tmp_path, opencode, recorded)
     assert_same_history(theirs, strata_continues(tmp_path, cli, recorded))
+
+
+def strata_session(cli: Cli) -> str:
+    """A session `strata run` recorded (the same reasoning, read call and answer); its id."""
+    with ScriptedServer(recording_script(cli.project)) as server:
+        write_config(cli.project, mock_provider_config(server.base_url))
+        done = cli("run", FIRST)
+        assert done.returncode == 0, done.stderr
+    (listed,) = json.loads(cli("session", "list", "--json").stdout)
+    return str(listed["id"])
+
+
+def test_a_strata_export_continues_in_opencode_as_in_strata(tmp_path: Path, cli: Cli, opencode: OpenCode) -> None:
+    session_id = strata_session(cli)
+    exported = tmp_path / "strata-export.json"
+    assert cli("session", "export", session_id, "-o", str(exported)).returncode == 0
+    imported = opencode("import", str(exported))
+    assert imported.returncode == 0 and f"Imported session: {session_id}" in imported.stdout, imported.stderr
+    home = Path(opencode.env["HOME"])
+    theirs, _ = continue_with(
+        tmp_path, "opencode", lambda: opencode("run", "-s", session_id, NEXT), opencode.project, home
+    )
+    assert_same_history(theirs, strata_continues(tmp_path, cli, session_id))
+
+
+def test_opencode_to_strata_to_opencode_keeps_the_session(
+    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str
+) -> None:
+    original = json.loads(opencode("export", recorded).stdout)
+    (tmp_path / "a.json").write_text(json.dumps(original))
+    assert cli("session", "import", str(tmp_path / "a.json")).returncode == 0
+    assert cli("session", "export", recorded, "-o", str(tmp_path / "b.json")).returncode == 0
+    fresh = OpenCode(opencode.project, {**opencode.env, "XDG_DATA_HOME": str(tmp_path / "fresh-data")})
+    assert fresh("import", str(tmp_path / "b.json")).returncode == 0
+    back = json.loads(fresh("export", recorded).stdout)
+    assert back["info"] == original["info"]
+    assert back["messages"] == original["messages"]
+
+
+def test_strata_to_opencode_to_strata_keeps_the_session(tmp_path: Path, cli: Cli, opencode: OpenCode) -> None:
+    session_id = strata_session(cli)
+    original = json.loads(cli("session", "export", session_id).stdout)
+    assert {"agent", "model", "cost", "tokens", "title", "time"} <= set(original["info"])
+    (tmp_path / "a.json").write_text(json.dumps(original))
+    assert opencode("import", str(tmp_path / "a.json")).returncode == 0
+    (tmp_path / "b.json").write_text(opencode("export", session_id).stdout)
+    assert cli("session", "delete", session_id).returncode == 0
+    assert cli("session", "import", str(tmp_path / "b.json")).returncode == 0
+    back = json.loads(cli("session", "export", session_id).stdout)
+    # OpenCode's import adds the one field it always has: the directory relative to the worktree.
+    assert back["info"] == {**original["info"], "path": ""}
+    assert back["messages"] == original["messages"]

@@ -38,14 +38,50 @@ class ReadExport:
 
 def export_data(info: SessionInfo, messages: Sequence[m.MessageWithParts]) -> dict[str, Any]:
     """The export document of a session: what `opencode export` prints, less its `todos`."""
+    info = with_usage(info, messages)
     # OpenCode's importer requires a `slug`; the one derived from the id lets `opencode import` read it.
     return {
         "info": {"id": info.id, "slug": info.slug, **converter.unstructure(info)},
         "messages": [
-            {"info": converter.unstructure(message.info), "parts": [converter.unstructure(p) for p in message.parts]}
+            {
+                "info": _without_false(converter.unstructure(message.info), "summary"),
+                "parts": [_without_false(converter.unstructure(p), "synthetic", "ignored") for p in message.parts],
+            }
             for message in messages
         ],
     }
+
+
+def _without_false(record: dict[str, Any], *flags: str) -> dict[str, Any]:
+    """`record` without the flags that are `false`: OpenCode writes them only when true, and an export
+    read back by it (or by Strata, whose default is false) then comes out as it went in."""
+    return {key: value for key, value in record.items() if not (key in flags and value is False)}
+
+
+def with_usage(info: SessionInfo, messages: Sequence[m.MessageWithParts]) -> SessionInfo:
+    """The session with the fields OpenCode keeps on it and Strata does not store, filled from its messages
+    where they are missing: agent and model of the last user message, cost and tokens summed over the
+    assistant messages (as OpenCode's own `session_usage` migration derives them)."""
+    users = [h.info for h in messages if isinstance(h.info, m.UserMessage)]
+    replies = [h.info for h in messages if isinstance(h.info, m.AssistantMessage)]
+    last = users[-1] if users else None
+    model = info.model
+    if model is None and last is not None:
+        model = SessionModel(id=last.model.model_id, provider_id=last.model.provider_id, variant=last.model.variant)
+    tokens = info.tokens or m.Tokens(
+        input=sum(r.tokens.input for r in replies),
+        output=sum(r.tokens.output for r in replies),
+        reasoning=sum(r.tokens.reasoning for r in replies),
+        cache_read=sum(r.tokens.cache_read for r in replies),
+        cache_write=sum(r.tokens.cache_write for r in replies),
+    )
+    return attrs.evolve(
+        info,
+        agent=info.agent or (last.agent if last is not None else None),
+        model=model,
+        cost=info.cost if info.cost is not None else sum(r.cost for r in replies),
+        tokens=tokens,
+    )
 
 
 def parse_export_text(text: str, where: str = "the export") -> Any:
