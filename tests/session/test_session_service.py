@@ -8,8 +8,8 @@ import pytest
 from session_records import IDS, SteppingClock, assistant_message, text_part, user_message
 
 from strata_core import message as m
-from strata_core.session.info import DEFAULT_TITLE_RE
 from strata_core.session.export import with_usage
+from strata_core.session.info import DEFAULT_TITLE_RE
 from strata_core.session.service import VERSION, MessageNotFoundError, SessionService, forked_title
 from strata_core.session.store import SessionNotFoundError, SessionStore
 
