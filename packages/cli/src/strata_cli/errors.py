@@ -53,6 +53,8 @@ _SELF_EXPLAINING = frozenset(
         "CorrectedError",
         "ExportFormatError",
         "SessionExistsError",
+        "OpenCodeDatabaseError",
+        "OpenCodeSessionNotFoundError",
         "MessageNotFoundError",
     }
 )
