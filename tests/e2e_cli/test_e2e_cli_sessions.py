@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -165,3 +166,21 @@ def test_import_arguments_that_do_not_fit_are_clear_errors(cli: Cli) -> None:
         assert done.returncode == 1 and done.stderr.startswith(f"Error: {message}"), (args, done.stderr)
     missing = cli("session", "import", "--from-opencode", "--all")
     assert missing.returncode == 1 and "No OpenCode database at" in missing.stderr
+
+
+def test_import_all_from_opencode_keeps_a_subagent_session_under_its_parent(cli: Cli) -> None:
+    database = opencode_database(Path(cli.env["XDG_DATA_HOME"]) / "opencode" / "opencode.db", cli.project)
+    with sqlite3.connect(database) as writer:  # a child made before its parent sorts first in OpenCode's listing
+        row = writer.execute("SELECT * FROM session").fetchone()
+        names = [c[1] for c in writer.execute("PRAGMA table_info(session)")]
+        child = dict(zip(names, row, strict=True))
+        child.update(id="ses_child", parent_id=RECORDED_SESSION, title="Child", time_created=child["time_created"] - 1)
+        writer.execute(f"INSERT INTO session VALUES ({', '.join('?' * len(names))})", [child[n] for n in names])
+    done = cli("session", "import", "--from-opencode", "--all")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"Imported {RECORDED_SESSION} (Scripted title): 3 messages",
+        "Imported ses_child (Child): 0 messages",
+    ]
+    listed = {s["id"]: s["parentID"] for s in json.loads(cli("session", "list", "--all", "--json").stdout)}
+    assert listed == {RECORDED_SESSION: None, "ses_child": RECORDED_SESSION}

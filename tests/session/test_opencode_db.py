@@ -115,3 +115,16 @@ def test_an_unknown_session_is_named(database: Path) -> None:
 def test_the_default_database_follows_xdg_data_home(tmp_path: Path) -> None:
     assert opencode_db.default_database({"XDG_DATA_HOME": "/d"}) == Path("/d/opencode/opencode.db")
     assert opencode_db.default_database({"HOME": "/h"}) == Path("/h/.local/share/opencode/opencode.db")
+
+
+def _listed(session_id: str, parent_id: str | None) -> opencode_db.OpenCodeSession:
+    return opencode_db.OpenCodeSession(session_id, "t", "/w", "/w", parent_id, 1, 1, 0)
+
+
+def test_parents_come_before_their_children_whatever_the_listing_order() -> None:
+    found = [_listed("ses_child", "ses_parent"), _listed("ses_alone", None), _listed("ses_parent", None)]
+    found.append(_listed("ses_grandchild", "ses_child"))
+    found.append(_listed("ses_orphan", "ses_gone"))
+    ordered = [s.id for s in opencode_db.sessions_in_order(found)]
+    assert sorted(ordered) == sorted(s.id for s in found)
+    assert ordered.index("ses_parent") < ordered.index("ses_child") < ordered.index("ses_grandchild")
