@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from cli_harness import Cli, mock_provider_config, write_config
 from opencode_oracle import OpenCode, compare, history_fields, missing_reason, opencode_env, write_capture
@@ -38,23 +40,52 @@ def recording_script(project: Path) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.fixture
-def opencode(tmp_path: Path, cli: Cli) -> OpenCode:
-    """OpenCode in the same project as `cli`, sharing its XDG data dir (as one user's machine would)."""
-    (cli.project / "notes.txt").write_text("apples\nbread\n")
-    return OpenCode(cli.project, opencode_env(tmp_path / "opencode-home", Path(cli.env["XDG_DATA_HOME"])))
+@attrs.frozen
+class Recording:
+    """One project, and the OpenCode data dir in which `opencode run` recorded a session there."""
+
+    project: Path
+    data: Path
+    session_id: str
 
 
-@pytest.fixture
-def recorded(opencode: OpenCode) -> Iterator[str]:
-    """The id of a session `opencode run` recorded in OpenCode's database."""
-    with ScriptedServer(recording_script(opencode.project)) as server:
-        write_config(opencode.project, mock_provider_config(server.base_url))
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Recording:
+    """Recorded once per module (an OpenCode run costs seconds); each test works on a copy of the data dir."""
+    base = tmp_path_factory.mktemp("opencode-recording")
+    project = base / "work"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "notes.txt").write_text("apples\nbread\n")
+    opencode = OpenCode(project, opencode_env(base / "opencode-home", base / "data"))
+    with ScriptedServer(recording_script(project)) as server:
+        write_config(project, mock_provider_config(server.base_url))
         done = opencode("run", FIRST)
         assert done.returncode == 0, done.stderr
     listed = json.loads(opencode("session", "list", "--format", "json").stdout)
     assert len(listed) == 1, listed
-    yield str(listed[0]["id"])
+    return Recording(project, base / "data", str(listed[0]["id"]))
+
+
+@pytest.fixture
+def project(recording: Recording) -> Path:
+    """Every test of the module works in the recording's project (OpenCode's session belongs to its path)."""
+    return recording.project
+
+
+@pytest.fixture
+def opencode(tmp_path: Path, cli: Cli, recording: Recording) -> OpenCode:
+    """OpenCode in the same project as `cli`, sharing its XDG data dir (as on one user's machine), which
+    starts with a copy of the recording's database."""
+    data = Path(cli.env["XDG_DATA_HOME"])
+    shutil.copytree(recording.data / "opencode", data / "opencode")
+    return OpenCode(cli.project, opencode_env(tmp_path / "opencode-home", data))
+
+
+@pytest.fixture
+def recorded(opencode: OpenCode, recording: Recording) -> str:
+    """The id of the session `opencode run` recorded, in this test's copy of OpenCode's database."""
+    return recording.session_id
 
 
 def continue_with(
