@@ -25,7 +25,7 @@ from strata_core.tool.support.confined_file import (
     open_directory,
     open_to_read,
 )
-from strata_core.tool.support.content_guard import readable
+from strata_core.tool.support.content_guard import ask_to_read, readable
 from strata_core.tool.support.paths_guard import relative_to_worktree
 from strata_core.tool.support.search import Found, LineMatch, Search, SearchError
 
@@ -119,6 +119,7 @@ class GrepTool(BuiltinTool):
             return await self.search.grep(root, pattern, target=".", include=include, limit=COLLECT_LIMIT)
 
     async def _in_file(self, ctx: ToolContext, target: Target, pattern: str) -> Found:
+        await ask_to_read(ctx, target)  # a file named on purpose asks, as `read` would
         fd = await open_to_read(ctx, target)
         with descriptor(fd):
             return await self.search.grep_descriptor(fd, target.named.name, pattern, limit=COLLECT_LIMIT)

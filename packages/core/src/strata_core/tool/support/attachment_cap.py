@@ -9,6 +9,7 @@ header alone. A 100 MB PNG so never becomes a 140 MB request body.
 from __future__ import annotations
 
 import io
+import math
 import os
 
 from strata_core.tool.contract import ToolFailure
@@ -16,7 +17,7 @@ from strata_core.tool.support.confined_file import descriptor, read_all
 
 MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
 MAX_IMAGE_SIDE = 2000
-MAX_DECODED_PIXELS = 16_000_000
+MAX_DECODED_PIXELS = 12_500_000
 """Larger images are refused: decoding one costs 4 bytes a pixel before it can be scaled down."""
 
 
@@ -56,11 +57,16 @@ def _image(fd: int, path: os.PathLike[str] | str, mime: str, size: int) -> tuple
             raise _refuse(
                 path,
                 f"the image is {width}x{height} pixels ({_megabytes(size)}); images up to "
-                f"{MAX_DECODED_PIXELS // 1_000_000} megapixels are scaled down to attach, larger ones are not",
+                f"{MAX_DECODED_PIXELS / 1_000_000:g} megapixels are scaled down to attach, larger ones are not",
             )
         image.draft("RGB", (MAX_IMAGE_SIDE, MAX_IMAGE_SIDE))  # JPEG decodes at a fraction of its size
-        image.thumbnail((MAX_IMAGE_SIDE, MAX_IMAGE_SIDE))
-        return _encoded(image, path)
+        factor = math.ceil(max(image.size) / MAX_IMAGE_SIDE)
+        # `reduce` averages whole blocks in one pass; `thumbnail` alone would hold a half-resized copy too.
+        smaller = image.reduce(factor) if factor > 1 else image
+        smaller.format = image.format
+        del image
+        smaller.thumbnail((MAX_IMAGE_SIDE, MAX_IMAGE_SIDE))
+        return _encoded(smaller, path)
 
 
 def _encoded(image: object, path: os.PathLike[str] | str) -> tuple[bytes, str]:
