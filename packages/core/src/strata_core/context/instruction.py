@@ -13,6 +13,7 @@ is attached once per assistant message.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +30,7 @@ from strata_core.errors import StrataError
 from strata_core.http import make_client
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
+from strata_core.permission.outside_content import OutsideContent
 
 log = get_logger(__name__)
 
@@ -165,7 +167,11 @@ def project_instruction_files(project: ProjectInfo, names: Sequence[str]) -> lis
 
 
 def config_instruction_files(
-    entries: Iterable[str], project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str]
+    entries: Iterable[str],
+    project: ProjectInfo,
+    paths: StrataPaths,
+    env: Mapping[str, str],
+    outside: OutsideContent | None = None,
 ) -> list[Path]:
     """Files named by config `instructions` entries (URLs are skipped here), in entry order."""
     found: list[Path] = []
@@ -174,11 +180,17 @@ def config_instruction_files(
             continue
         expanded = str(paths.home / entry[2:]) if entry.startswith("~/") else entry
         try:
-            found += _config_entry_files(expanded, project, paths, env)
+            matches = _config_entry_files(expanded, project, paths, env)
+            if outside is not None and _GLOB_MAGIC.search(entry):
+                matches = [path for path in matches if outside.allows(path, f"instruction glob {entry}")]
+            found += matches
         except OSError as error:
             # A glob over an unreadable directory is not worth failing the turn over.
             log.warning("instruction glob failed", entry=entry, error=str(error))
     return found
+
+
+_GLOB_MAGIC = re.compile(r"[*?\[{]")
 
 
 def _config_entry_files(entry: str, project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str]) -> list[Path]:
@@ -191,16 +203,24 @@ def _config_entry_files(entry: str, project: ProjectInfo, paths: StrataPaths, en
 
 
 def discover_system_paths(
-    project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str], instructions: Iterable[str]
+    project: ProjectInfo,
+    paths: StrataPaths,
+    env: Mapping[str, str],
+    instructions: Iterable[str],
+    outside: OutsideContent | None = None,
 ) -> list[Path]:
-    """Global file, project files (nearest first), config files: de-duplicated, first position kept."""
+    """Global file, project files (nearest first), config files: de-duplicated, first position kept.
+
+    With `outside`, a file a config glob reaches outside the worktree and the global config dirs, symlinks
+    followed, is kept only where it allows (`external_directory`); a file named exactly is the user's choice.
+    """
     found: list[Path] = []
     global_file = global_instruction_file(paths, env)
     if global_file is not None:
         found.append(global_file)
     if not env_flag(env, "DISABLE_PROJECT_CONFIG"):
         found += project_instruction_files(project, project_file_names(env))
-    found += config_instruction_files(instructions, project, paths, env)
+    found += config_instruction_files(instructions, project, paths, env, outside)
     return list(dict.fromkeys(found))
 
 
@@ -270,7 +290,11 @@ class InstructionService:
 
     async def system_paths(self) -> list[Path]:
         info, config = await self.project.info(), await self.config.get()
-        return await anyio.to_thread.run_sync(discover_system_paths, info, self.paths, self.env, config.instructions)
+        roots = (info.worktree, info.directory, *self.paths.global_config_dirs)
+        outside = OutsideContent.build(roots, config.data.get("permission"), self.paths.home)
+        return await anyio.to_thread.run_sync(
+            discover_system_paths, info, self.paths, self.env, config.instructions, outside
+        )
 
     async def system(self) -> list[InstructionBlock]:
         """Every instruction block in order: files read 8 at once and URLs fetched 4 at once, in one task group."""
