@@ -91,6 +91,8 @@ def default_rules(paths: StrataPaths, skill_dirs: Sequence[Path]) -> Ruleset:
             "read": {"*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow"},
             # Strata's own: writes to config files, .strata/, .opencode/ and .git/ (tool/support/content_guard.py).
             "protected_path": "ask",
+            # Strata's own: webfetch to loopback, link-local and private addresses (tool/support/network_address.py).
+            "private_network": "ask",
         },
         home=paths.home,
     )
