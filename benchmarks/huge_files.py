@@ -82,7 +82,7 @@ async def _run_case(case: str, project: Path) -> str:
         content = "y" * (40 * MIB)
         outcome = await run_tool(WriteTool(), {"filePath": "out.txt", "content": content}, ctx, agent_ruleset=None)
     body = sum(len(a.url) for a in outcome.result.attachments) + len(outcome.result.output)
-    return f"{'error' if outcome.is_error else 'ok'}, {body / MIB:.2f} MiB to the model"
+    return f"{'error' if outcome.is_error else 'ok'}, {body / 1024:.0f} KiB to the model"
 
 
 def _high_water_mib() -> float:
