@@ -4,6 +4,7 @@ git hook, or read secrets through grep."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -65,3 +66,15 @@ def test_grep_without_a_path_returns_no_env_lines(cli: Cli, scripted: Scripted) 
     assert done.returncode == 0, done.stderr
     output = tool_output(server, 1)
     assert "read_it()" in output and "secret" not in output
+
+
+def test_a_fifo_is_refused_and_the_run_goes_on(cli: Cli, scripted: Scripted) -> None:
+    os.mkfifo(cli.project / "pipe")
+    server = scripted([call("read", filePath="pipe"), call("edit", filePath="pipe", oldString="a", newString="b"),
+                       {"text": "moved on"}])  # fmt: skip
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "read the pipe")  # on main this never returns
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "moved on\n"
+    assert "FIFO (named pipe), not a regular file" in tool_output(server, 1)
+    assert "FIFO (named pipe), not a regular file" in tool_output(server, 2)

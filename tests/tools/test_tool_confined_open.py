@@ -198,3 +198,11 @@ async def test_a_socket_and_a_device_are_refused(project: Path, ctx: ToolContext
     assert outcome.error is not None and "socket, not a regular file" in outcome.error
     device = await run_tool(ReadTool(), {"filePath": "/dev/zero"}, ctx, agent_ruleset=None)
     assert device.error is not None and "device, not a regular file" in device.error
+
+
+@pytest.mark.parametrize("use_rg", [True, False])
+async def test_grep_over_a_tree_with_a_fifo_skips_it(fifo: Path, project: Path, ctx: ToolContext, use_rg: bool) -> None:
+    (project / "a.txt").write_text("needle\n")
+    with anyio.fail_after(10):
+        outcome = await run_tool(GrepTool(search=Search(use_rg=use_rg)), {"pattern": "needle"}, ctx, agent_ruleset=None)
+    assert "Found 1 matches" in outcome.result.output

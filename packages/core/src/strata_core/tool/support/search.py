@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -227,10 +228,15 @@ def _python_files(root: Path, pattern: str | None, limit: int) -> Found:
 
 
 def _grep_file(root: Path, relative: str, regex: re.Pattern[str]) -> Iterator[LineMatch]:
+    # Like rg: never through a symlink, and only regular files (a FIFO opened for reading would block).
     try:
-        data = (root / relative).read_bytes()
+        fd = os.open(root / relative, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        data = handle.read()
     yield from _grep_bytes(data, relative, regex)
 
 
