@@ -93,3 +93,20 @@ async def test_tool_outputs_never_carry_a_remembered_credential(tmp_path: Path) 
     outcome = await run_tool(ReadTool(), {"filePath": "notes.txt"}, ctx, agent_ruleset=None)
     assert f"key = {REDACTED}" in outcome.result.output and "sk-configured-key-9" not in str(outcome.result.metadata)
     assert "https://u:p@h/" in outcome.result.output  # file content otherwise as it is
+
+
+@pytest.mark.anyio
+async def test_an_ordinary_substituted_value_stays_readable_in_tool_outputs(tmp_path: Path) -> None:
+    from strata_core.tool.builtin.read import ReadTool
+    from strata_core.tool.contract import ToolContext, approve_everything
+    from strata_core.tool.runner import run_tool
+
+    text = '{"instructions": ["{env:RULES_DIR}/a.md"], "provider": {"p": {"options": {"apiKey": "{env:P_KEY}"}}}}'
+    env = {"RULES_DIR": str(tmp_path), "P_KEY": "sk-from-env-77"}
+    parse_config_text(text, tmp_path / "s.json", env=env, home=tmp_path, base_dir=tmp_path)
+    (tmp_path / "notes.txt").write_text("sk-from-env-77\n")
+    ctx = ToolContext(session_id="s", message_id="m", call_id="c", agent="build", ruleset=(), directory=tmp_path,
+                      worktree=tmp_path, ask=approve_everything)  # fmt: skip
+    output = (await run_tool(ReadTool(), {"filePath": "notes.txt"}, ctx, agent_ruleset=None)).result.output
+    assert f"<path>{tmp_path}/notes.txt</path>" in output and f"1: {REDACTED}" in output
+    assert redact_text(f"loaded {tmp_path}/a.md") == f"loaded {REDACTED}/a.md"  # still hidden in logs

@@ -11,7 +11,10 @@ By key: a value under a key naming a credential (`apiKey`, `accessKey`, `token`,
 
 By value: every value config loading substituted from `{env:...}` or `{file:...}`, and every value found under
 a credential key, is remembered for the life of the process; `redact_text` hides it wherever it appears (a
-log line, a crash file, a tool's output), and so does `redact_data` in any string. `user:password@` in a URL
+log line, a crash file), and so does `redact_data` in any string. Tool outputs hide only the credentials
+among them (`credentials_only`): values under credential keys, and `{env:}` values of variables named like
+one (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*CREDENTIAL*`, `*AUTH*`), so a `{env:HOME}` path stays
+readable in a file listing. `user:password@` in a URL
 is hidden too. Values shorter than `MIN_TEXT_LENGTH` are hidden only where they stand alone as a value, not
 inside text, where they would match ordinary words.
 """
@@ -32,42 +35,57 @@ _EVERY_VALUE_UNDER = frozenset({"headers", "environment", "env"})
 _USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/\s:@]*(?::[^/\s@]*)?)@")
 
 _remembered: set[str] = set()
-_pattern: re.Pattern[str] | None = None
+_credentials: set[str] = set()
+"""The remembered values known to be credentials (not merely substituted, like a `{env:HOME}` path)."""
+_patterns: dict[bool, re.Pattern[str]] = {}
 
 
-def remember(value: object) -> None:
-    """Treat `value` (a string; anything else is ignored) as a secret from now on."""
-    global _pattern
-    if isinstance(value, str) and value.strip() and value not in _remembered:
+def remember(value: object, *, credential: bool = True) -> None:
+    """Treat `value` (a string; anything else is ignored) as a secret from now on.
+
+    `credential=False` marks a value that is hidden in what Strata shows about itself (config, logs, crash
+    files) but not in tool outputs, where an ordinary substituted value (a path, a host) must stay readable.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return
+    if value not in _remembered or (credential and value not in _credentials):
         _remembered.add(value)
-        _pattern = None
+        if credential:
+            _credentials.add(value)
+        _patterns.clear()
 
 
 def forget_all() -> None:
     """Drop every remembered value (for tests and for an embedding application starting over)."""
-    global _pattern
     _remembered.clear()
-    _pattern = None
+    _credentials.clear()
+    _patterns.clear()
+
+
+def is_credential_name(name: str) -> bool:
+    """An environment variable named like a credential (`OPENAI_API_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`)."""
+    return _CREDENTIAL_KEY.search(name) is not None or "KEY" in name.upper()
 
 
 def is_credential_key(key: object) -> bool:
     return isinstance(key, str) and _CREDENTIAL_KEY.search(key) is not None
 
 
-def _text_pattern() -> re.Pattern[str] | None:
-    global _pattern
-    if _pattern is None:
-        long_enough = sorted((v for v in _remembered if len(v) >= MIN_TEXT_LENGTH), key=len, reverse=True)
-        _pattern = re.compile("|".join(map(re.escape, long_enough))) if long_enough else re.compile(r"(?!x)x")
-    return _pattern
+def _text_pattern(credentials_only: bool) -> re.Pattern[str]:
+    pattern = _patterns.get(credentials_only)
+    if pattern is None:
+        values = _credentials if credentials_only else _remembered
+        long_enough = sorted((v for v in values if len(v) >= MIN_TEXT_LENGTH), key=len, reverse=True)
+        pattern = re.compile("|".join(map(re.escape, long_enough))) if long_enough else re.compile(r"(?!x)x")
+        _patterns[credentials_only] = pattern
+    return pattern
 
 
-def redact_text(text: str, *, userinfo: bool = True) -> str:
-    """`text` with every remembered secret and (unless `userinfo` is off) every URL's `user:password@`
-    replaced by `<redacted>`."""
-    pattern = _text_pattern()
-    if _remembered and pattern is not None:
-        text = pattern.sub(REDACTED, text)
+def redact_text(text: str, *, userinfo: bool = True, credentials_only: bool = False) -> str:
+    """`text` with every remembered secret (only the credentials among them with `credentials_only`) and,
+    unless `userinfo` is off, every URL's `user:password@` replaced by `<redacted>`."""
+    if _credentials if credentials_only else _remembered:
+        text = _text_pattern(credentials_only).sub(REDACTED, text)
     if userinfo and "@" in text:
         text = _USERINFO.sub(lambda m: f"{m['scheme']}{REDACTED}@", text)
     return text

@@ -109,8 +109,9 @@ def substitute(
 
 def _env_value(env: Mapping[str, str]) -> Callable[[re.Match[str]], str]:
     def value(match: re.Match[str]) -> str:
-        found = env.get(match.group(1), "")
-        redaction.remember(found)
+        name = match.group(1)
+        found = env.get(name, "")
+        redaction.remember(found, credential=redaction.is_credential_name(name))
         return found
 
     return value
@@ -135,7 +136,7 @@ def _file_value(
             path=source,
             line=line,
         ) from error
-    redaction.remember(content)
+    redaction.remember(content, credential=False)  # under a credential key it is remembered as one after parsing
     # Escaped as the inside of a JSON string, so the token can sit between quotes.
     return json.dumps(content, ensure_ascii=False)[1:-1]
 

@@ -126,12 +126,16 @@ async def run_tool(
     return ToolRunOutcome(await _keep_small(_without_secrets(executed), truncation, agent_ruleset))
 
 
+def _hidden(text: str) -> str:
+    return redact_text(text, userinfo=False, credentials_only=True)
+
+
 def _without_secrets(result: ToolResult) -> ToolResult:
     """The result with every credential Strata holds (`strata_core.redaction`) hidden from the model and the
     store: a command that prints its environment, a file that holds a configured key. File content is
     otherwise shown as it is (URL userinfo too), so an edit can quote it back."""
-    output = redact_text(result.output, userinfo=False)
-    metadata = {k: redact_text(v, userinfo=False) if isinstance(v, str) else v for k, v in result.metadata.items()}
+    output = _hidden(result.output)
+    metadata = {key: _hidden(value) if isinstance(value, str) else value for key, value in result.metadata.items()}
     return evolve(result, output=output, metadata=metadata)
 
 
