@@ -161,3 +161,9 @@ def test_only_config_names_and_protected_directories_are_protected() -> None:
     assert is_protected(".git/hooks/pre-commit") and is_protected("a/opencode.jsonc")
     assert not is_protected("src/strata.py") and not is_protected("docs/git/notes.md")
     assert not is_protected("../elsewhere/strata.json")  # outside: external_directory decides
+
+
+async def test_without_any_read_rule_grep_hides_nothing(project: Path, make_ctx: MakeContext) -> None:
+    (project / "a.txt").write_text("needle\n")
+    outcome = await run_tool(GrepTool(), {"pattern": "needle"}, make_ctx(ruleset=()), agent_ruleset=None)
+    assert outcome.result.output.startswith("Found 1 matches") and "left out" not in outcome.result.output

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import anyio
 
-from strata_core.permission.rules import evaluate
+from strata_core.permission.rules import wildcard_match
 from strata_core.tool.contract import ToolContext, ToolFailure
 from strata_core.tool.support.confined_file import (
     NotRegularFile,
@@ -49,14 +49,24 @@ def is_protected(relative: str) -> bool:
     return parts[-1] in PROTECTED_FILES or any(part in PROTECTED_DIRECTORIES for part in parts[:-1])
 
 
+def _read_action(ctx: ToolContext, relative: str) -> str | None:
+    """The action of the last `read` rule matching the path; None when no rule speaks of it."""
+    for rule in reversed(ctx.ruleset):
+        if wildcard_match("read", rule.permission) and wildcard_match(relative, rule.pattern):
+            return rule.action
+    return None
+
+
 def is_secret(ctx: ToolContext, target: Target) -> bool:
     """Whether the read rules keep this file's content back (a `.env` file under the default rules)."""
-    return any(evaluate("read", pattern, ctx.ruleset).action != "allow" for pattern in patterns(ctx, target))
+    return any(not readable(ctx, pattern) for pattern in patterns(ctx, target))
 
 
 def readable(ctx: ToolContext, relative: str) -> bool:
-    """Whether the read rules allow a worktree-relative path without asking (grep keeps only these)."""
-    return evaluate("read", relative, ctx.ruleset).action == "allow"
+    """Whether the read rules let a worktree-relative path be shown without asking (grep keeps only these).
+
+    A path no rule speaks of is readable: rules that say nothing restrict nothing (a bare `ToolContext`)."""
+    return _read_action(ctx, relative) in (None, "allow")
 
 
 async def ask_to_read(ctx: ToolContext, target: Target) -> None:
