@@ -19,7 +19,6 @@ from attrs import define, frozen
 from strata_core.http import make_client
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
-from strata_core.tool.support.network_address import PRIVATE_NETWORK, private_address
 
 MAX_RESPONSE_BYTES = 5 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 30.0
@@ -114,6 +113,9 @@ async def fetch(url: str, format: str, vet: Vet = _allow_everything) -> _Fetched
 
 
 async def _ask_if_private(ctx: ToolContext, url: str) -> None:
+    # Imported on the first fetch: ipaddress is not otherwise loaded by a `strata` start-up.
+    from strata_core.tool.support.network_address import PRIVATE_NETWORK, private_address
+
     address = await private_address(url)
     if address is not None:
         host = httpx.URL(url).host
