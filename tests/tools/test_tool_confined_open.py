@@ -206,3 +206,15 @@ async def test_grep_over_a_tree_with_a_fifo_skips_it(fifo: Path, project: Path, 
     with anyio.fail_after(10):
         outcome = await run_tool(GrepTool(search=Search(use_rg=use_rg)), {"pattern": "needle"}, ctx, agent_ruleset=None)
     assert "Found 1 matches" in outcome.result.output
+
+
+def test_a_project_directory_swapped_after_the_check_is_not_opened(project: Path, make_ctx: MakeContext) -> None:
+    from strata_core.tool.support.confined_file import ChangedWhileOpening, open_for_reading, resolve
+
+    (project / "a.txt").write_text("checked\n")
+    target = resolve(make_ctx(), "a.txt")
+    project.rename(project.with_name("moved"))
+    project.mkdir()
+    (project / "a.txt").write_text("swapped in\n")
+    with pytest.raises(ChangedWhileOpening):
+        open_for_reading(target)

@@ -4,7 +4,8 @@ A path is resolved once (`resolve`); the `external_directory` decision is taken 
 the file is then opened by walking the same resolved path from `/` one component at a time with
 `O_NOFOLLOW` (`openat` on the previous directory's descriptor). A symlink that appears anywhere on the
 way after the check (a racing process flipping a link between an inside and an outside target) makes the
-open fail instead of following it, so the descriptor can only be the checked file. Reads and writes then
+open fail instead of following it, so the descriptor can only be the checked file; on the way, the project
+directory passed through must be the very directory (st_dev, st_ino) the check saw. Reads and writes then
 go through that descriptor.
 
 What was opened is checked too: anything but a regular file (a FIFO, a socket, a device) is refused
@@ -47,6 +48,10 @@ class Target:
     """Every symlink resolved at check time; the only path ever opened."""
     inside: bool
     """The resolved path lies in the session directory or the worktree (no external ask needed)."""
+    root: Path | None = None
+    """The project directory the resolved path lies in (None outside)."""
+    root_identity: tuple[int, int] | None = None
+    """That directory's (st_dev, st_ino) at check time: the walk must pass through the very same directory."""
 
 
 class ChangedWhileOpening(ToolFailure):
@@ -87,7 +92,14 @@ def resolve(ctx: ToolContext, raw: str | Path) -> Target:
     """Resolve `raw` (relative to the session directory) once and say whether it is inside the project."""
     named = absolute(str(raw), ctx.directory)
     resolved = real(named)
-    return Target(named, resolved, any(contains(root, resolved) for root in _roots(ctx)))
+    root = next((root for root in reversed(_roots(ctx)) if contains(root, resolved)), None)
+    if root is None:
+        return Target(named, resolved, False)
+    try:
+        found = root.stat()
+    except OSError:
+        return Target(named, resolved, True, root)
+    return Target(named, resolved, True, root, (found.st_dev, found.st_ino))
 
 
 async def checked(ctx: ToolContext, raw: str | Path, *, bypass: bool = False) -> Target:
@@ -118,9 +130,19 @@ def patterns(ctx: ToolContext, target: Target) -> list[str]:
 # ------------------------------------------------------------------------------------------ the walk
 
 
-def _walk_to_parent(resolved: Path, *, create: bool) -> int:
-    """A descriptor of `resolved`'s parent directory, reached without following any symlink."""
+def _check_root(target: Target, here: Path, fd: int) -> None:
+    """On reaching the project directory, make sure it is the one the check saw (not one swapped in since)."""
+    if target.root_identity is not None and here == target.root:
+        found = os.fstat(fd)
+        if (found.st_dev, found.st_ino) != target.root_identity:
+            raise ChangedWhileOpening(target.resolved)
+
+
+def _walk_to_parent(target: Target, *, create: bool) -> int:
+    """A descriptor of the resolved path's parent directory, reached without following any symlink."""
+    resolved = target.resolved
     fd = os.open("/", _WALK_FLAGS)
+    here = Path("/")
     try:
         for part in resolved.parent.parts[1:]:
             try:
@@ -131,7 +153,11 @@ def _walk_to_parent(resolved: Path, *, create: bool) -> int:
                 os.mkdir(part, 0o777, dir_fd=fd)
                 child = os.open(part, _WALK_FLAGS, dir_fd=fd)
             os.close(fd)
-            fd = child
+            fd, here = child, here / part
+            _check_root(target, here, fd)
+    except ChangedWhileOpening:
+        os.close(fd)
+        raise
     except OSError as error:
         os.close(fd)
         if error.errno in (errno.ELOOP, errno.ENOTDIR):  # a component became a symlink (or a file)
@@ -142,7 +168,7 @@ def _walk_to_parent(resolved: Path, *, create: bool) -> int:
 
 def parent_descriptor(target: Target) -> int:
     """A descriptor of the directory holding `target.resolved`, reached without following symlinks."""
-    return _walk_to_parent(target.resolved, create=False)
+    return _walk_to_parent(target, create=False)
 
 
 def _lstat_at(parent: int, name: str) -> os.stat_result | None:
@@ -179,7 +205,7 @@ def _open_final(resolved: Path, parent: int, flags: int, before: os.stat_result 
 
 def open_for_reading(target: Target) -> int:
     """A read-only descriptor of the regular file at `target.resolved`; `FileNotFoundError` when it is missing."""
-    parent = _walk_to_parent(target.resolved, create=False)
+    parent = _walk_to_parent(target, create=False)
     try:
         before = _lstat_at(parent, target.resolved.name)
         if before is None:
@@ -192,7 +218,7 @@ def open_for_reading(target: Target) -> int:
 
 def open_for_writing(target: Target) -> int:
     """A write descriptor of `target.resolved` (created, with its directories, when missing; not truncated)."""
-    parent = _walk_to_parent(target.resolved, create=True)
+    parent = _walk_to_parent(target, create=True)
     try:
         before = _lstat_at(parent, target.resolved.name)
         if before is not None:
@@ -204,9 +230,15 @@ def open_for_writing(target: Target) -> int:
 
 def open_directory(target: Target) -> int:
     """A descriptor of the directory at `target.resolved`, for listing it (`os.scandir(fd)`)."""
-    parent = _walk_to_parent(target.resolved, create=False)
+    parent = _walk_to_parent(target, create=False)
     try:
-        return os.open(target.resolved.name or "/", _LIST_FLAGS, dir_fd=parent)
+        fd = os.open(target.resolved.name or "/", _LIST_FLAGS, dir_fd=parent)
+        try:
+            _check_root(target, target.resolved, fd)
+        except ChangedWhileOpening:
+            os.close(fd)
+            raise
+        return fd
     except FileNotFoundError:
         raise
     except OSError:
