@@ -85,3 +85,16 @@ async def test_edit_of_a_file_over_the_cap_is_refused(project: Path, ctx: ToolCo
     outcome = await run_tool(EditTool(), edit, ctx, agent_ruleset=None)
     assert outcome.error is not None and "handle files up to 5 MB" in outcome.error
     assert (project / "big.txt").read_text().startswith("needle")
+
+
+async def test_counting_stops_a_million_lines_past_the_window(
+    project: Path, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from strata_core.tool.builtin import read
+
+    monkeypatch.setattr(read, "COUNT_PAST_WINDOW", 10)  # the real cap is a million lines
+    (project / "log.txt").write_text("".join(f"line {n}\n" for n in range(100)))
+    result = await ReadTool().execute({"filePath": "log.txt", "limit": 5}, ctx)
+    assert "(Showing lines 1-5 of at least 16. Use offset=6 to continue.)" in result.output
+    whole = await ReadTool().execute({"filePath": "log.txt", "limit": 95}, ctx)
+    assert "(Showing lines 1-95 of 100. Use offset=96 to continue.)" in whole.output

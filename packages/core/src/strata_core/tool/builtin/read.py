@@ -39,6 +39,7 @@ MAX_BYTES = 50 * 1024
 SAMPLE_BYTES = 4096
 PREVIEW_LINES = 20
 _SKIP_CHUNK = 64 * 1024
+COUNT_PAST_WINDOW = 1_000_000
 
 
 class InstructionText(Protocol):
@@ -69,6 +70,8 @@ class Window:
     count: int
     cut: bool
     more: bool
+    counted_all: bool = True
+    """False when counting stopped `COUNT_PAST_WINDOW` lines after the window: `count` is then a lower bound."""
 
 
 def _lines(fd: int) -> Iterator[tuple[str, bool]]:
@@ -96,7 +99,8 @@ def read_window(fd: int, offset: int, limit: int) -> Window:
     """Lines `offset..offset+limit-1` (1-based), each capped at 2000 chars, all within 50 KB.
 
     Counting goes on past the window so the footer can say how long the file is, unless the byte cap
-    stopped the read early.
+    stopped the read early, or for at most `COUNT_PAST_WINDOW` more lines (a multi-gigabyte log is not read
+    to its end to print its length).
     """
     kept: list[str] = []
     used = count = 0
@@ -107,6 +111,8 @@ def read_window(fd: int, offset: int, limit: int) -> Window:
             continue
         if len(kept) >= limit:
             more = True
+            if count - offset - len(kept) >= COUNT_PAST_WINDOW:
+                return Window(tuple(kept), count, cut, more, counted_all=False)
             continue
         text = line + LINE_CUT_SUFFIX if long else line
         size = len(text.encode("utf-8", errors="surrogatepass")) + (1 if kept else 0)
@@ -169,7 +175,8 @@ def file_footer(window: Window, offset: int) -> str:
         shown = f"Showing lines {offset}-{last}. Use offset={last + 1} to continue."
         return f"(Output capped at {MAX_BYTES // 1024} KB. {shown})"
     if window.more:
-        return f"(Showing lines {offset}-{last} of {window.count}. Use offset={last + 1} to continue.)"
+        total = window.count if window.counted_all else f"at least {window.count}"
+        return f"(Showing lines {offset}-{last} of {total}. Use offset={last + 1} to continue.)"
     return f"(End of file - total {window.count} lines)"
 
 
