@@ -118,7 +118,7 @@ async def test_webfetch_does_not_read_local_files(env_files: None, project: Path
 @pytest.mark.parametrize(
     "relative",
     ["strata.json", "strata.jsonc", "opencode.json", "opencode.jsonc", "sub/strata.json", ".strata/x.md",
-     ".opencode/agent/evil.md", ".git/hooks/pre-commit", ".git/config", "sub/.git/config"],
+     ".opencode/agent/evil.md", ".git/hooks/pre-commit", ".git/config", "sub/.git/config", "sub/.git"],
 )  # fmt: skip
 async def test_writes_to_config_and_git_ask_protected_path(project: Path, make_ctx: MakeContext, relative: str) -> None:
     ctx, asker = headless(make_ctx)

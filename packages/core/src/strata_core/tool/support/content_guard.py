@@ -46,7 +46,8 @@ def is_protected(relative: str) -> bool:
     parts = relative.split("/")
     if parts and parts[0] == "..":
         return False  # outside the project: `external_directory` governs it
-    return parts[-1] in PROTECTED_FILES or any(part in PROTECTED_DIRECTORIES for part in parts[:-1])
+    # The names themselves too: a `.git` *file* (a worktree's or submodule's) says where the repository is.
+    return parts[-1] in PROTECTED_FILES or any(part in PROTECTED_DIRECTORIES for part in parts)
 
 
 def _read_action(ctx: ToolContext, relative: str) -> str | None:
