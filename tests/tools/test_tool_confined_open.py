@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,29 +31,30 @@ INSIDE = "inside content"
 RUNS = 40
 
 
+_FLIPPER = """
+import os, sys
+link, inside, outside = sys.argv[1:]
+spare = link + ".tmp"
+while True:
+    for target in (outside, inside):
+        try:
+            os.unlink(spare)
+        except FileNotFoundError:
+            pass
+        os.symlink(target, spare)
+        os.replace(spare, link)  # atomic: the link always exists
+"""
+
+
 @contextmanager
 def flipping(link: Path, inside: Path, outside: Path) -> Iterator[None]:
-    """A thread that keeps swapping `link` between pointing inside and outside the project."""
-    stop = threading.Event()
-
-    def flip() -> None:
-        spare = link.with_name(link.name + ".tmp")
-        while not stop.is_set():
-            for target in (outside, inside):
-                try:
-                    spare.unlink(missing_ok=True)
-                    spare.symlink_to(target)
-                    spare.replace(link)  # atomic: the link always exists
-                except OSError:
-                    pass
-
-    thread = threading.Thread(target=flip, daemon=True)
-    thread.start()
+    """Another process that keeps swapping `link` between pointing inside and outside the project."""
+    process = subprocess.Popen([sys.executable, "-c", _FLIPPER, str(link), str(inside), str(outside)])
     try:
         yield
     finally:
-        stop.set()
-        thread.join()
+        process.kill()
+        process.wait()
 
 
 async def leaks(run: Callable[[], Awaitable[str]]) -> int:
