@@ -211,15 +211,17 @@ def discover_system_paths(
 ) -> list[Path]:
     """Global file, project files (nearest first), config files: de-duplicated, first position kept.
 
-    With `outside`, a file a config glob reaches outside the worktree and the global config dirs, symlinks
-    followed, is kept only where it allows (`external_directory`); a file named exactly is the user's choice.
+    With `outside`, a project AGENTS.md (or CLAUDE.md) symlinked from outside the worktree and the global
+    config dirs, or a file a config glob reaches there, is kept only where it allows (`external_directory`);
+    a file a config entry names exactly is the user's choice.
     """
     found: list[Path] = []
     global_file = global_instruction_file(paths, env)
     if global_file is not None:
         found.append(global_file)
     if not env_flag(env, "DISABLE_PROJECT_CONFIG"):
-        found += project_instruction_files(project, project_file_names(env))
+        chain = project_instruction_files(project, project_file_names(env))
+        found += [path for path in chain if outside is None or outside.allows(path, "instruction file")]
     found += config_instruction_files(instructions, project, paths, env, outside)
     return list(dict.fromkeys(found))
 
