@@ -423,3 +423,11 @@ async def test_a_project_agents_md_symlinked_from_outside_is_skipped(setup: Setu
     with capture_events() as logs:
         assert await setup.sources() == []
     assert [e["file"] for e in logs if e["event"] == "outside content skipped"] == [str(setup.repo / "AGENTS.md")]
+
+
+@pytest.mark.anyio
+async def test_a_nearby_agents_md_symlinked_from_outside_is_not_attached(setup: Setup, tmp_path: Path) -> None:
+    planted = write(tmp_path / "outside" / "AGENTS.md", "outside rules")
+    write(setup.repo / "sub" / "file.ts", "code")
+    (setup.repo / "sub" / "AGENTS.md").symlink_to(planted)
+    assert await setup.service().resolve([], setup.repo / "sub" / "file.ts", "msg_a") == []

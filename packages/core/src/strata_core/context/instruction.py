@@ -290,10 +290,13 @@ class InstructionService:
     url_timeout: float = URL_TIMEOUT_SECONDS
     _claims: dict[str, set[Path]] = field(factory=dict, init=False, repr=False)
 
-    async def system_paths(self) -> list[Path]:
+    async def _outside(self) -> OutsideContent:
         info, config = await self.project.info(), await self.config.get()
         roots = (info.worktree, info.directory, *self.paths.global_config_dirs)
-        outside = OutsideContent.build(roots, config.data.get("permission"), self.paths.home)
+        return OutsideContent.build(roots, config.data.get("permission"), self.paths.home)
+
+    async def system_paths(self) -> list[Path]:
+        info, config, outside = await self.project.info(), await self.config.get(), await self._outside()
         return await anyio.to_thread.run_sync(
             discover_system_paths, info, self.paths, self.env, config.instructions, outside
         )
@@ -354,10 +357,11 @@ class InstructionService:
         target = _absolute(filepath)
         names = project_file_names(self.env)
         found = await anyio.to_thread.run_sync(nearby_instruction_files, target, info.directory, names)
+        outside = await self._outside()
         claimed = self._claims.setdefault(message_id, set())
         blocks: list[InstructionBlock] = []
         for path in found:
-            if path == target or path in skip or path in claimed:
+            if path == target or path in skip or path in claimed or not outside.allows(path, "instruction file"):
                 continue
             claimed.add(path)
             text = await anyio.to_thread.run_sync(read_instruction_file, path)
