@@ -18,6 +18,7 @@ import httpx
 from attrs import field, frozen
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
+from strata_core import json_text
 from strata_core.http import NonLoopbackRequestError
 from strata_core.llm import BadResponseError, ModelError, ModelInfo, ModelRequest, StreamEvent, TransportError
 from strata_providers.errors import bad_chunk, error_for_status, error_from_payload
@@ -165,6 +166,6 @@ def _describe(exc: Exception) -> str:
 
 def _maybe_json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return json_text.loads(text)
     except ValueError:
         return None

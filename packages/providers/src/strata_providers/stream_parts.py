@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from attrs import define
 
+from strata_core import json_text
 from strata_core.llm import (
     ReasoningDelta,
     ReasoningEnd,
@@ -34,7 +34,7 @@ def parse_tool_input(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not raw.strip():
         return {}, None
     try:
-        value = json.loads(raw)
+        value = json_text.loads(raw)
     except ValueError as exc:
         return None, f"tool arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):

@@ -65,6 +65,20 @@ def string(expected: str = "a string") -> Check:
     return check
 
 
+def model_ref(expected: str) -> Check:
+    """A `provider/model` reference: both halves non-empty (an empty string would silently mean "no model")."""
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise ConfigValueError(expected, value)
+        provider, _, model = value.partition("/")
+        if not provider.strip() or not model.strip():
+            raise ConfigValueError(expected, value)
+        return value
+
+    return check
+
+
 def boolean(expected: str = "true or false") -> Check:
     def check(value: Any) -> bool:
         if not isinstance(value, bool):

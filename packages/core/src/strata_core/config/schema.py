@@ -56,7 +56,7 @@ class AgentConfig:
     `steps ?? maxSteps`)."""
 
     name: str | None = setting(c.string())
-    model: str | None = setting(c.string(MODEL_REF))
+    model: str | None = setting(c.model_ref(MODEL_REF))
     variant: str | None = setting(c.string())
     prompt: str | None = setting(c.string())
     description: str | None = setting(c.string())
@@ -117,7 +117,7 @@ class CommandConfig:
     template: str | None = setting(c.string())
     description: str | None = setting(c.string())
     agent: str | None = setting(c.string())
-    model: str | None = setting(c.string(MODEL_REF))
+    model: str | None = setting(c.model_ref(MODEL_REF))
     subtask: bool | None = setting(c.boolean())
 
 
@@ -165,8 +165,8 @@ McpServerConfig: TypeAlias = McpLocalConfig | McpRemoteConfig | McpSwitch
 class ConfigBlocks:
     """Every block of a config, typed; what the core, the providers and the CLI read."""
 
-    model: str | None = setting(c.string(MODEL_REF))
-    small_model: str | None = setting(c.string(MODEL_REF))
+    model: str | None = setting(c.model_ref(MODEL_REF))
+    small_model: str | None = setting(c.model_ref(MODEL_REF))
     default_agent: str | None = setting(c.string("an agent name"))
     username: str | None = setting(c.string())
     share: ShareMode | None = setting(c.one_of("manual", "auto", "disabled"))
