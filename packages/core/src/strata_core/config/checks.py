@@ -66,13 +66,10 @@ def string(expected: str = "a string") -> Check:
 
 
 def model_ref(expected: str) -> Check:
-    """A `provider/model` reference: both halves non-empty (an empty string would silently mean "no model")."""
+    """A `provider/model` reference, never empty: an empty string would silently mean "no model"."""
 
     def check(value: Any) -> str:
-        if not isinstance(value, str):
-            raise ConfigValueError(expected, value)
-        provider, _, model = value.partition("/")
-        if not provider.strip() or not model.strip():
+        if not isinstance(value, str) or not value.strip() or value.startswith("/"):
             raise ConfigValueError(expected, value)
         return value
 
