@@ -20,7 +20,6 @@ from strata_core.llm import (
     ToolInputEnd,
 )
 
-
 EmptyStream = Literal["done-only", "null-choices", "stop-only", "length"]
 _EMPTY_STREAM_MESSAGES: dict[EmptyStream, str] = {
     "done-only": "the stream ended with [DONE] before a single choice arrived: the server sent no answer",
