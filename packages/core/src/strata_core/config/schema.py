@@ -85,6 +85,15 @@ class CompactionConfig:
 
 
 @frozen
+class LimitsConfig:
+    """`limits` (Strata's own): how far one turn may go before it is stopped; None means the default."""
+
+    turn_steps: int | None = setting(c.whole("a positive whole number of steps", minimum=1))
+    step_output_bytes: int | None = setting(c.whole("a positive whole number of bytes", minimum=1))
+    tool_errors: int | None = setting(c.whole("a positive whole number of calls", minimum=1))
+
+
+@frozen
 class ToolOutputConfig:
     """`tool_output`: where a tool's output is cut; None means the default (2000 lines, 50 KB)."""
 
@@ -175,6 +184,7 @@ class ConfigBlocks:
     instructions: tuple[str, ...] = setting(c.strings("a list of files, globs or URLs"), factory=tuple)
     skills: SkillsConfig = block(SkillsConfig)
     compaction: CompactionConfig = block(CompactionConfig)
+    limits: LimitsConfig = block(LimitsConfig)
     tool_output: ToolOutputConfig = block(ToolOutputConfig)
     permission: PermissionConfig = setting(read_permission, factory=PermissionConfig)
     tools: Mapping[str, bool] = setting(c.bool_map(TOOL_SWITCHES), factory=dict)

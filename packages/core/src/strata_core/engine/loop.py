@@ -33,6 +33,7 @@ from strata_core.engine.prompt_input import (
     TextInput,
     UserMessageWriter,
 )
+from strata_core.engine.run_limits import RunLimits
 from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
 from strata_core.engine.title import TitleService
@@ -305,6 +306,8 @@ class SessionLoop:
             agent_ruleset=agent.permission,
             earlier_tool_calls=turn_tool_calls(state),
             compaction=settings,
+            limits=RunLimits.from_config((await self.config.get()).blocks.limits),
+            step=step,
         )
         try:
             outcome = await self.processor.process(step_input)
