@@ -22,9 +22,10 @@ from strata_core.config.service import Config
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.context.instruction import Instruction
 from strata_core.context.project import Project
+from strata_core.engine.answer import new_answer
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
-from strata_core.engine.processor import Processor, StepInput, new_answer
+from strata_core.engine.processor import Processor, StepInput
 from strata_core.engine.prompt_input import (
     FileInput,
     PromptPart,

@@ -18,6 +18,8 @@ from strata_core import llm
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.bus import SessionRetry as RetryEvent
 from strata_core.clock import Clock
+from strata_core.engine.answer import tokens_from_usage
+from strata_core.engine.call_ids import CallIds
 from strata_core.engine.message_error import message_error
 from strata_core.engine.overflow import CompactionSettings, is_overflow
 from strata_core.engine.part_writer import PartWriter
@@ -37,19 +39,15 @@ from strata_core.message import (
     MessageError,
     MessageTime,
     MessageWithParts,
-    ModelRef,
     PartTime,
-    PathInfo,
     ReasoningPart,
     RetryPart,
     StepFinishPart,
     StepStartPart,
     TextPart,
-    Tokens,
     ToolPart,
     ToolStatePending,
     ToolStateRunning,
-    UserMessage,
 )
 from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import Rule
@@ -93,43 +91,6 @@ class StepOutcome:
     """The assistant message as stored at the end of the step (the loop needs not read it back)."""
 
 
-def new_answer(
-    parent: UserMessage,
-    agent: str,
-    model: ModelRef,
-    path: PathInfo,
-    message_id: str,
-    created: int,
-    *,
-    summary: bool = False,
-) -> AssistantMessage:
-    """An empty assistant message answering `parent`, as a step (or a subtask, or a summary) starts one."""
-    return AssistantMessage(
-        id=message_id,
-        session_id=parent.session_id,
-        parent_id=parent.id,
-        time=MessageTime(created),
-        model_id=model.model_id,
-        provider_id=model.provider_id,
-        mode=agent,
-        agent=agent,
-        variant=model.variant,
-        path=path,
-        summary=summary,
-    )
-
-
-def tokens_from_usage(usage: llm.Usage) -> Tokens:
-    return Tokens(
-        input=usage.input_tokens,
-        output=usage.output_tokens,
-        reasoning=usage.reasoning_tokens,
-        cache_read=usage.cache_read_tokens,
-        cache_write=usage.cache_write_tokens,
-        total=usage.total_tokens,
-    )
-
-
 @define
 class Processor:
     """Turns one model call into stored parts and a verdict for the loop."""
@@ -164,6 +125,7 @@ class _StepRun:
     retrying: bool = False
     needs_compaction: bool = False
     output: OutputMeter = field(init=False)
+    call_ids: CallIds = field(factory=CallIds)
 
     def __attrs_post_init__(self) -> None:
         self.output = OutputMeter(self.step.limits.step_output_bytes)
@@ -234,12 +196,8 @@ class _StepRun:
             await self._text(event)
         elif isinstance(event, llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd):
             await self._reasoning(event)
-        elif isinstance(event, llm.ToolInputStart):
-            self._tool_input_start(event)
-        elif isinstance(event, llm.ToolInputDelta):
-            self._tool_input_delta(event)
-        elif isinstance(event, llm.ToolCall):
-            await self._tool_call(event)
+        elif isinstance(event, llm.ToolInputStart | llm.ToolInputDelta | llm.ToolCall):
+            await self._tool_event(self.call_ids.rewrite(event))
         elif isinstance(event, llm.Finish):
             await self._finish(event)
 
@@ -322,6 +280,14 @@ class _StepRun:
             del self.reasoning[event.id]
             _close(part, now, event.provider_metadata)
             await self.write.part(part)
+
+    async def _tool_event(self, event: llm.StreamEvent) -> None:
+        if isinstance(event, llm.ToolInputStart):
+            self._tool_input_start(event)
+        elif isinstance(event, llm.ToolInputDelta):
+            self._tool_input_delta(event)
+        elif isinstance(event, llm.ToolCall):
+            await self._tool_call(event)
 
     def _tool_input_start(self, event: llm.ToolInputStart) -> None:
         # Announced now, stored once the call is complete (or by the cleanup, as aborted, if the stream
