@@ -46,6 +46,7 @@ _SELF_EXPLAINING = frozenset(
         "ModelNotFoundError",
         "AgentNotFoundError",
         "SessionNotFoundError",
+        "SessionBusyError",
         "SkillError",
         "NoResponderError",
         "DeniedError",

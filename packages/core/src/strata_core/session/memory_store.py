@@ -9,8 +9,8 @@ meant for thousands of sessions.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from attrs import define, field, frozen
 
@@ -25,6 +25,7 @@ from strata_core.serialization import (
 )
 from strata_core.session._gate import AccessGate
 from strata_core.session.info import SessionInfo
+from strata_core.session.lease import InProcessLeases
 from strata_core.session.store import StoreClosedError
 
 
@@ -69,6 +70,12 @@ class MemorySessionStore:
     _tables: _Tables = field(factory=_Tables, init=False)
     _closed: bool = field(default=False, init=False)
     _gate: AccessGate = field(factory=AccessGate, init=False)
+    _leases: InProcessLeases = field(factory=InProcessLeases, init=False)
+
+    def lease(
+        self, session_id: str, *, wait: bool = False, on_wait: Callable[[], None] | None = None
+    ) -> AbstractAsyncContextManager[bool]:
+        return self._leases.hold(session_id, wait=wait, on_wait=on_wait)
 
     @classmethod
     @asynccontextmanager

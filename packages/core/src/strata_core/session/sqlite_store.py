@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,6 +38,7 @@ from strata_core.serialization import (
 from strata_core.session import migrations
 from strata_core.session._gate import AccessGate
 from strata_core.session.info import SessionInfo
+from strata_core.session.lease import FileLeases
 from strata_core.session.store import StoreClosedError
 
 T = TypeVar("T")
@@ -57,6 +58,15 @@ class SqliteSessionStore:
     """Stamps the schema migrations it applies (records carry their own times)."""
     _conn: sqlite3.Connection | None = field(default=None, init=False)
     _gate: AccessGate = field(factory=AccessGate, init=False)
+    _leases: FileLeases = field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._leases = FileLeases(self.path.with_name(self.path.name + "-leases"))
+
+    def lease(
+        self, session_id: str, *, wait: bool = False, on_wait: Callable[[], None] | None = None
+    ) -> AbstractAsyncContextManager[bool]:
+        return self._leases.hold(session_id, wait=wait, on_wait=on_wait)
 
     @classmethod
     @asynccontextmanager

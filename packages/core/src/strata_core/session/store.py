@@ -11,6 +11,7 @@ hands to `open_runtime(store=...)` stays open after the runtime.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
@@ -60,6 +61,14 @@ class SessionStore(Protocol):
 
     async def newest_message_id(self, session_id: str) -> str | None:
         """The greatest message id of a session (the last of `messages`), without loading any message."""
+        ...
+
+    def lease(
+        self, session_id: str, *, wait: bool = False, on_wait: Callable[[], None] | None = None
+    ) -> AbstractAsyncContextManager[bool]:
+        """Hold the session's one-writer lease for the block (`lease.py`); yields whether this is the process's
+        first holder. Held by another process: `SessionBusyError` at once, or with `wait` a wait until it is
+        free (`on_wait` called once before waiting). A holder that dies releases it."""
         ...
 
     def batch(self) -> AbstractAsyncContextManager[None]:
