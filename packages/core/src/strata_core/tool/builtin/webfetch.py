@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import anyio
 from attrs import define, frozen
 
-from strata_core.http import make_client
+from strata_core.http import make_client, read_capped
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
 
@@ -62,16 +62,12 @@ class _Fetched:
 
 async def _get(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
     async with make_client(headers=headers) as client, client.stream("GET", url) as response:
-        declared = response.headers.get("content-length")
-        if response.is_success and declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+        if not response.is_success:
+            return response.status_code, dict(response.headers), b""
+        body = await read_capped(response, MAX_RESPONSE_BYTES)
+        if body is None:
             raise ToolFailure(TOO_LARGE)
-        body = bytearray()
-        if response.is_success:
-            async for chunk in response.aiter_bytes():
-                body.extend(chunk)
-                if len(body) > MAX_RESPONSE_BYTES:
-                    raise ToolFailure(TOO_LARGE)
-        return response.status_code, dict(response.headers), bytes(body)
+        return response.status_code, dict(response.headers), body
 
 
 async def fetch(url: str, format: str) -> _Fetched:
