@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 from pathlib import Path
 
 from strata_core.errors import StrataError
@@ -19,8 +20,9 @@ MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024
 MAX_IMAGE_BYTES = 3_750_000
 """Anthropic's limit for one image (5 MB of base64)."""
 MAX_IMAGE_EDGE = 2000
-MAX_DECODED_PIXELS = 16_000_000
-"""About 48 MB decoded as RGB: the most an image may need in memory to be scaled."""
+MAX_DECODED_PIXELS = 12_000_000
+"""About 48 MB decoded (Pillow keeps 4 bytes a pixel): the most a non-JPEG may need in memory to be scaled.
+A 4K screenshot (8.3 million pixels) fits."""
 _SCALABLE = frozenset({"image/png", "image/jpeg", "image/webp", "image/gif"})
 
 
@@ -51,8 +53,9 @@ def fitted_image(data: bytes, mime: str, path: Path) -> tuple[bytes, str]:
             width, height = image.size
             if len(data) <= MAX_IMAGE_BYTES and max(width, height) <= MAX_IMAGE_EDGE:
                 return data, mime
-            if image.format == "JPEG":
-                image.draft("RGB", (MAX_IMAGE_EDGE, MAX_IMAGE_EDGE))  # decode at 1/2, 1/4 or 1/8 scale
+            scale = min(1.0, MAX_IMAGE_EDGE / max(width, height))
+            if image.format == "JPEG":  # decoded at 1/2, 1/4 or 1/8 scale, never below the size wanted
+                image.draft("RGB", (math.ceil(width * scale), math.ceil(height * scale)))
             elif width * height > MAX_DECODED_PIXELS:
                 raise AttachmentError(
                     f"{path} is {width}x{height} pixels, too large to scale down here; "
