@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -20,7 +20,7 @@ CHUNK = b"x" * 65536
 class Bodies(BaseHTTPRequestHandler):
     """/huge streams 50 MB with no declared length, /declared says 50 MB, others are small."""
 
-    sent: dict[str, int] = {}
+    sent: ClassVar[dict[str, int]] = {}
 
     def do_GET(self) -> None:
         self.send_response(200)

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_harness import RUN_TIMEOUT, STRATA, Cli, mock_provider_config, write_config
+from hostile_server import Behaviour, HostileServer, Wire, sse
 
 from strata_providers.testing import ScriptedServer
 
@@ -66,21 +68,40 @@ def user_texts(cli: Cli, session_id: str) -> list[str]:
     ]
 
 
-def test_a_second_run_on_a_busy_session_fails_at_once_and_never_interleaves(cli: Cli, scripted: Scripted) -> None:
-    server = scripted([{"text": "One."}, {"text": "slow answer " * 20, "chunk_size": 12, "delay": 0.05}])
-    write_config(cli.project, mock_provider_config(server.base_url))
-    assert cli("run", "first").returncode == 0
-    session_id = only_session(cli)
-    with background_run(cli, "run", "-s", session_id, "slow one") as slow:
-        wait_until(lambda: len(server.main_requests) == 2, "the slow run's request arrived")
-        second = cli("run", "-s", session_id, "interloper")
-        third = cli("run", "-c", "interloper")
-        _, err = slow.communicate(timeout=RUN_TIMEOUT)
+def held_answers(gate: threading.Event) -> Behaviour:
+    """Answers every model call with one text; the second call waits for `gate` before it finishes."""
+    calls = 0
+
+    def behaviour(wire: Wire) -> Iterator[bytes | None]:
+        nonlocal calls
+        calls += 1
+        yield sse({"choices": [{"index": 0, "delta": {"content": f"Answer {calls}."}}]})
+        if calls == 2:
+            gate.wait(RUN_TIMEOUT)
+        yield sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        yield sse("[DONE]")
+
+    return behaviour
+
+
+def test_a_second_run_on_a_busy_session_fails_at_once_and_never_interleaves(cli: Cli) -> None:
+    gate = threading.Event()
+    with HostileServer(held_answers(gate)) as server:
+        write_config(cli.project, mock_provider_config(server.base_url))
+        assert cli("run", "first").returncode == 0
+        session_id = only_session(cli)
+        with background_run(cli, "run", "-s", session_id, "slow one") as slow:
+            wait_until(lambda: server.model_requests == 2, "the slow run's request arrived")
+            second = cli("run", "-s", session_id, "interloper")
+            third = cli("run", "-c", "interloper")
+            gate.set()
+            out, err = slow.communicate(timeout=RUN_TIMEOUT)
     assert slow.returncode == 0, err
+    assert "Answer 2." in out
     for busy in (second, third):
         assert busy.returncode == 1
         assert f"Error: session is busy: {session_id} has a turn running" in busy.stderr
-    assert "interloper" not in json.dumps(server.main_requests[1].body)
+    assert server.model_requests == 2 and "interloper" not in json.dumps(server.bodies)
     assert user_texts(cli, session_id) == ["first", "slow one"]
 
 

@@ -48,6 +48,5 @@ async def test_a_lease_is_reentrant_within_a_process(tmp_path: Path) -> None:
 
 
 async def test_the_memory_store_lease_is_reentrant() -> None:
-    async with MemorySessionStore.open() as store:
-        async with store.lease("ses_1") as outer, store.lease("ses_1") as inner:
-            assert outer and not inner
+    async with MemorySessionStore.open() as store, store.lease("ses_1") as outer, store.lease("ses_1") as inner:
+        assert outer and not inner
