@@ -38,6 +38,7 @@ MODULES = (
     "history_conversion",
     "stream_decode",
     "bounded_memory",
+    "hostile_model",
 )
 README = Path(__file__).with_name("README.md")
 SUMMARY_HEADING = "## Summary"
