@@ -57,3 +57,17 @@ def test_an_unreadable_agent_file_is_one_warning(cli: Cli) -> None:
     assert done.returncode == 0, done.stderr
     assert "build" in done.stdout
     assert [line for line in done.stderr.splitlines() if "loop.md" in line] != []
+
+
+def test_numbers_that_are_not_finite_are_refused(cli: Cli) -> None:
+    config = cli.project / "opencode.json"
+    cases = {
+        '{"agent": {"build": {"steps": 1e400}}}': "agent.build.steps: expected a positive whole number, got Infinity",
+        '{"agent": {"build": {"temperature": NaN}}}': "agent.build.temperature: expected a number, got NaN",
+        '{"provider": {"p": {"options": {"timeout": 1e400}}}}': "provider.p.options.timeout: expected milliseconds",
+    }
+    for text, message in cases.items():
+        config.write_text(text)
+        done = cli("run", "hi")
+        assert done.returncode == 1, text
+        assert message in done.stderr, text
