@@ -68,3 +68,10 @@ def test_a_file_that_is_not_an_image_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"not an image at all" * 300_000)
     with pytest.raises(AttachmentError, match="not an image Strata can read"):
         attachment_data_url(path, "image/png")
+
+
+def test_a_fifo_is_refused_without_opening_it(tmp_path: Path) -> None:
+    path = tmp_path / "pipe.png"
+    os.mkfifo(path)
+    with pytest.raises(AttachmentError, match="is not a regular file"):
+        attachment_data_url(path, "image/png")

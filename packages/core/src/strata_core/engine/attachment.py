@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import math
+import stat
 from pathlib import Path
 
 from strata_core.errors import StrataError
@@ -32,7 +33,10 @@ class AttachmentError(StrataError, ValueError):
 
 def attachment_data_url(path: Path, mime: str) -> str:
     """The file as a `data:` URL, downscaled or refused per the limits above. Blocking: run in a thread."""
-    size = path.stat().st_size
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block the prompt, or never end
+        raise AttachmentError(f"{path} is not a regular file; attach a file")
+    size = info.st_size
     if size > MAX_ATTACHMENT_BYTES:
         raise AttachmentError(
             f"{path} is {_mb(size)}, more than the {_mb(MAX_ATTACHMENT_BYTES)} an attachment may be; "
