@@ -95,7 +95,8 @@ def number(expected: str = "a number") -> Check:
     def check(value: Any) -> float | int:
         if not _finite(value):
             raise ConfigValueError(expected, value)
-        return value
+        number: float | int = value
+        return number
 
     return check
 
