@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 
 from strata_core.clock import Clock
 from strata_core.engine.tool_calls import interrupted
-from strata_core.message import ToolPart, ToolStatePending, ToolStateRunning
+from strata_core.message import ToolStatePending, ToolStateRunning
 from strata_core.session.lease import SessionBusyError
 from strata_core.session.store import SessionStore
 
@@ -39,10 +39,9 @@ async def settle_if_idle(store: SessionStore, session_id: str, clock: Clock) -> 
 async def settle_interrupted_calls(store: SessionStore, session_id: str, now: int) -> int:
     """Mark the session's unfinished tool calls interrupted; how many there were. Call it only with the lease."""
     settled = 0
-    for message in await store.messages(session_id):
-        for part in message.parts:
-            if isinstance(part, ToolPart) and isinstance(part.state, ToolStatePending | ToolStateRunning):
-                part.state = interrupted(part.state, now)
-                await store.put_part(part)
-                settled += 1
+    for part in await store.unfinished_tool_parts(session_id):  # one query, not the whole session loaded
+        if isinstance(part.state, ToolStatePending | ToolStateRunning):
+            part.state = interrupted(part.state, now)
+            await store.put_part(part)
+            settled += 1
     return settled

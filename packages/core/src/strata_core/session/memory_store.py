@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from attrs import define, field, frozen
 
-from strata_core.message import Message, MessageWithParts, Part
+from strata_core.message import Message, MessageWithParts, Part, ToolPart
 from strata_core.serialization import (
     message_from_json,
     message_to_json,
@@ -176,6 +176,11 @@ class MemorySessionStore:
                 if bucket is not None:
                     bucket.append(part_from_json(p.data))
             return [MessageWithParts(message_from_json(row.data), parts[mid]) for mid, row in rows]
+
+    async def unfinished_tool_parts(self, session_id: str) -> list[ToolPart]:
+        async with self._access() as tables:
+            found = (part_from_json(p.data) for p in tables.parts.values() if p.session_id == session_id)
+            return [p for p in found if isinstance(p, ToolPart) and p.state.status in ("pending", "running")]
 
     async def newest_message_id(self, session_id: str) -> str | None:
         async with self._access() as tables:

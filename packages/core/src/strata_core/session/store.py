@@ -16,7 +16,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from strata_core.errors import StrataError
-from strata_core.message import Message, MessageWithParts, Part
+from strata_core.message import Message, MessageWithParts, Part, ToolPart
 from strata_core.session.info import SessionInfo
 
 
@@ -61,6 +61,10 @@ class SessionStore(Protocol):
 
     async def newest_message_id(self, session_id: str) -> str | None:
         """The greatest message id of a session (the last of `messages`), without loading any message."""
+        ...
+
+    async def unfinished_tool_parts(self, session_id: str) -> list[ToolPart]:
+        """The session's tool parts still `pending` or `running`, in part order, without loading the session."""
         ...
 
     def lease(
