@@ -38,6 +38,8 @@ MODULES = (
     "history_conversion",
     "stream_decode",
     "huge_files",
+    "bounded_memory",
+    "hostile_model",
 )
 README = Path(__file__).with_name("README.md")
 SUMMARY_HEADING = "## Summary"

@@ -48,6 +48,7 @@ _SELF_EXPLAINING = frozenset(
         "ModelNotFoundError",
         "AgentNotFoundError",
         "SessionNotFoundError",
+        "SessionBusyError",
         "SkillError",
         "NoResponderError",
         "DeniedError",

@@ -135,6 +135,7 @@ class Interactive:
         if self.session is None:
             self.session = await runtime.sessions.create()
         session_id = self.session.id
+        await self._wait_while_busy(session_id)
         request = PromptRequest(session_id, [TextInput(text)], agent=self.agent, model=self.model_override)
         view = TurnView(self.console, runtime.project.directory, session_id, self._ask, runtime.permissions.reply)
         outcome = await drive_turn(
@@ -147,6 +148,15 @@ class Interactive:
         if view.switched_to is not None and view.switched_to in self.agents:
             self.agent = view.switched_to
         self.session = await runtime.sessions.get(session_id)
+
+    async def _wait_while_busy(self, session_id: str) -> None:
+        """Another process writing the session: say so and wait for it (a headless run fails at once instead)."""
+
+        def tell() -> None:
+            self.console.print(f"[yellow]Session {session_id} is busy in another strata process; waiting…[/yellow]")
+
+        async with self.runtime.store.lease(session_id, wait=True, on_wait=tell):
+            pass
 
     async def compact(self) -> None:
         """Summarise the current session now, showing the summary as it streams."""

@@ -145,6 +145,8 @@ async def _turn(
             renderer.note(("Interrupted.", "yellow"))
         elif refusals:
             renderer.error(str(refusals[0]))
+    if code == EXIT_INTERRUPTED:
+        runtime.abandon_background()  # Ctrl-C means now: no grace for a title still on its way
     return code
 
 

@@ -20,6 +20,7 @@ from strata_core.config.merge import merge_deep
 from strata_core.config.schema import AgentConfig, ConfigBlocks, PermissionConfig
 from strata_core.config.structure import config_keys, structure_block
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
+from strata_core.json_text import JsonNestingError, check_nesting
 from strata_core.logging import get_logger
 
 if TYPE_CHECKING:
@@ -144,6 +145,10 @@ def _file_value(
 def parse_jsonc(text: str, source: Path) -> Any:
     """JSON with comments and trailing commas (any JSON5, in fact); errors carry the line and column."""
     try:
+        check_nesting(text)  # both decoders recurse per level: a hostile file must not reach RecursionError
+    except JsonNestingError as error:
+        raise ConfigError(f"{source}: invalid JSON: {error}", path=source) from None
+    try:
         # Most config files are plain JSON. The stdlib reads them ~1000x faster than the pure-Python json5
         # (4.8 ms for a 400-byte opencode.json, paid for every file on every start-up), and any text both
         # accept means the same to both (JSON5 is a superset of JSON), except that an escaped surrogate pair
@@ -256,12 +261,22 @@ def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str,
             document = parse_markdown(path)
         except MarkdownFrontmatterError as error:
             raise ConfigError(str(error), path=path, line=error.line) from error
+        except (OSError, UnicodeDecodeError) as error:
+            # One bad file must not stop every command: it is skipped, and the warning names it.
+            log.warning("config.markdown_skipped", file=str(path), error=_unreadable(error))
+            continue
         # The name is the path under agent(s)/ without `.md`; a `name` in the frontmatter wins, as in OpenCode.
         name = Path(relative).relative_to(Path(relative).parts[0]).with_suffix("").as_posix()
         entry = {"name": name, **document.data, "prompt": document.body}
         structure_block(entry, AgentConfig, path)
         entries[entry["name"]] = normalize_agent(entry)
     return entries
+
+
+def _unreadable(error: OSError | UnicodeDecodeError) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {error.start} cannot be decoded)"
+    return error.strerror or str(error)
 
 
 # ---------------------------------------------------------------------------------------------------------

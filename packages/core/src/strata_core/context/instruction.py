@@ -27,7 +27,7 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.errors import StrataError
-from strata_core.http import make_client
+from strata_core.http import is_text_media, make_client, read_capped
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
 from strata_core.permission.outside_content import OutsideContent
@@ -54,6 +54,10 @@ class InstructionBlock:
         return f"Instructions from: {self.source}\n{self.content}"
 
 
+MAX_URL_BYTES = 5 * 1024 * 1024
+"""What an instruction URL may weigh: webfetch's limit."""
+
+
 class UrlFetchError(StrataError):
     """A URL instruction that answered with something other than a 2xx."""
 
@@ -71,11 +75,23 @@ class HttpUrlFetcher:
     timeout: float = URL_TIMEOUT_SECONDS
 
     async def get_text(self, url: str) -> str:
-        async with make_client(connect_timeout=self.timeout, read_timeout=self.timeout) as client:
-            response = await client.get(url)
-        if not response.is_success:
-            raise UrlFetchError(f"HTTP {response.status_code}")
-        return response.text
+        """The body as text: at most `MAX_URL_BYTES`, and only a text media type (a binary body would be
+        injected into every system prompt as it is)."""
+        async with (
+            make_client(connect_timeout=self.timeout, read_timeout=self.timeout) as client,
+            client.stream("GET", url) as response,
+        ):
+            if not response.is_success:
+                raise UrlFetchError(f"HTTP {response.status_code}")
+            content_type = response.headers.get("content-type", "")
+            if content_type and not is_text_media(content_type):
+                raise UrlFetchError(f"not text: the server says it is {content_type}")
+            body = await read_capped(response, MAX_URL_BYTES)
+            if body is None:
+                raise UrlFetchError(f"larger than the {MAX_URL_BYTES // (1024 * 1024)} MB an instruction URL may be")
+            if b"\0" in body:
+                raise UrlFetchError("not text: the body holds NUL bytes")
+            return body.decode(response.encoding or "utf-8", errors="replace")
 
 
 class Instruction(Protocol):

@@ -8,7 +8,6 @@ its content is already there. A file that cannot be read adds a note instead; th
 
 from __future__ import annotations
 
-import base64
 import json
 import mimetypes
 from collections.abc import Mapping, Sequence
@@ -16,10 +15,12 @@ from pathlib import Path
 from typing import TypeAlias
 
 import anyio
+import anyio.to_thread
 from attrs import define, evolve, frozen
 
 from strata_core.bus import Bus, SessionError
 from strata_core.context.agent import parse_model
+from strata_core.engine.attachment import attachment_data_url, mime_of
 from strata_core.history import is_media
 from strata_core.ids import Ids
 from strata_core.message import (
@@ -156,8 +157,8 @@ class UserMessageWriter:
         called = self._text(info, read_call_text(path), synthetic=True)
         try:
             if is_media(mime):
-                data = base64.b64encode(await anyio.Path(path).read_bytes()).decode()
-                return [called, self._file_part(info, mime, f"data:{mime};base64,{data}", path)]
+                url = await anyio.to_thread.run_sync(attachment_data_url, path, mime)
+                return [called, self._file_part(info, mime_of(url), url, path)]
             if read is None:
                 raise LookupError("the read tool is not available")
             # The user chose the file: like OpenCode, reading it asks nothing (no `external_directory`, no `.env`).

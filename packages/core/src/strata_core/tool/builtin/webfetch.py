@@ -16,7 +16,7 @@ import anyio
 import httpx
 from attrs import define, frozen
 
-from strata_core.http import make_client
+from strata_core.http import make_client, read_capped
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
 
@@ -85,16 +85,12 @@ async def _get(url: str, headers: dict[str, str], vet: Vet) -> tuple[int, dict[s
 
 
 async def _body(response: httpx.Response) -> tuple[int, dict[str, str], bytes]:
-    declared = response.headers.get("content-length")
-    if response.is_success and declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+    if not response.is_success:
+        return response.status_code, dict(response.headers), b""
+    body = await read_capped(response, MAX_RESPONSE_BYTES)
+    if body is None:
         raise ToolFailure(TOO_LARGE)
-    body = bytearray()
-    if response.is_success:
-        async for chunk in response.aiter_bytes():
-            body.extend(chunk)
-            if len(body) > MAX_RESPONSE_BYTES:
-                raise ToolFailure(TOO_LARGE)
-    return response.status_code, dict(response.headers), bytes(body)
+    return response.status_code, dict(response.headers), body
 
 
 async def _allow_everything(url: str) -> None:
