@@ -21,6 +21,7 @@ import httpx
 from dependency_injector import containers, providers
 
 from strata_cli.errors import CliError
+from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import ConfigBlocks
 from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
@@ -88,7 +89,8 @@ def build_container(directory: Path, env: Mapping[str, str] | None = None) -> Ap
     """A fresh container for `directory`; logging is configured here, the first time the core is needed."""
     from strata_cli.log_setup import configure_logging
 
-    configure_logging(debug=bool(os.environ.get("STRATA_DEBUG")))
+    paths = StrataPaths.from_env(env if env is not None else os.environ)
+    configure_logging(debug=bool(os.environ.get("STRATA_DEBUG")), log_file=paths.state / "log" / "strata.log")
     container = AppContainer(directory=directory)
     if env is not None:
         container.env.override(providers.Object(env))
