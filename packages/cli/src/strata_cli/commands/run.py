@@ -27,6 +27,13 @@ from strata_cli import options
 )
 @click.option("--title", default=None, help="Title for the session.")
 @click.option(
+    "--command",
+    "command_name",
+    default=None,
+    metavar="NAME",
+    help="Run the custom command NAME (.opencode/command/NAME.md or config `command`); MESSAGE is its arguments.",
+)
+@click.option(
     "--format",
     "output_format",
     type=click.Choice(["default", "json"]),
@@ -45,6 +52,7 @@ def run(
     fork: bool,
     files: tuple[Path, ...],
     title: str | None,
+    command_name: str | None,
     output_format: str,
     auto: bool,
     directory: Path | None,
@@ -63,7 +71,7 @@ def run(
         from strata_cli.run_session import RunSettings, run_once
 
     text = compose_message(message, read_stdin())
-    if not text and not files:
+    if not text and not files and not command_name:
         raise click.UsageError("nothing to send: give a message, pipe text on stdin, or attach a file with -f.")
     if fork and not (continue_last or session_id):
         raise click.UsageError("--fork needs a session to copy: add -c (the last session) or -s ID.")
@@ -78,6 +86,7 @@ def run(
         title=title,
         json_output=output_format == "json",
         auto=auto,
+        command=command_name,
     )
     container = build_container(options.resolve_directory(directory))
     code = anyio.run(run_once, container, settings)
