@@ -16,6 +16,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding.bindings.completion import generate_completions
 from rich.console import Console
 from rich.markup import escape
 
@@ -262,10 +263,8 @@ class Interactive:
         def _complete_or_next_agent(event: KeyPressEvent) -> None:
             # After `/` or `@` Tab completes (and moves through the choices); anywhere else it switches agent.
             buffer = event.current_buffer
-            if buffer.complete_state is not None:
-                buffer.complete_next()
-            elif completes_here(buffer.document.text_before_cursor):
-                buffer.start_completion(select_first=False)
+            if buffer.complete_state is not None or completes_here(buffer.document.text_before_cursor):
+                generate_completions(event)  # prompt_toolkit's own Tab: the common part, then the choices
             else:
                 self.agent = slash.next_agent(self.primary, self.agent)
                 event.app.invalidate()

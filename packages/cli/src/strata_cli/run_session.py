@@ -17,11 +17,12 @@ from dependency_injector import providers
 from strata_cli.app import AppContainer, pick_agent, pick_primary_agent, start_runtime
 from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, name_and_paragraph
 from strata_cli.json_events import JsonEventWriter, print_failure_without_session
+from strata_cli.mentions import message_parts
 from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
 from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
-from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
+from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest
 from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, UserMessage
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
@@ -121,7 +122,7 @@ class _Sent:
 async def _what_to_send(runtime: Runtime, settings: RunSettings, agent: AgentInfo) -> _Sent:
     """The message as given, or what `--command` makes of its arguments (checked before a session is stored)."""
     if settings.command is None:
-        parts: list[PromptPart] = [TextInput(settings.text)] if settings.text else []
+        parts = await _message_parts(runtime, settings.text) if settings.text else []
         return _Sent(parts + [FileInput(path) for path in settings.files], settings.agent, settings.model)
     prompts = runtime.container.command_prompts()
     prepared = await prompts.prepare(
@@ -165,6 +166,12 @@ async def _turn(
         elif refusals:
             renderer.error(str(refusals[0]))
     return code
+
+
+async def _message_parts(runtime: Runtime, text: str) -> list[PromptPart]:
+    agents = {info.name: info for info in await runtime.agents.list()}
+    project, home = runtime.project, runtime.container.paths().home
+    return message_parts(text, agents, directory=project.directory, worktree=project.worktree, home=home)
 
 
 def _refusal_error(refusal: NoResponderError) -> MessageError:
