@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from strata_core.context.agent import AgentInfo
-from strata_core.context.command_template import mentions
-from strata_core.engine.command_prompt import mentioned_path
+from strata_core.context.command_template import mentioned_path, mentions
 from strata_core.engine.prompt_input import FileInput, PromptPart, SubtaskInput, TextInput
 
 DESCRIPTION_WORDS = 8

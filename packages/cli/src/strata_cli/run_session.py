@@ -17,12 +17,11 @@ from dependency_injector import providers
 from strata_cli.app import AppContainer, pick_agent, pick_primary_agent, start_runtime
 from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, name_and_paragraph
 from strata_cli.json_events import JsonEventWriter, print_failure_without_session
-from strata_cli.mentions import message_parts
 from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
 from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
-from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest
+from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
 from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, UserMessage
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
@@ -169,6 +168,10 @@ async def _turn(
 
 
 async def _message_parts(runtime: Runtime, text: str) -> list[PromptPart]:
+    if "@" not in text:
+        return [TextInput(text)]  # no mention: nothing to resolve, nothing more to import
+    from strata_cli.mentions import message_parts
+
     agents = {info.name: info for info in await runtime.agents.list()}
     project, home = runtime.project, runtime.container.paths().home
     return message_parts(text, agents, directory=project.directory, worktree=project.worktree, home=home)

@@ -3,13 +3,15 @@
 Pure text functions, so each rule is tested with plain strings: arguments are split like a shell would (quoted
 words kept whole, quotes dropped), `$1..$n` take the arguments by position with the highest placeholder taking
 all the rest, `$ARGUMENTS` takes the argument text as typed, and a template with neither gets the arguments
-appended after a blank line. `` !`cmd` `` is replaced by the command's output (run by the caller).
+appended after a blank line. `` !`cmd` `` is replaced by the command's output (run by the caller). An `@name`
+mention names a file or directory when `mentioned_path` finds one (the only function here that looks at disk).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 ARGUMENT = re.compile(r"""(?:\[Image\s+\d+\]|"[^"]*"|'[^']*'|[^\s"']+)""", re.IGNORECASE)
 PLACEHOLDER = re.compile(r"\$(\d+)")
@@ -58,3 +60,10 @@ def replace_shell(template: str, outputs: Sequence[str]) -> str:
 def mentions(text: str) -> list[str]:
     """The names after `@` in `text`, each once, in order (files, directories or agents: the caller decides)."""
     return list(dict.fromkeys(name for name in MENTION.findall(text) if name))
+
+
+def mentioned_path(name: str, directory: Path, worktree: Path, home: Path) -> Path | None:
+    """The existing file or directory `@name` refers to: `~/...` in the home directory, otherwise relative to
+    the directory Strata runs in, then to the worktree (OpenCode looks only in the worktree); None if none."""
+    candidates = [home / name[2:]] if name.startswith("~/") else [directory / name, worktree / name]
+    return next((path for path in candidates if path.exists()), None)

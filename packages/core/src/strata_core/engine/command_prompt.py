@@ -24,7 +24,13 @@ from strata_core.config.errors import ConfigError
 from strata_core.config.paths import StrataPaths
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.context.command import CommandInfo, CommandService
-from strata_core.context.command_template import fill_arguments, mentions, replace_shell, shell_commands
+from strata_core.context.command_template import (
+    fill_arguments,
+    mentioned_path,
+    mentions,
+    replace_shell,
+    shell_commands,
+)
 from strata_core.context.project import Project
 from strata_core.engine.prompt_input import FileInput, PromptPart, SubtaskInput, TextInput
 from strata_core.tool.builtin.bash import default_shell
@@ -58,13 +64,6 @@ async def run_template_shell(command: str, cwd: Path) -> str:
     except OSError as error:
         return f"Error executing command: {error}"
     return done.stdout.decode("utf-8", errors="replace")
-
-
-def mentioned_path(name: str, directory: Path, worktree: Path, home: Path) -> Path | None:
-    """The existing file or directory `@name` refers to: `~/...` in the home directory, otherwise relative to
-    the directory Strata runs in, then to the worktree (OpenCode looks only in the worktree); None if none."""
-    candidates = [home / name[2:]] if name.startswith("~/") else [directory / name, worktree / name]
-    return next((path for path in candidates if path.exists()), None)
 
 
 @define
