@@ -56,6 +56,10 @@ def test_an_unknown_command_fails_before_a_session_is_stored(cli: Cli, scripted:
     assert 'Command not found: "nope". Available commands: hello.' in done.stderr
     assert "Traceback" not in done.stderr and not server.main_requests
     assert json.loads(cli("session", "list", "--json").stdout) == []
+    as_json = cli("run", "--format", "json", "--command", "nope")
+    events = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert [event["type"] for event in events] == ["error", "done"] and as_json.returncode == 1
+    assert events[0]["error"]["data"]["message"].startswith('Command not found: "nope".')
 
 
 def test_a_subagents_command_runs_as_a_subtask(cli: Cli, scripted: Scripted) -> None:

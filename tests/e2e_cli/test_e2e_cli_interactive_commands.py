@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,12 @@ def test_a_resumed_session_shows_its_recent_turns(
     term.expect("question 1")
     term.expect("Answer number 1.")
     term.expect("question 4")
-    term.send("/sessions\r")
-    term.expect("Continue one with /sessions ID.")
+    [session] = json.loads(cli("session", "list", "--json").stdout)
+    term.send("/new\r")
+    term.expect("New session")
+    term.send(f"/sessions {session['id']}\r")  # continuing by id shows the recent turns too
+    term.expect("Continuing")
+    term.expect("question 4")
+    term.expect("Answer number 4.")
     term.send("/quit\r")
     term.child.expect(pexpect.EOF, timeout=20)
