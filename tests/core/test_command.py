@@ -83,9 +83,10 @@ async def test_commands_come_from_config_and_markdown_files_project_over_global(
     write(project / ".strata/commands/team/check.md", "Check the team's work.")
     core = container(project, tmp_path, {"command": {"hello": {"template": "Say hello", "description": "greets"}}})
     commands = {c.name: c for c in await core.commands().list()}
-    assert list(commands) == ["hello", "review", "team/check"]
-    review = commands["review"]
+    assert list(commands) == ["hello", "init", "review", "team/check"]
+    review = commands["review"]  # the project's file replaces the global one and the built-in
     assert (review.template, review.description, review.agent) == ("Look at $1", "project review", "plan")
+    assert review.subtask is None
     assert review.source == project / ".opencode/command/review.md"
     assert commands["hello"].template == "Say hello" and commands["hello"].source is None
 
@@ -96,6 +97,19 @@ async def test_a_markdown_command_overrides_a_config_entry_field_by_field(projec
     core = container(project, tmp_path, {"command": {"hello": {"template": "from json", "description": "kept"}}})
     hello = await core.commands().get("hello")
     assert hello is not None and (hello.template, hello.description) == ("Hello from the file", "kept")
+
+
+@pytest.mark.anyio
+async def test_init_and_review_are_built_in_with_opencodes_descriptions(project: Path, tmp_path: Path) -> None:
+    commands = {c.name: c for c in await container(project, tmp_path).commands().list()}
+    assert list(commands) == ["init", "review"]
+    init, review = commands["init"], commands["review"]
+    assert (init.description, init.subtask) == ("guided AGENTS.md setup", None)
+    assert (review.description, review.subtask) == ("review changes [commit|branch|pr], defaults to uncommitted", True)
+    assert f"({project})" in init.template and "${path}" not in review.template and "$ARGUMENTS" in review.template
+    sent = await prepare(container(project, tmp_path), "review", "HEAD~1", agent="plan")
+    assert isinstance(sent.parts[0], SubtaskInput) and sent.parts[0].agent == "plan"  # the agent in use runs it
+    assert "What to review: HEAD~1" in sent.parts[0].prompt and sent.agent == "plan"
 
 
 @pytest.mark.anyio
@@ -123,7 +137,9 @@ async def prepare(core: PromptContainer, name: str, arguments: str, **kwargs: An
 @pytest.mark.anyio
 async def test_an_unknown_command_lists_the_available_ones(project: Path, tmp_path: Path) -> None:
     core = container(project, tmp_path, {"command": {"hello": {"template": "hi"}}})
-    with pytest.raises(CommandNotFoundError, match=re.escape('Command not found: "nope". Available commands: hello.')):
+    with pytest.raises(
+        CommandNotFoundError, match=re.escape('Command not found: "nope". Available commands: hello, init, review.')
+    ):
         await prepare(core, "nope", "")
 
 

@@ -53,7 +53,7 @@ def test_an_unknown_command_fails_before_a_session_is_stored(cli: Cli, scripted:
     write_config(cli.project, config)
     done = cli("run", "--command", "nope")
     assert done.returncode == 1
-    assert 'Command not found: "nope". Available commands: hello.' in done.stderr
+    assert 'Command not found: "nope". Available commands: hello, init, review.' in done.stderr
     assert "Traceback" not in done.stderr and not server.main_requests
     assert json.loads(cli("session", "list", "--json").stdout) == []
     as_json = cli("run", "--format", "json", "--command", "nope")

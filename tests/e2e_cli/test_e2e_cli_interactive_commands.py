@@ -36,7 +36,7 @@ def test_a_custom_command_is_listed_completed_and_run(
     term = terminal()
     term.expect("build >")
     term.send("/help\r")
-    term.expect("Custom commands:")
+    term.expect("Prompt commands (built-in and yours):")
     term.expect("/review [ARGS]  Review a file")
     term.expect("build >")
     term.send("/rev\t")  # Tab after `/` completes the command's name

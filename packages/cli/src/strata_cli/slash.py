@@ -65,7 +65,10 @@ def help_text(custom: Mapping[str, str] | None = None) -> str:
     width = max(len(usage) for usage in [*shown, *own])
     lines = [f"  {usage.ljust(width)}  {what}" for usage, what in shown.items()]
     if own:
-        lines += ["Custom commands:", *(f"  {usage.ljust(width)}  {what}" for usage, what in own.items())]
+        lines += [
+            "Prompt commands (built-in and yours):",
+            *(f"  {usage.ljust(width)}  {what}" for usage, what in own.items()),
+        ]
     keys = [
         "  Enter sends; Alt-Enter (Esc then Enter) adds a line; Tab switches the primary agent;",
         "  Ctrl-C stops the running turn (or clears the input); Ctrl-D quits. Start with // to send a leading /.",

@@ -69,11 +69,11 @@ def with_custom_tools(builtins: Sequence[Tool], custom: Sequence[Tool]) -> list[
     return [*(tool for tool in builtins if tool.name not in replaced), *custom]
 
 
-def command_service(config: Config) -> CommandService:
+def command_service(config: Config, project: Project) -> CommandService:
     """The Commands service, imported when first asked for: a run that uses no command loads none of it."""
     from strata_core.context.command import CommandService
 
-    return CommandService(config=config)
+    return CommandService(config=config, project=project)
 
 
 def command_prompts(commands: CommandService, agents: Agents, project: Project, paths: StrataPaths) -> CommandPrompts:
@@ -112,7 +112,7 @@ class PromptContainer(containers.DeclarativeContainer):
     system_prompt = providers.Singleton(
         SystemPromptService, project=project, instructions=instructions, skills=skills, clock=clock
     )
-    commands = providers.Singleton(command_service, config=config)
+    commands = providers.Singleton(command_service, config=config, project=project)
     command_prompts = providers.Singleton(
         command_prompts, commands=commands, agents=agents, project=project, paths=paths
     )

@@ -7,6 +7,10 @@ name (`team/review.md` is `/team/review`); its frontmatter gives `description`, 
 its trimmed body the template. Later sources win field by field, so a project's file overrides a global one
 and a markdown file overrides a JSON entry of the same name (OpenCode merges config dirs after JSON files).
 
+Two commands are built in, as in OpenCode, and a command of the same name replaces them: `init` (write or
+refresh the project's AGENTS.md) and `review` (review a change; a subtask). Their templates are Strata's own,
+under `prompts/commands/`, with `${path}` replaced by the worktree.
+
 The files are read the first time commands are asked for, not at start-up: a run that uses none pays nothing.
 """
 
@@ -26,8 +30,16 @@ from strata_core.config.schema import CommandConfig
 from strata_core.config.service import Config
 from strata_core.config.structure import config_keys, structure_block
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
+from strata_core.context.project import Project
+from strata_core.prompt.texts import read_prompt
 
 MARKDOWN_COMMANDS = "{command,commands}/**/*.md"
+BUILTIN_COMMANDS: dict[str, dict[str, Any]] = {
+    "init": {"description": "guided AGENTS.md setup"},
+    "review": {"description": "review changes [commit|branch|pr], defaults to uncommitted", "subtask": True},
+}
+"""OpenCode's built-in commands, with its descriptions (interface labels); each template is
+`prompts/commands/NAME.txt`."""
 
 
 @frozen
@@ -69,6 +81,8 @@ class CommandService:
     """Commands from the config and the config directories' markdown files, read once, on first use."""
 
     config: Config
+    project: Project | None = None
+    """Where `${path}` in a built-in template points (the worktree); without it, the built-ins are left out."""
     _commands: dict[str, CommandInfo] | None = field(default=None, init=False, repr=False)
 
     async def list(self) -> list[CommandInfo]:
@@ -95,8 +109,19 @@ class CommandService:
                 found = await anyio.to_thread.run_sync(read_markdown_commands, directory)
                 entries = merge_deep(entries, {name: entry for name, (entry, _) in found.items()})
                 sources.update({name: path for name, (_, path) in found.items()})
+            # A command of the user's replaces a built-in of the same name whole (no `subtask` left behind).
+            entries = {**await self._builtins(), **entries}
             self._commands = {name: _command(name, entry, sources.get(name)) for name, entry in entries.items()}
         return self._commands
+
+    async def _builtins(self) -> dict[str, dict[str, Any]]:
+        if self.project is None:
+            return {}
+        worktree = str((await self.project.info()).worktree)
+        return {
+            name: {**entry, "template": read_prompt(f"commands/{name}.txt").replace("${path}", worktree)}
+            for name, entry in BUILTIN_COMMANDS.items()
+        }
 
 
 def read_markdown_commands(directory: Path) -> dict[str, tuple[dict[str, Any], Path]]:
