@@ -15,7 +15,7 @@ from strata_core.container import PromptContainer
 from strata_core.context.command import CommandNotFoundError
 from strata_core.context.command_template import fill_arguments, mentions, split_arguments
 from strata_core.engine.command_prompt import CommandPrompt
-from strata_core.engine.prompt_input import FileInput, SubtaskInput, TextInput
+from strata_core.engine.prompt_input import AgentInput, FileInput, SubtaskInput, TextInput
 
 
 @pytest.fixture
@@ -155,6 +155,14 @@ async def test_shell_output_and_mentioned_files_are_part_of_the_message(project:
     assert (sent.agent, sent.model) == ("plan", "mock/m")
     assert again.parts[1:] == (FileInput(project / "src/a.py"), FileInput(project / "docs"))
     assert again.agent == "build" and again.model is None
+
+
+@pytest.mark.anyio
+async def test_an_agent_mentioned_in_a_template_becomes_an_agent_part(project: Path, tmp_path: Path) -> None:
+    write(project / "src/a.py", "x = 1\n")
+    core = container(project, tmp_path, {"command": {"ask": {"template": "Ask @explore about @src/a.py, @nobody"}}})
+    sent = await prepare(core, "ask", "")
+    assert sent.parts[1:] == (AgentInput("explore"), FileInput(project / "src/a.py"))
 
 
 @pytest.mark.anyio

@@ -46,6 +46,19 @@ def test_run_command_from_config_appends_arguments_without_placeholders(cli: Cli
     assert user_text(server.main_requests[0].body) == "Say hello.\n\nto Ada"
 
 
+def test_an_agent_mentioned_in_a_command_is_asked_for_through_the_task_tool(cli: Cli, scripted: Scripted) -> None:
+    task = {"description": "Find greet", "prompt": "Find greet", "subagent_type": "explore"}
+    server = scripted([{"tool_calls": [{"name": "task", "arguments": task}]}, {"text": "In a.py."}, {"text": "Ok."}])
+    config = mock_provider_config(server.base_url)
+    config["command"] = {"find": {"template": "Have @explore find $ARGUMENTS"}}
+    write_config(cli.project, config)
+    done = cli("run", "--command", "find", "greet")
+    assert done.returncode == 0, done.stderr
+    sent = user_text(server.main_requests[0].body)
+    assert sent.startswith("Have @explore find greet") and "task tool with subagent: explore" in sent
+    assert "# Task Find greet (explore)" in done.stderr
+
+
 def test_an_unknown_command_fails_before_a_session_is_stored(cli: Cli, scripted: Scripted) -> None:
     server = scripted([])
     config = mock_provider_config(server.base_url)

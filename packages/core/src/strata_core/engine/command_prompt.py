@@ -2,7 +2,8 @@
 
 The template is filled (`command_template`), each `` !`cmd` `` replaced by that command's output (run in the
 project directory, like the bash tool but without asking: the person wrote the command file), and trimmed; each
-`@path` mention that names an existing file or directory is attached to the message. Then:
+`@path` mention that names an existing file or directory is attached to the message, and an `@agent` one becomes
+an agent part (the model is asked to hand the work to that subagent). Then:
 
 - a subtask (`subtask: true`, or a command whose agent is a subagent, unless `subtask: false`) is sent as one
   `SubtaskInput` that its agent runs through the task tool, while the user message stays with the agent and
@@ -32,7 +33,7 @@ from strata_core.context.command_template import (
     shell_commands,
 )
 from strata_core.context.project import Project
-from strata_core.engine.prompt_input import FileInput, PromptPart, SubtaskInput, TextInput
+from strata_core.engine.prompt_input import AgentInput, FileInput, PromptPart, SubtaskInput, TextInput
 from strata_core.tool.builtin.bash import default_shell
 
 SHELL_SECONDS = 60.0
@@ -94,8 +95,8 @@ class CommandPrompts:
             task = SubtaskInput(text, command.description or "", runs_on.name, model=task_model, command=name)
             talking_to = agent or (await self.agents.default_agent()).name
             return CommandPrompt((task,), talking_to, model, command)
-        attached = await self._attachments(text, files)
-        parts: list[PromptPart] = [TextInput(text), *attached, *(FileInput(path) for path in files)]
+        mentioned = await self._mentioned(text, files)
+        parts: list[PromptPart] = [TextInput(text), *mentioned, *(FileInput(path) for path in files)]
         return CommandPrompt(tuple(parts), runs_on.name, task_model, command)
 
     async def _agent(self, command: CommandInfo, name: str | None) -> AgentInfo:
@@ -124,14 +125,19 @@ class CommandPrompts:
             template = replace_shell(template, outputs)
         return template.strip()
 
-    async def _attachments(self, text: str, files: Sequence[Path]) -> list[FileInput]:
+    async def _mentioned(self, text: str, files: Sequence[Path]) -> list[PromptPart]:
+        """What the template's `@name`s resolve to, as in OpenCode: a file or directory, else an agent."""
         project = await self.project.info()
         given = {path.resolve() for path in files}
-        found: list[FileInput] = []
+        found: list[PromptPart] = []
         for name in mentions(text):
             path = mentioned_path(name, project.directory, project.worktree, self.paths.home)
-            # A file attached both ways is attached once; a name that is no path (an agent, an address) stays text.
-            if path is not None and path.resolve() not in given:
+            if path is None:
+                if await self.agents.get(name) is not None:
+                    found.append(AgentInput(name))
+                continue  # neither (an address, a decorator): it stays text
+            # A file attached both ways is attached once.
+            if path.resolve() not in given:
                 given.add(path.resolve())
                 found.append(FileInput(path))
         return found
