@@ -59,8 +59,9 @@ def run(
 ) -> None:
     """Send MESSAGE to the agent and stream the answer.
 
-    The words of MESSAGE are joined with spaces; text piped on stdin is appended. Tool calls are shown one
-    line each on stderr. An `ask` permission fails at once unless --auto (nobody is there to answer).
+    The words of MESSAGE are joined with spaces; text piped on stdin is appended; `@path` attaches a file and
+    `@subagent` hands the message to that subagent. Tool calls are shown on stderr, one line each with their
+    diff or output under it. An `ask` permission fails at once unless --auto (nobody is there to answer).
     """
     from strata_cli.lean_start import heavy_imports
 
