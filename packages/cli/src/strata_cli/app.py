@@ -87,10 +87,10 @@ class AppContainer(containers.DeclarativeContainer):
 
 def build_container(directory: Path, env: Mapping[str, str] | None = None) -> AppContainer:
     """A fresh container for `directory`; logging is configured here, the first time the core is needed."""
-    from strata_cli.log_setup import configure_logging
+    from strata_cli.log_setup import configure_logging, log_file
 
-    paths = StrataPaths.from_env(env if env is not None else os.environ)
-    configure_logging(debug=bool(os.environ.get("STRATA_DEBUG")), log_file=paths.state / "log" / "strata.log")
+    state = StrataPaths.from_env(env if env is not None else os.environ).state
+    configure_logging(debug=bool(os.environ.get("STRATA_DEBUG")), log_file=log_file(state))
     container = AppContainer(directory=directory)
     if env is not None:
         container.env.override(providers.Object(env))

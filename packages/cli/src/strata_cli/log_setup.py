@@ -32,6 +32,11 @@ LOG_FILE_LIMIT = 1_000_000
 _configured = False
 
 
+def log_file(state: Path) -> Path:
+    """Where log lines go without STRATA_DEBUG, under the state directory (`StrataPaths.state`)."""
+    return state / "log" / "strata.log"
+
+
 class ShortLineFormatter(logging.Formatter):
     """`level: event (key=value ...)`, and the traceback of a logged exception when `tracebacks` is on."""
 
