@@ -121,3 +121,9 @@ def test_a_resumed_session_shows_its_recent_turns(
     term.expect("Answer number 4.")
     term.send("/quit\r")
     term.child.expect(pexpect.EOF, timeout=20)
+    by_id = terminal("-s", session["id"])  # and so does starting with -s ID
+    by_id.expect(f"Continuing Scripted title ({session['id']})")
+    by_id.expect("question 4")
+    by_id.expect("build >")
+    by_id.send("/quit\r")
+    by_id.child.expect(pexpect.EOF, timeout=20)
