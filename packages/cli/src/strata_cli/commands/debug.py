@@ -17,10 +17,11 @@ def debug() -> None:
     """Inspect what Strata would do, without calling a model."""
 
 
-@debug.command(short_help="Config, data, cache, state and db paths.")
+@debug.command(short_help="Config, data, cache, state, db and log paths.")
 @options.json_output
 def paths(as_json: bool) -> None:
-    """Where Strata reads config and keeps data, cache, state, the database and tool output."""
+    """Where Strata reads config and keeps data, cache, state, the database, tool output and its log."""
+    from strata_cli.log_setup import log_file
     from strata_core.config.paths import StrataPaths
 
     found = StrataPaths.from_env(os.environ)
@@ -34,6 +35,7 @@ def paths(as_json: bool) -> None:
         "database": found.database,
         "tool_output": found.tool_output,
         "plans": found.plans,
+        "log": log_file(found.state),
     }
     if as_json:
         echo_json({name: str(path) for name, path in fields.items()})

@@ -258,10 +258,22 @@ class ReadTool(BuiltinTool):
         output = f"<path>{path}</path>\n<type>file</type>\n<content>\n{numbered}\n\n{footer}\n</content>"
         if nearby:
             output += "\n\n<system-reminder>\n" + "\n\n".join(item.text for item in nearby) + "\n</system-reminder>"
+        truncated = window.more or window.cut
+        # `display`: what was read, for a client to show (OpenCode's field; `strata run` prints the range).
+        display = {
+            "type": "file",
+            "path": str(path),
+            "text": "\n".join(window.lines),
+            "lineStart": offset,
+            "lineEnd": offset + len(window.lines) - 1,
+            "totalLines": window.count,
+            "truncated": truncated,
+        }
         metadata = {
             "preview": "\n".join(window.lines[:PREVIEW_LINES]),
-            "truncated": window.more or window.cut,
+            "truncated": truncated,
             "loaded": loaded,
+            "display": display,
         }
         return ToolResult(output=output, title=title, metadata=metadata)
 
