@@ -2,13 +2,13 @@
 
 The core and providers log through stdlib `logging` and configure nothing (`strata_core.logging`); the CLI is
 the application, so it decides where events go. What a person must know (a failed turn, a refused permission)
-is printed by the commands themselves; a log line (`title.failed`, a skipped instruction URL) is for whoever
-investigates, so in normal operation it never reaches the terminal: it is appended to
+is printed by the commands themselves, and a notice about the user's own input (`log.notice`: a config file,
+agent, skill or instruction skipped) is printed on stderr as it comes; any other log line (`title.failed`) is
+for whoever investigates, so in normal operation it never reaches the terminal: it is appended to
 `$XDG_STATE_HOME/strata/log/strata.log` (started afresh past 1 MB, the previous one kept as `strata.log.1`). With
 STRATA_DEBUG=1 every record, Strata's debug events included, is written to stderr instead, each logged
-exception followed by its traceback. Either way one handler on the root logger renders every record, Strata's
-and third-party libraries' alike, as `warning: event (key=value ...)` (in the file, after the time; without
-debug an exception is one `exception=Type: message` field). stdout carries answers and `--format json`, so
+exception followed by its traceback. Either way every record, Strata's and third-party libraries' alike, is
+rendered as `warning: event (key=value ...)` (in the file, after the time; without debug an exception is one `exception=Type: message` field). stdout carries answers and `--format json`, so
 nothing here writes to it. Plain `logging` only: neither `logging.config` nor structlog is imported on the way
 to the first model request, and the file is opened only when a first record comes. Every line is passed
 through `strata_core.redaction.redact_text`: a credential config loading saw, or a URL's `user:password@`, never
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from strata_core.logging import EventMessage
+from strata_core.logging import EventMessage, is_notice
 from strata_core.redaction import redact_text
 
 STRATA_LOGGERS = ("strata_core", "strata_providers", "strata_cli")
@@ -107,22 +107,26 @@ class _LogFile(logging.FileHandler):
 
 
 def configure_logging(*, debug: bool = False, log_file: Path | None = None) -> None:
-    """Send log records of `warning` and above to `log_file` (nowhere without one), or, with `debug`, every
-    record of Strata's (debug ones too) and warnings of other libraries to stderr; once per process."""
+    """Send log records of `warning` and above to `log_file` (nowhere without one) and notices about the
+    user's input to stderr too, or, with `debug`, every record of Strata's (debug ones too) and warnings of
+    other libraries to stderr; once per process."""
     global _configured
     if _configured:
         return
     _configured = True
-    handler: logging.Handler
+    handlers: list[logging.Handler] = []
     if debug:
-        handler = _StderrHandler()
-    elif log_file is not None:
-        handler = _LogFile(log_file)
+        handlers.append(_StderrHandler())
     else:
-        handler = logging.NullHandler()
-    handler.setFormatter(ShortLineFormatter(tracebacks=debug))
+        notices = _StderrHandler()
+        notices.addFilter(is_notice)
+        handlers.append(notices)
+        if log_file is not None:
+            handlers.append(_LogFile(log_file))
     root = logging.getLogger()
-    root.addHandler(handler)
+    for handler in handlers:
+        handler.setFormatter(ShortLineFormatter(tracebacks=debug))
+        root.addHandler(handler)
     root.setLevel(logging.WARNING)  # third-party libraries' debug and info chatter stays off
     for name in STRATA_LOGGERS:
         logging.getLogger(name).setLevel(logging.DEBUG if debug else logging.WARNING)

@@ -184,7 +184,7 @@ def check_config(data: dict[str, Any], source: Path, text: str | None = None) ->
     With the source's `text`, an error gives the bad value's line and column too."""
     for key in data:
         if key not in KNOWN_KEYS:
-            log.warning("config.unknown_key", key=key, file=str(source), note="kept; OpenCode would reject it")
+            log.notice("config.unknown_key", key=key, file=str(source), note="kept; OpenCode would reject it")
     structure_block(data, ConfigBlocks, source, text=text)
     for section in ("agent", "mode"):
         if data.get(section) is not None:
@@ -263,7 +263,7 @@ def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str,
             raise ConfigError(str(error), path=path, line=error.line) from error
         except (OSError, UnicodeDecodeError) as error:
             # One bad file must not stop every command: it is skipped, and the warning names it.
-            log.warning("config.markdown_skipped", file=str(path), error=_unreadable(error))
+            log.notice("config.markdown_skipped", file=str(path), error=_unreadable(error))
             continue
         # The name is the path under agent(s)/ without `.md`; a `name` in the frontmatter wins, as in OpenCode.
         name = Path(relative).relative_to(Path(relative).parts[0]).with_suffix("").as_posix()

@@ -202,7 +202,7 @@ def config_instruction_files(
             found += matches
         except OSError as error:
             # A glob over an unreadable directory is not worth failing the turn over.
-            log.warning("instruction glob failed", entry=entry, error=str(error))
+            log.notice("instruction glob failed", entry=entry, error=str(error))
     return found
 
 
@@ -282,10 +282,10 @@ def read_instruction_file(path: Path) -> str | None:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as error:
-        log.warning("instruction file unreadable, skipped", path=str(path), error=str(error))
+        log.notice("instruction file unreadable, skipped", path=str(path), error=str(error))
         return None
     if not text:
-        log.warning("instruction file empty, skipped", path=str(path))
+        log.notice("instruction file empty, skipped", path=str(path))
         return None
     return text
 
@@ -347,7 +347,7 @@ class InstructionService:
         if text:
             results[index] = InstructionBlock(url, text)
         elif text is not None:
-            log.warning("instruction URL empty, skipped", url=url)
+            log.notice("instruction URL empty, skipped", url=url)
 
     async def _fetch(self, url: str) -> str | None:
         fetcher = self.fetcher or HttpUrlFetcher(timeout=self.url_timeout)
@@ -357,10 +357,10 @@ class InstructionService:
             except Exception as error:
                 # A URL instruction is best effort: whatever goes wrong (refused, DNS, TLS, non-2xx), the turn
                 # goes on without it. Cancellation is not an Exception and still propagates.
-                log.warning("instruction URL failed, skipped", url=url, error=str(error) or type(error).__name__)
+                log.notice("instruction URL failed, skipped", url=url, error=str(error) or type(error).__name__)
                 return None
         if scope.cancelled_caught:
-            log.warning("instruction URL timed out, skipped", url=url, timeout_seconds=self.url_timeout)
+            log.notice("instruction URL timed out, skipped", url=url, timeout_seconds=self.url_timeout)
         return None
 
     async def resolve(

@@ -149,7 +149,7 @@ def _skill_files(root: Path, pattern: str, *, dot: bool) -> list[Path]:
     try:
         matches = wcglob.glob(pattern, root_dir=str(root), flags=flags)
     except OSError as error:
-        log.warning("skill directory could not be scanned", directory=str(root), error=str(error))
+        log.notice("skill directory could not be scanned", directory=str(root), error=str(error))
         return []
     return sorted(root / match for match in matches)
 
@@ -200,7 +200,7 @@ def _search_plan(
         expanded = paths.home / entry[2:] if entry.startswith("~/") else Path(entry)
         root = expanded if expanded.is_absolute() else project.directory / expanded
         if not root.is_dir():
-            log.warning("skill path not found", path=str(root))
+            log.notice("skill path not found", path=str(root))
             continue
         plan.append((root, ANY_DEPTH_PATTERN, False, False))
     plan += [(directory, ANY_DEPTH_PATTERN, False, True) for directory in pulled]
@@ -236,10 +236,10 @@ def parse_skill(path: Path) -> SkillInfo | None:
     try:
         document = parse_markdown(path)
     except MarkdownFrontmatterError as error:
-        log.warning("skill skipped: broken frontmatter", path=str(path), error=str(error))
+        log.notice("skill skipped: broken frontmatter", path=str(path), error=str(error))
         return None
     except (OSError, UnicodeDecodeError) as error:
-        log.warning("skill skipped: file unreadable", path=str(path), error=str(error))
+        log.notice("skill skipped: file unreadable", path=str(path), error=str(error))
         return None
     name, description = document.data.get("name"), document.data.get("description")
     if not isinstance(name, str) or not (description is None or isinstance(description, str)):
@@ -267,7 +267,7 @@ def build_registry(builtin: SkillInfo, discovered: Iterable[SkillInfo]) -> dict[
     for skill in discovered:
         existing = registry.get(skill.name)
         if existing is not None:
-            log.warning(
+            log.notice(
                 "duplicate skill name, the later one wins",
                 name=skill.name,
                 replaced=existing.location,

@@ -51,7 +51,7 @@ class OutsideContent:
         pattern = f"{real.parent}/*"
         if evaluate("external_directory", pattern, self.rules).action == "allow":
             return True
-        log.warning(
+        log.notice(
             "outside content skipped",
             what=what,
             file=str(path),

@@ -134,9 +134,18 @@ def _without_secrets(result: ToolResult) -> ToolResult:
     """The result with every credential Strata holds (`strata_core.redaction`) hidden from the model and the
     store: a command that prints its environment, a file that holds a configured key. File content is
     otherwise shown as it is (URL userinfo too), so an edit can quote it back."""
-    output = _hidden(result.output)
-    metadata = {key: _hidden(value) if isinstance(value, str) else value for key, value in result.metadata.items()}
-    return evolve(result, output=output, metadata=metadata)
+    return evolve(result, output=_hidden(result.output), metadata=_hidden_in(result.metadata))
+
+
+def _hidden_in(value: Any) -> Any:
+    """`value` with `_hidden` applied to every string in it, however deep (read's `display` holds the text)."""
+    if isinstance(value, str):
+        return _hidden(value)
+    if isinstance(value, Mapping):
+        return {key: _hidden_in(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_hidden_in(item) for item in value]
+    return value
 
 
 def repair_tool_name(name: str, available: Mapping[str, Tool]) -> str | None:
