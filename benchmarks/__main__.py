@@ -37,6 +37,9 @@ MODULES = (
     "prompt_assembly",
     "history_conversion",
     "stream_decode",
+    "huge_files",
+    "bounded_memory",
+    "hostile_model",
 )
 README = Path(__file__).with_name("README.md")
 SUMMARY_HEADING = "## Summary"

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from attrs import field, frozen
 
 from strata_core.llm import MediaInToolResults, ModelCapabilities, ModelInfo, ModelLimits
+from strata_providers.deadlines import Deadlines
 
 ANTHROPIC_NPM = "@ai-sdk/anthropic"
 COMPATIBLE_NPM = "@ai-sdk/openai-compatible"
@@ -35,6 +36,7 @@ class ProviderSpec:
     """A local server: any model id is accepted, since its models are whatever the user loaded."""
     api_key: str | None = field(default=None, repr=False)
     headers: Mapping[str, str] = field(factory=dict, repr=False)
+    deadlines: Deadlines = field(factory=Deadlines)
 
     @property
     def needs_key(self) -> bool:

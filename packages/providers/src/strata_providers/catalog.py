@@ -175,7 +175,7 @@ class ProviderCatalog:
                 f'Provider "{spec.id}" has no base URL: set provider.{spec.id}.options.baseURL in strata.json or '
                 f'opencode.json, e.g. "http://localhost:8080/v1".'
             )
-        endpoint = Endpoint(spec.base_url, api_key, spec.headers)
+        endpoint = Endpoint(spec.base_url, api_key, spec.headers, spec.deadlines)
         if info.npm in MESSAGES_WIRE_NPMS:
             return AnthropicMessagesModel(info, endpoint, self._client, self._retry)
         return OpenAIChatModel(info, endpoint, self._client, self._retry)

@@ -17,6 +17,7 @@ import attrs
 from strata_core.config.provider_schema import ModelConfig, ProviderConfig
 from strata_core.llm import ModelCapabilities, ModelInfo, ModelLimits
 from strata_providers.builtin import ANTHROPIC_NPM, COMPATIBLE_NPM, ProviderSpec
+from strata_providers.deadlines import Deadlines
 
 T = TypeVar("T")
 
@@ -36,6 +37,7 @@ def merge_provider_config(provider_id: str, config: ProviderConfig, base: Provid
         env=config.env if config.env is not None else spec.env,
         api_key=config.options.api_key or spec.api_key,
         headers={**spec.headers, **config.options.headers},
+        deadlines=Deadlines.from_options(config.options),
         models=models,
     )
 

@@ -144,11 +144,15 @@ def _list_opencode(directory: Path | None, as_json: bool, include_children: bool
 def show(session_id: str, directory: Path | None, as_json: bool, any_project: bool) -> None:
     """A session's conversation: messages, tool calls and errors (--json: the export document)."""
     from strata_cli.transcript import transcript_lines
+    from strata_core.engine.session_writer import settle_if_idle
 
     async def load(runtime: Runtime) -> tuple[dict[str, Any], list[str]]:
-        info = await _session_here(runtime, session_id, any_project)
+        # An unknown id, or another project's session, fails here, before any lease file is made.
+        await _session_here(runtime, session_id, any_project)
+        await settle_if_idle(runtime.store, session_id, runtime.clock)
         exported = await runtime.sessions.export(session_id)
         history = await runtime.sessions.messages(session_id)
+        info = await runtime.sessions.get(session_id)
         return exported, transcript_lines(info, history, runtime.project.directory)
 
     exported, lines = _with_sessions(directory, load)

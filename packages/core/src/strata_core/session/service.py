@@ -220,7 +220,7 @@ class SessionService:
             info = evolve(info, parent_id=None)
         await self._write(info, history)
         for warning in warnings:
-            log.warning("session.import.warning", session_id=info.id, warning=warning)
+            log.notice("session.import.warning", session_id=info.id, warning=warning)
         parts = sum(len(message.parts) for message in history)
         return ImportResult(info, len(history), parts, tuple(warnings))
 
