@@ -25,6 +25,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "models": ("strata_cli.commands.models", "models"),
     "agent": ("strata_cli.commands.agent", "agent"),
     "debug": ("strata_cli.commands.debug", "debug"),
+    "serve": ("strata_cli.commands.serve", "serve"),
 }
 
 

@@ -1,0 +1,56 @@
+"""`serve()`: the API on a running runtime, until the process is told to stop.
+
+The server's task group holds the event hub and every turn started over the API; uvicorn serves the app in
+the same event loop. On stop, uvicorn closes the connections (event streams are given a short grace), then
+the running turns are cancelled, which leaves each one stored as aborted, as an abort would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import anyio
+import uvicorn
+
+from strata_core.runtime import Runtime
+from strata_server.app import create_app
+from strata_server.event_hub import EventHub
+from strata_server.event_shapes import EventShapes
+from strata_server.settings import ServerSettings
+from strata_server.state import ServerState
+from strata_server.turns import Turns
+
+SHUTDOWN_GRACE_SECONDS = 2
+
+
+async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[str], None] | None = None) -> None:
+    """Serve until SIGINT/SIGTERM; `ready(url)` is called once the socket listens (port 0 gets a free one)."""
+    settings.check()
+    async with anyio.create_task_group() as group:
+        hub = EventHub(runtime.bus, EventShapes(runtime.store, runtime.container.ids(), runtime.clock))
+        await group.start(hub.run)
+        state = ServerState(runtime, settings, Turns(runtime, group), hub, runtime.clock.now_ms())
+        config = uvicorn.Config(
+            create_app(state),
+            host=settings.hostname,
+            port=settings.port,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        )
+        server = uvicorn.Server(config)
+        if ready is not None:
+            group.start_soon(_announce, server, settings, ready)
+        await server.serve()
+        group.cancel_scope.cancel()
+
+
+async def _announce(server: uvicorn.Server, settings: ServerSettings, ready: Callable[[str], None]) -> None:
+    while not server.started:
+        if server.should_exit:
+            return
+        await anyio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1] if server.servers else settings.port
+    host = f"[{settings.hostname}]" if ":" in settings.hostname else settings.hostname
+    ready(f"http://{host}:{port}")
