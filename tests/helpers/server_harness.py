@@ -8,11 +8,13 @@ node skip with the reason when either is missing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,6 +25,8 @@ SDK_VERSION = "1.18.33"
 ORACLE = Path(os.environ.get("STRATA_ORACLE", "/work/shared/oracle"))
 ORACLE_CACHE = Path(os.environ.get("STRATA_ORACLE_CACHE", Path.home() / ".cache" / "strata-oracle"))
 START_TIMEOUT = 30.0
+ASK_BASH = {"bash": "ask"}
+"""The permission config the server tests run with: shell commands need an answer."""
 LISTENING = "listening on "
 
 
@@ -51,6 +55,10 @@ class Server:
     """Everything the server printed (stdout and stderr), for failure messages."""
 
 
+ServeFactory = Callable[..., Server]
+"""The `serve` fixture: `serve(script, args=(), extra_env=None, permission=ASK_BASH) -> Server`."""
+
+
 @contextmanager
 def running_server(
     project: Path,
@@ -63,7 +71,13 @@ def running_server(
     """`strata serve --port 0 ARGS` (or `command`, announcing its URL after `listening`) in `project`."""
     argv = list(command) if command is not None else [str(STRATA), "serve", "--port", "0", *args]
     process = subprocess.Popen(
-        argv, cwd=project, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        argv,
+        cwd=project,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group: stopping it stops whatever it started too
     )
     output: list[str] = []
     found = threading.Event()
@@ -91,10 +105,15 @@ def running_server(
 
 
 def stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.terminate()
+    """SIGTERM to the server's process group (a wrapper script's children included), SIGKILL if it lingers."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
         try:
             process.wait(10)
+            if sig == signal.SIGTERM:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)  # anything the leader left behind
+            return
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
+            continue

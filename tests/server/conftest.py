@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_harness import isolated_env, mock_provider_config
-from server_harness import Server, running_server
+from server_harness import ASK_BASH, ServeFactory, Server, running_server
 
 from strata_providers.testing import ScriptedServer
-
-ASK_BASH = {"bash": "ask"}
 
 
 @pytest.fixture
@@ -30,9 +28,6 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     return isolated_env(tmp_path)
-
-
-ServeFactory = Callable[..., Server]
 
 
 @pytest.fixture

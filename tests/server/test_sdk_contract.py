@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_harness import mock_provider_config
-from conftest import ASK_BASH, ServeFactory
-from server_harness import ORACLE, ORACLE_CACHE, running_server, sdk_dir, sdk_missing
+from server_harness import ASK_BASH, ORACLE, ORACLE_CACHE, ServeFactory, running_server, sdk_dir, sdk_missing
 
 HERE = Path(__file__).parent
 CONTRACT = HERE / "sdk" / "contract.mjs"
