@@ -7,7 +7,10 @@ the running turns are cancelled, which leaves each one stored as aborted, as an 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import anyio
 import uvicorn
@@ -39,11 +42,28 @@ async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[
             lifespan="off",
             timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
         )
-        server = uvicorn.Server(config)
+        server = _Server(config)
         if ready is not None:
             group.start_soon(_announce, server, settings, ready)
         await server.serve()
         group.cancel_scope.cancel()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, except that a stop signal ends `serve()` normally: uvicorn raises the signal again
+    after shutting down, which would kill the process before the runtime stores the aborted turns."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
 
 
 async def _announce(server: uvicorn.Server, settings: ServerSettings, ready: Callable[[str], None]) -> None:
