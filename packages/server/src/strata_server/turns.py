@@ -27,7 +27,7 @@ log = get_logger(__name__)
 
 
 @define
-class Turn:
+class RunningTurn:
     """One prompt's run: `done` is set when it has an answer or an error."""
 
     session_id: str
@@ -48,7 +48,7 @@ class Turns:
     runtime: Runtime
     group: TaskGroup
 
-    async def start(self, request: PromptRequest) -> Turn:
+    async def start(self, request: PromptRequest) -> RunningTurn:
         """Check the prompt, then run it in the background; raises what the loop would raise for a bad one."""
         targets = self.runtime.loop.targets
         await self.runtime.sessions.get(request.session_id)
@@ -56,17 +56,17 @@ class Turns:
         await targets.model_ref(request.session_id, request.model, agent)
         return self._launch(request.session_id, lambda: self.runtime.loop.prompt(request))
 
-    async def compact(self, session_id: str) -> Turn:
+    async def compact(self, session_id: str) -> RunningTurn:
         """Summarise the session now (`POST /session/{id}/summarize`)."""
         await self.runtime.sessions.get(session_id)
         return self._launch(session_id, lambda: self.runtime.loop.compact(session_id))
 
-    def _launch(self, session_id: str, work: Callable[[], Awaitable[MessageWithParts]]) -> Turn:
-        turn = Turn(session_id)
+    def _launch(self, session_id: str, work: Callable[[], Awaitable[MessageWithParts]]) -> RunningTurn:
+        turn = RunningTurn(session_id)
         self.group.start_soon(self._run, turn, work, name=f"turn {session_id}")
         return turn
 
-    async def _run(self, turn: Turn, work: Callable[[], Awaitable[MessageWithParts]]) -> None:
+    async def _run(self, turn: RunningTurn, work: Callable[[], Awaitable[MessageWithParts]]) -> None:
         try:
             turn.answer = await work()
         except Exception as error:  # the turn's failure is its caller's answer, never the server's end
