@@ -100,3 +100,16 @@ def test_the_server_stops_on_sigterm_and_leaves_a_running_turn_aborted(
     shown = Cli(project, env)("session", "show", session_id, "--json")
     last = json.loads(shown.stdout)["messages"][-1]["info"]
     assert last["error"]["name"] == "MessageAbortedError"
+
+
+def test_deleting_a_busy_session_stops_its_turn_first_and_leaves_nothing(serve: ServeFactory) -> None:
+    server = serve([BASH])
+    with httpx.Client(base_url=server.url) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        client.post(f"/session/{session_id}/prompt_async", json=PROMPT)
+        wait_until(lambda: client.get("/permission").json(), "the question")
+        assert client.delete(f"/session/{session_id}").json() is True
+        assert client.get(f"/session/{session_id}").status_code == 404
+        assert client.get(f"/session/{session_id}/message").status_code == 404
+        assert client.get("/session").json() == []
+        assert client.get("/permission").json() == []

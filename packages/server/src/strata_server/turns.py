@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
+STOP_SECONDS = 5.0
+
 
 @define
 class RunningTurn:
@@ -60,6 +62,14 @@ class Turns:
         """Summarise the session now (`POST /session/{id}/summarize`)."""
         await self.runtime.sessions.get(session_id)
         return self._launch(session_id, lambda: self.runtime.loop.compact(session_id))
+
+    async def stop(self, session_id: str) -> None:
+        """Abort the session's running turn and wait until it has stored its end (before a delete, so the
+        aborted answer is not written into a session that is gone)."""
+        loop = self.runtime.loop
+        await loop.cancel(session_id)
+        with anyio.move_on_after(STOP_SECONDS):
+            await loop.ended(session_id)
 
     def _launch(self, session_id: str, work: Callable[[], Awaitable[MessageWithParts]]) -> RunningTurn:
         turn = RunningTurn(session_id)

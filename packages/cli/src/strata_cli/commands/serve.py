@@ -41,8 +41,15 @@ def serve(port: int, hostname: str, cors: tuple[str, ...], permission_timeout: f
         from attrs import evolve
 
         from strata_cli.app import build_container
-        from strata_cli.serve_session import serve_project
-        from strata_server import ServerSettings, ServerSettingsError
+
+        try:
+            from strata_cli.serve_session import serve_project
+            from strata_server import ServerSettings, ServerSettingsError
+        except ModuleNotFoundError as missing:
+            raise click.UsageError(
+                f"strata serve needs the server package ({missing.name} is not installed): "
+                "install strata-cli[server] (or strata-server)."
+            ) from missing
 
     try:
         settings = ServerSettings.from_env(os.environ, hostname=hostname, port=port, cors=cors)

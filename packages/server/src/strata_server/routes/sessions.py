@@ -68,7 +68,7 @@ async def delete_session(request: Request) -> JSONResponse:
     state = server_state(request)
     target = session_id(request)
     await state.runtime.sessions.get(target)
-    await state.runtime.loop.cancel(target)
+    await state.turns.stop(target)
     await state.runtime.sessions.delete(target)
     return JSONResponse(True)
 
