@@ -110,3 +110,17 @@ def test_file_routes_never_serve_outside_the_project(serve: ServeFactory, projec
         assert linked.status_code == 403 and "not yours" not in linked.text
         assert absolute.status_code == 403
         assert "notes.txt" in found.json()
+
+
+def test_the_config_route_never_shows_a_key(serve: ServeFactory) -> None:
+    server = serve([])
+    with httpx.Client(base_url=server.url) as client:
+        config = client.get("/config").json()
+        providers = client.get("/config/providers").json()
+    assert config["provider"]["mock"]["options"] == {
+        "baseURL": config["provider"]["mock"]["options"]["baseURL"],
+        "apiKey": "<redacted>",
+    }
+    assert config["model"] == "mock/gpt-4o-mock"
+    assert [p["id"] for p in providers["providers"]] == ["mock"] and providers["default"] == {"mock": "gpt-4o-mock"}
+    assert "apiKey" not in str(providers)

@@ -113,3 +113,19 @@ def test_deleting_a_busy_session_stops_its_turn_first_and_leaves_nothing(serve: 
         assert client.get(f"/session/{session_id}/message").status_code == 404
         assert client.get("/session").json() == []
         assert client.get("/permission").json() == []
+
+
+def test_a_prompt_to_a_busy_session_joins_its_running_turn_as_opencode_does(serve: ServeFactory) -> None:
+    server = serve([BASH, {"text": "Ran it, and read your note."}])
+    with httpx.Client(base_url=server.url, timeout=WAIT) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        client.post(f"/session/{session_id}/prompt_async", json=PROMPT)
+        (question,) = wait_until(lambda: client.get("/permission").json(), "the question")
+        note = {"parts": [{"type": "text", "text": "also, a note"}]}
+        assert client.post(f"/session/{session_id}/prompt_async", json=note).status_code == 204
+        client.post(f"/permission/{question['id']}/reply", json={"reply": "once"})
+        wait_until(lambda: client.get("/session/status").json() == {}, "the turn to end")
+        messages = client.get(f"/session/{session_id}/message").json()
+    roles = [(m["info"]["role"], m["info"].get("finish")) for m in messages]
+    assert roles == [("user", None), ("assistant", "tool-calls"), ("user", None), ("assistant", "stop")]
+    assert messages[2]["parts"][0]["text"] == "also, a note"

@@ -3,6 +3,7 @@ agents, skills and commands."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -77,8 +78,25 @@ async def current_project(request: Request) -> JSONResponse:
     return JSONResponse(data)
 
 
+SECRET_KEYS = ("apikey", "api_key", "password", "secret", "token")
+REDACTED = "<redacted>"
+
+
 async def config(request: Request) -> JSONResponse:
-    return JSONResponse(dict(server_state(request).runtime.config.data))
+    """The merged config, with secret values (`apiKey`, tokens, passwords) replaced: `{env:}` has put real
+    keys there, and a CORS-allowed browser page may read this route."""
+    return JSONResponse(redacted(server_state(request).runtime.config.data))
+
+
+def redacted(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {
+            key: REDACTED if isinstance(item, str) and any(s in key.lower() for s in SECRET_KEYS) else redacted(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [redacted(item) for item in value]
+    return value
 
 
 async def config_providers(request: Request) -> JSONResponse:
