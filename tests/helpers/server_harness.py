@@ -24,6 +24,7 @@ from cli_harness import STRATA
 SDK_VERSION = "1.18.33"
 ORACLE = Path(os.environ.get("STRATA_ORACLE", "/work/shared/oracle"))
 ORACLE_CACHE = Path(os.environ.get("STRATA_ORACLE_CACHE", Path.home() / ".cache" / "strata-oracle"))
+OPENCODE = ORACLE_CACHE / "node_modules/opencode-linux-x64/bin/opencode"
 START_TIMEOUT = 30.0
 ASK_BASH = {"bash": "ask"}
 """The permission config the server tests run with: shell commands need an answer."""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import httpx
-from cli_harness import Cli
-from server_harness import ServeFactory
+import pytest
+from cli_harness import Cli, mock_provider_config
+from server_harness import OPENCODE, ORACLE, ORACLE_CACHE, ServeFactory, running_server
 
 BASH = {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi", "description": "Print hi"}}]}
 
@@ -51,3 +54,20 @@ def test_an_unreachable_or_wrong_server_is_one_clear_paragraph(
     assert unauthorized.returncode == 1 and "answered 401" in unauthorized.stderr
     assert "STRATA_SERVER_PASSWORD" in unauthorized.stderr and "Traceback" not in unauthorized.stderr
     assert unknown.returncode == 1 and "Session not found: ses_nope" in unknown.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not OPENCODE.exists(), reason=f"OpenCode 1.18.33 is not installed at {OPENCODE}")
+@pytest.mark.skipif(not (ORACLE / "serve.sh").exists(), reason=f"no oracle serve.sh at {ORACLE}")
+def test_attach_runs_a_turn_on_opencode_serve_too(tmp_path: Path, env: dict[str, str]) -> None:
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    (fixture / "opencode.json").write_text(json.dumps(mock_provider_config("http://127.0.0.1:__PORT__/v1")))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "Hello from OpenCode."}]))
+    command = ["bash", str(ORACLE / "serve.sh"), str(fixture), str(script)]
+    oracle_env = {**os.environ, "STRATA_ORACLE_CACHE": str(ORACLE_CACHE), "TMPDIR": str(tmp_path)}
+    with running_server(fixture, oracle_env, command=command, listening="opencode serve: ") as server:
+        done = Cli(tmp_path, env)("run", "--attach", server.url, "say", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Hello from OpenCode."

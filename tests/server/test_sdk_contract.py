@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 from cli_harness import mock_provider_config
-from server_harness import ASK_BASH, ORACLE, ORACLE_CACHE, ServeFactory, running_server, sdk_dir, sdk_missing
+from server_harness import ASK_BASH, OPENCODE, ORACLE, ORACLE_CACHE, ServeFactory, running_server, sdk_dir, sdk_missing
 
 HERE = Path(__file__).parent
 CONTRACT = HERE / "sdk" / "contract.mjs"
 SCRIPT = HERE / "sdk" / "contract-script.json"
-OPENCODE = ORACLE_CACHE / "node_modules/opencode-linux-x64/bin/opencode"
 SDK_TIMEOUT = 120
 
 pytestmark = pytest.mark.skipif(sdk_missing() is not None, reason=sdk_missing() or "")
