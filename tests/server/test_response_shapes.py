@@ -3,6 +3,8 @@ document), route by route, after a turn that used a tool: a client generated fro
 
 from __future__ import annotations
 
+import json
+import threading
 from typing import Any
 
 import httpx
@@ -92,3 +94,32 @@ def test_the_schema_check_refuses_what_does_not_fit() -> None:
         == "GET /global/health: : 'version' is a required property"
     )
     assert problems("/session", "get", 200, [{"id": "ses_1"}]) is not None
+
+
+def test_every_event_of_a_turn_fits_opencodes_event_schema(serve: ServeFactory) -> None:
+    server = serve(SCRIPT, permission={"*": "allow"})
+    validator = Draft202012Validator({"$ref": "#/components/schemas/Event", "components": document()["components"]})
+    events: list[dict[str, Any]] = []
+    connected = threading.Event()
+
+    def listen() -> None:
+        with httpx.Client(base_url=server.url, timeout=30) as reader, reader.stream("GET", "/event") as stream:
+            for line in stream.iter_lines():
+                if line.startswith("data:"):
+                    events.append(json.loads(line.removeprefix("data:")))
+                    connected.set()
+                    if events[-1]["type"] == "session.idle":
+                        return
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    assert connected.wait(10)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        client.post(f"/session/{session_id}/message", json={"parts": [{"type": "text", "text": "go"}]})
+    thread.join(30)
+    kinds = {event["type"] for event in events}
+    assert {"server.connected", "session.created", "message.updated", "message.part.updated"} <= kinds
+    assert {"message.part.delta", "session.status", "session.idle"} <= kinds
+    misfits = [(event["type"], best_match(validator.iter_errors(event))) for event in events]
+    assert [(kind, error.message) for kind, error in misfits if error is not None] == []
