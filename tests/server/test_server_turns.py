@@ -129,3 +129,39 @@ def test_a_prompt_to_a_busy_session_joins_its_running_turn_as_opencode_does(serv
     roles = [(m["info"]["role"], m["info"].get("finish")) for m in messages]
     assert roles == [("user", None), ("assistant", "tool-calls"), ("user", None), ("assistant", "stop")]
     assert messages[2]["parts"][0]["text"] == "also, a note"
+
+
+def test_summarize_compacts_the_session_now(serve: ServeFactory) -> None:
+    server = serve([{"text": "Hello."}, {"text": "We said hello."}])
+    with httpx.Client(base_url=server.url, timeout=WAIT) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        client.post(f"/session/{session_id}/message", json=PROMPT)
+        model = {"providerID": "mock", "modelID": "gpt-4o-mock"}
+        done = client.post(f"/session/{session_id}/summarize", json=model)
+        unknown = client.post(f"/session/{session_id}/summarize", json={**model, "modelID": "nope"})
+        messages = client.get(f"/session/{session_id}/message").json()
+    assert done.json() is True and unknown.status_code == 400
+    summary = messages[-1]
+    assert summary["info"]["summary"] is True
+    assert [p["text"] for p in summary["parts"] if p["type"] == "text"] == ["We said hello."]
+    assert any(p["type"] == "compaction" for m in messages for p in m["parts"])
+
+
+def test_the_global_stream_wraps_each_event_with_its_directory_and_project(serve: ServeFactory, project: Any) -> None:
+    server = serve([])
+    got: list[dict[str, Any]] = []
+    with httpx.Client(base_url=server.url, timeout=WAIT) as client, client.stream("GET", "/global/event") as stream:
+        lines = stream.iter_lines()
+        for line in lines:
+            if line.startswith("data:"):
+                got.append(json.loads(line.removeprefix("data:")))
+                break
+        session_id = client.post("/session", json={}).json()["id"]
+        for line in lines:
+            if line.startswith("data:"):
+                got.append(json.loads(line.removeprefix("data:")))
+                break
+    assert set(got[0]) == {"payload"} and got[0]["payload"]["type"] == "server.connected"
+    assert got[1]["directory"] == str(project) and got[1]["project"]
+    assert got[1]["payload"]["type"] == "session.created"
+    assert got[1]["payload"]["properties"]["sessionID"] == session_id
