@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import time
 from typing import Any
 
@@ -165,3 +166,11 @@ def test_the_global_stream_wraps_each_event_with_its_directory_and_project(serve
     assert got[1]["directory"] == str(project) and got[1]["project"]
     assert got[1]["payload"]["type"] == "session.created"
     assert got[1]["payload"]["properties"]["sessionID"] == session_id
+
+
+def test_a_taken_port_is_one_clear_paragraph(project: Any, env: dict[str, str]) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = Cli(project, env)("serve", "--port", str(port))
+    assert done.returncode == 1
+    assert f"Cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dependency_injector import providers
 
 from strata_cli.app import AppContainer, start_runtime
+from strata_cli.errors import CliError
 from strata_core.permission.flow import PermissionFlow
-from strata_server import ServerSettings, serve
+from strata_server import ServerSettings, ServerStartError, serve
 
 
 async def serve_project(container: AppContainer, settings: ServerSettings, ready: Callable[[str], None]) -> None:
@@ -18,4 +19,7 @@ async def serve_project(container: AppContainer, settings: ServerSettings, ready
     )
     core.permissions.override(flow)
     async with start_runtime(container, "interactive") as runtime:
-        await serve(runtime, settings, ready=ready)
+        try:
+            await serve(runtime, settings, ready=ready)
+        except ServerStartError as error:
+            raise CliError(str(error)) from error

@@ -5,7 +5,7 @@ ASGI app itself, for embedding.
 """
 
 from strata_server.app import create_app
-from strata_server.server import serve
+from strata_server.server import ServerStartError, serve
 from strata_server.settings import ServerSettings, ServerSettingsError
 
-__all__ = ["ServerSettings", "ServerSettingsError", "create_app", "serve"]
+__all__ = ["ServerSettings", "ServerSettingsError", "ServerStartError", "create_app", "serve"]

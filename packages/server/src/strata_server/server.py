@@ -8,6 +8,7 @@ the running turns are cancelled, which leaves each one stored as aborted, as an 
 from __future__ import annotations
 
 import signal
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from contextlib import contextmanager
 import anyio
 import uvicorn
 
+from strata_core.errors import StrataError
 from strata_core.runtime import Runtime
 from strata_server.app import create_app
 from strata_server.event_hub import EventHub
@@ -29,6 +31,7 @@ SHUTDOWN_GRACE_SECONDS = 2
 async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[str], None] | None = None) -> None:
     """Serve until SIGINT/SIGTERM; `ready(url)` is called once the socket listens (port 0 gets a free one)."""
     settings.check()
+    sock = listen(settings)
     async with anyio.create_task_group() as group:
         hub = EventHub(runtime.bus, EventShapes(runtime.store, runtime.container.ids(), runtime.clock))
         await group.start(hub.run)
@@ -45,8 +48,24 @@ async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[
         server = _Server(config)
         if ready is not None:
             group.start_soon(_announce, server, settings, ready)
-        await server.serve()
+        await server.serve(sockets=[sock])
         group.cancel_scope.cancel()
+
+
+class ServerStartError(StrataError, OSError):
+    """The server cannot listen where it was asked to; the message says where and what to do."""
+
+
+def listen(settings: ServerSettings) -> socket.socket:
+    """The listening socket, bound before uvicorn starts, so a taken port is one clear error."""
+    family = socket.AF_INET6 if ":" in settings.hostname else socket.AF_INET
+    try:
+        return socket.create_server((settings.hostname, settings.port), family=family)
+    except OSError as error:
+        raise ServerStartError(
+            f"Cannot listen on {settings.hostname}:{settings.port}: {error.strerror or error}. Choose another "
+            "--port (0 picks a free one), or stop what is listening there."
+        ) from error
 
 
 class _Server(uvicorn.Server):
@@ -71,6 +90,6 @@ async def _announce(server: uvicorn.Server, settings: ServerSettings, ready: Cal
         if server.should_exit:
             return
         await anyio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1] if server.servers else settings.port
+    port = server.servers[0].sockets[0].getsockname()[1] if server.servers else settings.port  # port 0: the real one
     host = f"[{settings.hostname}]" if ":" in settings.hostname else settings.hostname
     ready(f"http://{host}:{port}")
