@@ -16,7 +16,10 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from attrs import define, field
 
 from strata_core import bus as b
+from strata_core.logging import get_logger
 from strata_server.event_shapes import EventShapes, Payload, status_data
+
+log = get_logger(__name__)
 
 CLIENT_BUFFER = 10_000
 """Events a connected client may fall behind by before it is dropped."""
@@ -50,7 +53,12 @@ class EventHub:
                 self.statuses.observe(event, self.shapes.clock.now_ms())
                 if not self._clients:
                     continue  # nobody listening: skip the shaping (a title event reads the store)
-                for payload in await self.shapes.shape(event):
+                try:
+                    payloads = await self.shapes.shape(event)
+                except Exception as error:  # one event that cannot be shown must not end every stream
+                    log.error("server.event_unshaped", kind=type(event).__name__, exc_info=error)
+                    continue
+                for payload in payloads:
                     self._deliver(payload)
 
     def _deliver(self, payload: Payload) -> None:
