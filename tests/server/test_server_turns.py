@@ -174,3 +174,20 @@ def test_a_taken_port_is_one_clear_paragraph(project: Any, env: dict[str, str]) 
         done = Cli(project, env)("serve", "--port", str(port))
     assert done.returncode == 1
     assert f"Cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_always_answer_over_the_api_approves_the_same_kind_of_call_for_the_session(serve: ServeFactory) -> None:
+    again = {"tool_calls": [{"name": "bash", "arguments": {"command": "echo again", "description": "Print"}}]}
+    server = serve([BASH, again, {"text": "Both ran."}])
+    with httpx.Client(base_url=server.url, timeout=WAIT) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        client.post(f"/session/{session_id}/prompt_async", json=PROMPT)
+        (question,) = wait_until(lambda: client.get("/permission").json(), "the question")
+        assert question["always"] == ["echo *"]
+        deprecated = client.post(f"/session/{session_id}/permissions/{question['id']}", json={"response": "always"})
+        assert deprecated.json() is True
+        wait_until(lambda: client.get("/session/status").json() == {}, "the turn to end")
+        messages = client.get(f"/session/{session_id}/message").json()
+    tools = [p for m in messages for p in m["parts"] if p["type"] == "tool"]
+    assert [t["state"]["status"] for t in tools] == ["completed", "completed"]
+    assert messages[-1]["parts"][-2]["text"] == "Both ran."
