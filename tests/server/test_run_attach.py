@@ -71,3 +71,16 @@ def test_attach_runs_a_turn_on_opencode_serve_too(tmp_path: Path, env: dict[str,
         done = Cli(tmp_path, env)("run", "--attach", server.url, "say", "hello")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Hello from OpenCode."
+
+
+def test_json_output_names_the_agent_and_model_the_server_chose(
+    serve: ServeFactory, tmp_path: Path, env: dict[str, str]
+) -> None:
+    server = serve([{"text": "Hello there."}])
+    done = Cli(tmp_path, env)("run", "--attach", server.url, "--format", "json", "say", "hello")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert lines[0]["type"] == "session"
+    assert (lines[0]["agent"], lines[0]["model"]) == ("build", "mock/gpt-4o-mock")
+    assert [line["type"] for line in lines[1:]] == ["step_start", "text", "step_finish", "done"]
+    assert lines[2]["part"]["text"] == "Hello there." and lines[-1]["ok"] is True

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -62,7 +63,7 @@ async def run_attached(url: str, settings: RunSettings) -> int:
                 group.start_soon(_pump, client, bus, connected)
                 with anyio.fail_after(CONNECT_SECONDS):
                     await connected.wait()
-                code = await _turn(attached, bus, settings, session, directory, url)
+                code = await _turn(attached, bus, settings, session, directory)
                 group.cancel_scope.cancel()
         except BaseExceptionGroup as failures:
             raise _first_leaf(failures) from None
@@ -75,20 +76,27 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-async def _turn(
-    attached: _Attached, bus: b.Bus, settings: RunSettings, session: dict[str, Any], directory: str, url: str
-) -> int:
-    from pathlib import Path
-
+async def _turn(attached: _Attached, bus: b.Bus, settings: RunSettings, session: dict[str, Any], directory: str) -> int:
     session_id = attached.session_id
     writer = JsonEventWriter(session_id, _print_line) if settings.json_output else None
     renderer = None if writer is not None else RunRenderer(session_id, Path(directory))
-    if writer is not None:
-        writer.start(agent=settings.agent or "", model=settings.model or "", title=session.get("title", ""))
-    elif renderer is not None:
-        renderer.note((">", "bold"), " ", url, " · ", session_id)
+    started: list[bool] = []
+
+    def begin(event: b.BusEvent) -> None:
+        """The header, once the server has stored the question: its agent and model are the turn's."""
+        if started or not isinstance(event, b.MessageUpdated) or event.message.session_id != session_id:
+            return
+        if not isinstance(event.message, m.UserMessage):
+            return
+        started.append(True)
+        agent, model = event.message.agent, event.message.model.ref
+        if writer is not None:
+            writer.start(agent=agent, model=model, title=session.get("title", ""))
+        elif renderer is not None:
+            renderer.header(agent, model)
 
     async def handle(event: b.BusEvent) -> None:
+        begin(event)
         if writer is not None:
             writer.handle(event)
         elif renderer is not None:
