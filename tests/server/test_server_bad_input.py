@@ -124,3 +124,20 @@ def test_the_config_route_never_shows_a_key(serve: ServeFactory) -> None:
     assert config["model"] == "mock/gpt-4o-mock"
     assert [p["id"] for p in providers["providers"]] == ["mock"] and providers["default"] == {"mock": "gpt-4o-mock"}
     assert "apiKey" not in str(providers)
+
+
+def test_a_prompt_may_attach_project_files_only(serve: ServeFactory, project: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not yours", encoding="utf-8")
+    server = serve([{"text": "Read it."}])
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        session_id = new_session(client)
+        outside = {"parts": [{"type": "file", "mime": "text/plain", "url": secret.as_uri()}]}
+        inside = {"parts": [{"type": "file", "mime": "text/plain", "url": (project / "notes.txt").as_uri()}]}
+        refused = client.post(f"/session/{session_id}/message", json=outside)
+        assert (refused.status_code, refused.json()["name"]) == (403, "ForbiddenError")
+        assert stored_messages(client, session_id) == []
+        assert client.post(f"/session/{session_id}/message", json=inside).status_code == 200
+        (question, _) = client.get(f"/session/{session_id}/message").json()
+    texts = [p.get("text", "") for p in question["parts"]]
+    assert any("hi" in text for text in texts) and not any("not yours" in text for text in texts)

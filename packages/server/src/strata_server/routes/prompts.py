@@ -36,14 +36,14 @@ async def prompt(request: Request) -> JSONResponse:
     """Run a turn and answer with its last assistant message (the turn goes on if the client hangs up)."""
     state = server_state(request)
     body = await state.body(request, "session.prompt")
-    turn = await state.turns.start(prompt_request(session_id(request), body))
+    turn = await state.turns.start(prompt_request(session_id(request), body, state.runtime.project))
     return JSONResponse(message_data(await turn.result()))
 
 
 async def prompt_async(request: Request) -> Response:
     state = server_state(request)
     body = await state.body(request, "session.prompt_async")
-    await state.turns.start(prompt_request(session_id(request), body))
+    await state.turns.start(prompt_request(session_id(request), body, state.runtime.project))
     return Response(status_code=204)
 
 
