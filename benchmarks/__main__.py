@@ -37,6 +37,7 @@ MODULES = (
     "prompt_assembly",
     "history_conversion",
     "stream_decode",
+    "huge_files",
     "server_load",
 )
 README = Path(__file__).with_name("README.md")

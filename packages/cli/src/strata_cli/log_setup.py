@@ -6,7 +6,8 @@ writes to it. One handler on the root logger renders every record, Strata's and 
 as `warning: event (key=value ...)`; with STRATA_DEBUG=1 Strata's debug events show too, and an event logged
 with an exception is followed by its traceback (without it, one `exception=Type: message` field says what
 failed). Plain `logging` only: neither `logging.config` nor structlog is imported on the way to the first
-model request.
+model request. Every line is passed through `strata_core.redaction.redact_text`: a credential config
+loading saw, or a URL's `user:password@`, never reaches the terminal or a captured log.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 from typing import Any, TextIO
 
 from strata_core.logging import EventMessage
+from strata_core.redaction import redact_text
 
 STRATA_LOGGERS = ("strata_core", "strata_providers", "strata_cli")
 
@@ -37,7 +39,7 @@ class ShortLineFormatter(logging.Formatter):
         line = f"{record.levelname.lower()}: {name}" + (f" ({details})" if details else "")
         if record.exc_info and self.tracebacks:
             line += "\n" + self.formatException(record.exc_info)
-        return line
+        return redact_text(line)
 
 
 def _event_and_fields(record: logging.LogRecord) -> tuple[str, dict[str, Any]]:

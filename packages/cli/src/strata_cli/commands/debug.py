@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,31 +41,19 @@ def paths(as_json: bool) -> None:
         echo_fields(fields)
 
 
-# Config keys whose values are credentials: shown as "<redacted>" so `debug config` output can be pasted into
-# a bug report. `{env:...}` substitution has already put real keys into the merged config.
-_SECRET_WORDS = ("apikey", "api_key", "token", "secret", "password", "authorization")
-
-
-def redact(value: Any) -> Any:
-    """A copy of a config value with credential-looking string values hidden."""
-    if isinstance(value, Mapping):
-        return {key: "<redacted>" if _is_secret(key, item) else redact(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [redact(item) for item in value]
-    return value
-
-
-def _is_secret(key: object, value: Any) -> bool:
-    return isinstance(value, str) and bool(value) and any(word in str(key).lower() for word in _SECRET_WORDS)
-
-
 @debug.command(short_help="The merged config and its sources.")
 @options.directory
 def config(directory: Path | None) -> None:
-    """The merged configuration and the files it came from (credentials redacted), as JSON."""
+    """The merged configuration and the files it came from (credentials redacted), as JSON.
+
+    Hidden by key (API keys, tokens, passwords, credentials, auth, cookies, every header and MCP environment
+    value) and by value (whatever `{env:}`/`{file:}` put in, wherever it sits; URL userinfo), so the output
+    can be pasted into a bug report.
+    """
     import anyio
 
     from strata_cli.app import build_container
+    from strata_core.redaction import redact_data
 
     container = build_container(options.resolve_directory(directory))
     info = anyio.run(container.core.config().get)
@@ -74,7 +61,7 @@ def config(directory: Path | None) -> None:
         {
             "sources": [str(path) for path in info.sources],
             "config_dirs": [str(path) for path in info.config_dirs],
-            "config": redact(info.data),
+            "config": redact_data(info.data),
         }
     )
 
