@@ -40,6 +40,7 @@ MODULES = (
     "huge_files",
     "bounded_memory",
     "hostile_model",
+    "server_load",
 )
 README = Path(__file__).with_name("README.md")
 SUMMARY_HEADING = "## Summary"

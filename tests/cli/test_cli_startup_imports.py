@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-HEAVY = ("httpx", "rich", "prompt_toolkit", "dependency_injector", "anyio")
+HEAVY = ("httpx", "rich", "prompt_toolkit", "dependency_injector", "anyio", "strata_server", "starlette", "uvicorn")
 
 
 def _loaded_heavy_modules(statement: str) -> list[str]:

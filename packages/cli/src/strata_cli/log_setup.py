@@ -1,18 +1,18 @@
 """Logging for the CLI: internal log lines go to a log file, or to stderr with STRATA_DEBUG=1.
 
-The core and providers log through stdlib `logging` and configure nothing (`strata_core.logging`); the CLI is
-the application, so it decides where events go. What a person must know (a failed turn, a refused permission)
-is printed by the commands themselves, and a notice about the user's own input (`log.notice`: a config file,
-agent, skill or instruction skipped) is printed on stderr as it comes; any other log line (`title.failed`) is
-for whoever investigates, so in normal operation it never reaches the terminal: it is appended to
+The core and providers log through stdlib `logging` and configure nothing (`strata_core.logging`); the CLI is the
+application, so it decides where events go. What a person must know (a failed turn, a refused permission) is printed
+by the commands themselves, and a notice about the user's own input (`log.notice`: a config file, agent, skill or
+instruction skipped) is printed on stderr as it comes; any other log line (`title.failed`) is for whoever
+investigates, so in normal operation it never reaches the terminal: it is appended to
 `$XDG_STATE_HOME/strata/log/strata.log` (started afresh past 1 MB, the previous one kept as `strata.log.1`). With
-STRATA_DEBUG=1 every record, Strata's debug events included, is written to stderr instead, each logged
-exception followed by its traceback. Either way every record, Strata's and third-party libraries' alike, is
-rendered as `warning: event (key=value ...)` (in the file, after the time; without debug an exception is one `exception=Type: message` field). stdout carries answers and `--format json`, so
-nothing here writes to it. Plain `logging` only: neither `logging.config` nor structlog is imported on the way
-to the first model request, and the file is opened only when a first record comes. Every line is passed
-through `strata_core.redaction.redact_text`: a credential config loading saw, or a URL's `user:password@`, never
-reaches the terminal or the log file.
+STRATA_DEBUG=1 every record, Strata's debug events included, is written to stderr instead, each logged exception
+followed by its traceback. Either way every record, Strata's and third-party libraries' alike, is rendered as
+`warning: event (key=value ...)` (in the file, after the time; without debug an exception is one `exception=Type:
+message` field). stdout carries answers and `--format json`, so nothing here writes to it. Plain `logging` only:
+neither `logging.config` nor structlog is imported on the way to the first model request, and the file is opened
+only when a first record comes. Every line is passed through `strata_core.redaction.redact_text`: a credential
+config loading saw, or a URL's `user:password@`, never reaches the terminal or the log file.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("strata_cli.commands.agent", "agent"),
     "debug": ("strata_cli.commands.debug", "debug"),
     "completion": ("strata_cli.commands.completion", "completion"),
+    "serve": ("strata_cli.commands.serve", "serve"),
 }
 
 

@@ -137,6 +137,7 @@ class SessionsContainer(containers.DeclarativeContainer):
         directory=providers.Callable(str, directory),
         clock=clock,
         ids=ids,
+        bus=bus,
     )
 
 

@@ -106,6 +106,10 @@ class ProviderCatalog:
             self._providers = self._load_providers()
         return self._providers
 
+    def connected_providers(self) -> list[ProviderSpec]:
+        """The providers a turn can use now: configured ones, then built-ins whose key is set."""
+        return list(self._usable_providers())
+
     def model_info(self, ref: str) -> ModelInfo:
         """What is known about `provider/model`; raises `ModelNotFoundError` saying how to fix the ref."""
         provider_id, sep, model_id = ref.partition("/")

@@ -42,6 +42,12 @@ from strata_cli import options
     help="default: the answer streamed as text; json: one JSON event per line (see README).",
 )
 @click.option("--auto", is_flag=True, help="Approve every permission that is not denied (otherwise an `ask` fails).")
+@click.option(
+    "--attach",
+    default=None,
+    metavar="URL",
+    help="Run the turn on a running server (`strata serve` or `opencode serve`) instead of here.",
+)
 @options.directory
 def run(
     message: tuple[str, ...],
@@ -55,6 +61,7 @@ def run(
     command_name: str | None,
     output_format: str,
     auto: bool,
+    attach: str | None,
     directory: Path | None,
 ) -> None:
     """Send MESSAGE to the agent and stream the answer.
@@ -89,8 +96,13 @@ def run(
         auto=auto,
         command=command_name,
     )
-    container = build_container(options.resolve_directory(directory))
-    code = anyio.run(run_once, container, settings)
+    if attach is not None:
+        from strata_cli.attach import run_attached
+
+        code = anyio.run(run_attached, attach, settings)
+    else:
+        container = build_container(options.resolve_directory(directory))
+        code = anyio.run(run_once, container, settings)
     if code:
         raise click.exceptions.Exit(code)
 

@@ -181,6 +181,12 @@ class SessionLoop:
     def is_running(self, session_id: str) -> bool:
         return session_id in self._runs
 
+    async def ended(self, session_id: str) -> None:
+        """Return once the session's running turn, if any, has ended and stored its end."""
+        run = self._runs.get(session_id)
+        if run is not None:
+            await run.done.wait()
+
     # ------------------------------------------------------------------------------------- runs
 
     async def _run_or_join(self, session_id: str) -> MessageWithParts:

@@ -39,16 +39,30 @@ class ReadExport:
 def export_data(info: SessionInfo, messages: Sequence[m.MessageWithParts]) -> dict[str, Any]:
     """The export document of a session: what `opencode export` prints, less its `todos`."""
     info = with_usage(info, messages)
+    return {"info": session_data(info), "messages": [_exported_message(message) for message in messages]}
+
+
+def session_data(info: SessionInfo) -> dict[str, Any]:
+    """A session record in OpenCode's JSON shape (an export's `info`, the server's `Session`)."""
     # OpenCode's importer requires a `slug`; the one derived from the id lets `opencode import` read it.
+    return {"slug": info.slug, **converter.unstructure(info)}
+
+
+def message_data(message: m.MessageWithParts) -> dict[str, Any]:
+    """A message with its parts in OpenCode's JSON shape: `{info, parts}`."""
+    return {"info": converter.unstructure(message.info), "parts": [part_data(p) for p in message.parts]}
+
+
+def part_data(part: m.Part) -> dict[str, Any]:
+    data: dict[str, Any] = converter.unstructure(part)
+    return data
+
+
+def _exported_message(message: m.MessageWithParts) -> dict[str, Any]:
+    data = message_data(message)
     return {
-        "info": {"id": info.id, "slug": info.slug, **converter.unstructure(info)},
-        "messages": [
-            {
-                "info": _without_false(converter.unstructure(message.info), "summary"),
-                "parts": [_without_false(converter.unstructure(p), "synthetic", "ignored") for p in message.parts],
-            }
-            for message in messages
-        ],
+        "info": _without_false(data["info"], "summary"),
+        "parts": [_without_false(part, "synthetic", "ignored") for part in data["parts"]],
     }
 
 
