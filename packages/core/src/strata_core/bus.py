@@ -113,6 +113,15 @@ class SessionRetry:
     type: Literal["session.retry"] = "session.retry"
 
 
+@frozen
+class McpServerFailed:
+    """An MCP server did not start (or stopped); its tools are not offered. Published once per server."""
+
+    server: str
+    error: str
+    type: Literal["mcp.failed"] = "mcp.failed"
+
+
 BusEvent: TypeAlias = (
     MessageUpdated
     | PartUpdated
@@ -123,6 +132,7 @@ BusEvent: TypeAlias = (
     | SessionCompacted
     | TitleUpdated
     | SessionRetry
+    | McpServerFailed
 )
 
 

@@ -15,7 +15,8 @@ Every keyword of `open_runtime` is a container override (`store=` overrides `sto
   says what this runtime uses.
 
 It opens what the container only declares: the session store (SQLite under the data directory, or
-`store_path`, or memory), one shared HTTP client (handed to the model resolver's factory), and the task
+`store_path`, or memory), one shared HTTP client (handed to the model resolver's factory), the MCP servers
+of the config (started in the background, their tools offered through `tool_sources`), and the task
 group background work runs in (titles, prune, and the removal of saved tool outputs older than seven days,
 started once at opening). These lifecycles are supplied to the runtime's copy only. On exit, background
 work gets a short grace period to finish (a title arriving just after the answer is still saved), then is
@@ -63,6 +64,8 @@ from strata_core.tool.truncation import Truncation
 if TYPE_CHECKING:
     from httpx import AsyncClient
 
+    from strata_core.mcp.servers import McpServers
+
 ClientHandle: TypeAlias = "Callable[[], AsyncClient]"
 ModelResolverFactory: TypeAlias = "Callable[[ConfigInfo, Mapping[str, str], ClientHandle], llm.ModelResolver]"
 """Builds the model resolver once the config is loaded, e.g. `ProviderCatalog(config.blocks, env, client)`."""
@@ -91,6 +94,8 @@ class Runtime:
     models: llm.ModelResolver
     store: SessionStore
     clock: Clock
+    mcp: McpServers | None = None
+    """The MCP servers of the config (starting or started), or None when the config has none."""
 
 
 @frozen
@@ -146,6 +151,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             self._background = await self._stack.enter_async_context(anyio.create_task_group())
             c.background.override(providers.Object(self._background))
             self._background.start_soon(_remove_old_tool_outputs, c.truncation())
+        mcp = await self._start_mcp(config)
         return Runtime(
             container=c,
             loop=c.loop(),
@@ -159,7 +165,28 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             models=c.models(),
             store=c.store(),
             clock=c.clock(),
+            mcp=mcp,
         )
+
+    async def _start_mcp(self, config: ConfigInfo) -> McpServers | None:
+        """Start the config's MCP servers in the background (each bounded by its timeout) and offer their
+        tools; closed with the runtime, before the store."""
+        c = self._container
+        if not config.blocks.mcp or _overridden(c.tool_sources):
+            return None
+        # Imported here: a config without servers never loads the MCP SDK (~100 ms of imports).
+        from strata_core.mcp.servers import McpServersRunning
+
+        running = McpServersRunning(
+            config.blocks.mcp,
+            env=c.env(),
+            directory=c.directory(),
+            default_timeout_ms=config.blocks.experimental.mcp_timeout,
+            bus=c.bus(),
+        )
+        servers = await self._stack.enter_async_context(running)
+        c.tool_sources.override(providers.Object((servers,)))
+        return servers
 
     async def _open_store(self) -> SessionStore:
         if self._choice.in_memory:
