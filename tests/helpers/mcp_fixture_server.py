@@ -1,5 +1,6 @@
 """An MCP server of the test suite (the SDK's MCPServer, once FastMCP): `python mcp_fixture_server.py stdio`, or
-`python mcp_fixture_server.py http PORT` for streamable HTTP on 127.0.0.1:PORT/mcp.
+`python mcp_fixture_server.py http PORT` for streamable HTTP on 127.0.0.1:PORT/mcp, `sse PORT` for the older SSE
+transport on 127.0.0.1:PORT/sse.
 
 Its tools cover what a client must convert: text, an image, an embedded resource, an `isError` result, a call that
 kills the server mid-call, a call that never returns (for abort), and a name that needs sanitising (`look.up`).
@@ -75,6 +76,8 @@ def main() -> None:
             time.sleep(1)
     if sys.argv[1:2] == ["http"]:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif sys.argv[1:2] == ["sse"]:
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run("stdio")
 

@@ -104,12 +104,14 @@ class ServerConnection:
         return result
 
     async def read_resource(self, uri: str) -> types.ReadResourceResult:
-        return await self._live().read_resource(uri, read_timeout_seconds=self._seconds())  # type: ignore[call-overload,no-any-return]
+        with anyio.fail_after(self._seconds()):
+            return await self._live().read_resource(uri)
 
     async def resources(self) -> list[types.Resource]:
         session, found, cursor = self._live(), [], None
         while True:
-            page = await session.list_resources(params=_page(cursor))
+            with anyio.fail_after(self._seconds()):
+                page = await session.list_resources(params=_page(cursor))
             found.extend(page.resources)
             if (cursor := page.next_cursor) is None:
                 return found
@@ -117,7 +119,8 @@ class ServerConnection:
     async def resource_templates(self) -> list[types.ResourceTemplate]:
         session, found, cursor = self._live(), [], None
         while True:
-            page = await session.list_resource_templates(params=_page(cursor))
+            with anyio.fail_after(self._seconds()):
+                page = await session.list_resource_templates(params=_page(cursor))
             found.extend(page.resource_templates)
             if (cursor := page.next_cursor) is None:
                 return found
