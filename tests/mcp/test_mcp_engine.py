@@ -10,9 +10,9 @@ import pytest
 from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results
 from mcp_servers import fixture_server, hanging_server, http_fixture_server, time_server
 
-from strata_core.bus import McpServerFailed
+from strata_core.bus import McpServerFailed, PartUpdated
 from strata_core.mcp import McpStatus
-from strata_core.message import ToolStateCompleted, ToolStateError, ToolStateRunning
+from strata_core.message import ToolPart, ToolStateCompleted, ToolStateError, ToolStateRunning
 
 
 def offered(body: dict[str, Any]) -> dict[str, Any]:
@@ -49,18 +49,15 @@ async def test_a_local_server_from_pypi_offers_its_tools_and_answers_a_call(proj
 
 async def _prompt_collecting_failures(runtime: Any, session_id: str, text: str) -> list[McpServerFailed]:
     failures: list[McpServerFailed] = []
-    async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
-
-        async def collect() -> None:
-            async for event in events:
-                if isinstance(event, McpServerFailed):
-                    failures.append(event)
-
-        group.start_soon(collect)
+    async with runtime.bus.subscribe() as events:
         await runtime.loop.prompt(ask(session_id, text))
-        await anyio.sleep(0)
-        group.cancel_scope.cancel()
-    return failures
+        while True:  # the bus buffers every event of the turn; read what it holds
+            try:
+                event = events.receive_nowait()
+            except anyio.WouldBlock:
+                return failures
+            if isinstance(event, McpServerFailed):
+                failures.append(event)
 
 
 @pytest.mark.anyio
@@ -201,12 +198,12 @@ async def test_cancelling_a_turn_cancels_a_running_mcp_call(project: Path, env: 
     async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
         session = await runtime.sessions.create()
         with anyio.fail_after(20):
-            async with anyio.create_task_group() as group:
+            async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
                 group.start_soon(runtime.loop.prompt, ask(session.id, "wait"))
-                while not any(
-                    isinstance(p.state, ToolStateRunning) for p in tool_parts(await stored(runtime, session.id))
-                ):
-                    await anyio.sleep(0.05)
+                async for event in events:
+                    part = event.part if isinstance(event, PartUpdated) else None
+                    if isinstance(part, ToolPart) and isinstance(part.state, ToolStateRunning):
+                        break
                 await runtime.loop.cancel(session.id)
         (part,) = tool_parts(await stored(runtime, session.id))
     assert isinstance(part.state, ToolStateError)
