@@ -1,0 +1,90 @@
+"""MCP servers through the `strata` command: `mcp list`, a failing server reported once on stderr and as a
+JSON event, the servers in `debug prompt` and `debug config`, and no server process left behind."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from cli_harness import Cli, mock_provider_config, write_config
+from mcp_servers import fixture_server, hanging_server, time_server, wait_for_no_leftovers
+
+from strata_providers.testing import ScriptedServer
+
+Scripted = Callable[[list[dict[str, Any]]], ScriptedServer]
+FAILED_LINE = 'MCP server "stuck" failed: did not start within 1000 ms (its tools are not offered)'
+
+
+def _config(base_url: str, mcp: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {**mock_provider_config(base_url), "mcp": mcp, **extra}
+
+
+def test_mcp_list_shows_each_servers_status_reason_and_tool_count(cli: Cli) -> None:
+    servers = {
+        "time": time_server(),
+        "stuck": hanging_server(timeout=1000),
+        "off": fixture_server(enabled=False),
+    }
+    write_config(cli.project, {"mcp": servers})
+    shown = cli("mcp", "list")
+    as_json = cli("mcp", "list", "--json")
+    assert shown.returncode == 0, shown.stderr
+    rows = [line.split(None, 3) for line in shown.stdout.splitlines()]
+    assert rows == [
+        ["NAME", "STATUS", "TOOLS", "DETAIL"],
+        ["off", "disabled", "0"],
+        ["stuck", "failed", "0", "did not start within 1000 ms"],
+        ["time", "connected", "2"],
+    ]
+    assert json.loads(as_json.stdout)[2] == {
+        "name": "time",
+        "status": "connected",
+        "tools": ["time_get_current_time", "time_convert_time"],
+    }
+    assert wait_for_no_leftovers() == []
+
+
+def test_mcp_list_without_servers_says_how_to_add_them(cli: Cli) -> None:
+    shown = cli("mcp", "list")
+    assert shown.returncode == 0 and '"mcp"' in shown.stdout
+
+
+def test_a_run_reports_a_failed_server_once_on_stderr_and_answers(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Hello."}])
+    write_config(cli.project, _config(server.base_url, {"stuck": hanging_server(timeout=1000), "time": time_server()}))
+    result = cli("run", "say hello")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Hello."
+    assert result.stderr.count(FAILED_LINE) == 1
+    tools = [t["function"]["name"] for t in server.main_requests[0].body["tools"]]
+    assert "time_convert_time" in tools
+    assert wait_for_no_leftovers() == []
+
+
+def test_a_failed_server_is_an_mcp_event_in_json_output(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Hello."}])
+    write_config(cli.project, _config(server.base_url, {"stuck": hanging_server(timeout=1000)}))
+    result = cli("run", "--format", "json", "say hello")
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    (failed,) = [e for e in events if e["type"] == "mcp"]
+    assert {k: failed[k] for k in ("server", "status", "error")} == {
+        "server": "stuck",
+        "status": "failed",
+        "error": "did not start within 1000 ms",
+    }
+    assert events[-1]["type"] == "done" and events[-1]["ok"] is True
+
+
+def test_debug_prompt_and_config_show_the_servers_and_the_agents_mcp_tools(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([])
+    config = _config(server.base_url, {"fixture": fixture_server()}, permission={"fixture_crash": "deny"})
+    write_config(cli.project, config)
+    prompt = json.loads(cli("debug", "prompt", "--json").stdout)
+    shown = json.loads(cli("debug", "config").stdout)
+    (fixture,) = prompt["mcp"]
+    assert fixture["status"] == "connected"
+    assert "fixture_shout" in fixture["tools"] and "fixture_crash" not in fixture["tools"]
+    assert shown["mcp"][0]["name"] == "fixture" and "fixture_crash" in shown["mcp"][0]["tools"]
+    assert shown["config"]["mcp"]["fixture"]["type"] == "local"
+    assert wait_for_no_leftovers() == []
