@@ -4,6 +4,8 @@ JSON event, the servers in `debug prompt` and `debug config`, and no server proc
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -87,4 +89,40 @@ def test_debug_prompt_and_config_show_the_servers_and_the_agents_mcp_tools(cli: 
     assert "fixture_shout" in fixture["tools"] and "fixture_crash" not in fixture["tools"]
     assert shown["mcp"][0]["name"] == "fixture" and "fixture_crash" in shown["mcp"][0]["tools"]
     assert shown["config"]["mcp"]["fixture"]["type"] == "local"
+    assert wait_for_no_leftovers() == []
+
+
+PROBE = """
+import json, os, sys
+real_exit = os._exit
+
+def leave(code):
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] == "mcp" or m.startswith("strata_core.mcp"))
+    sys.stderr.write("LOADED " + json.dumps(loaded) + "\\n")
+    sys.stderr.flush()
+    real_exit(code)
+
+os._exit = leave
+sys.argv = ["strata", "run", "say hello"]
+from strata_cli.main import main
+main()
+"""
+
+
+def _loaded_by_a_run(cli: Cli) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=cli.project, env=dict(cli.env), capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stderr.splitlines() if line.startswith("LOADED ")]
+    loaded: list[str] = json.loads(line.removeprefix("LOADED "))
+    return loaded
+
+
+def test_a_run_without_an_mcp_block_never_imports_the_mcp_sdk(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Hello."}, {"text": "Hello again."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    assert _loaded_by_a_run(cli) == []
+    write_config(cli.project, _config(server.base_url, {"time": time_server()}))
+    assert {"mcp", "strata_core.mcp.servers"} <= set(_loaded_by_a_run(cli))
     assert wait_for_no_leftovers() == []
