@@ -208,3 +208,16 @@ async def test_cancelling_a_turn_cancels_a_running_mcp_call(project: Path, env: 
         (part,) = tool_parts(await stored(runtime, session.id))
     assert isinstance(part.state, ToolStateError)
     assert len(server.main_requests) == 1
+
+
+@pytest.mark.anyio
+async def test_a_subagent_is_offered_mcp_tools_under_the_caps_it_inherits(project: Path, env: dict[str, str]) -> None:
+    task = {"description": "Look it up", "prompt": "Look up a word", "subagent_type": "general"}
+    script: Script = [{"tool_calls": [call("task", task)]}, {"text": "Looked up."}, {"text": "Done."}]
+    config = {"mcp": {"fixture": fixture_server()}, "experimental": {"primary_tools": ["fixture_shout"]}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "delegate"))
+    primary, subagent = (set(offered(request.body)) for request in server.main_requests[:2])
+    assert {"fixture_shout", "fixture_look_up"} <= primary
+    assert "fixture_look_up" in subagent and "fixture_shout" not in subagent
