@@ -4,12 +4,14 @@ JSON event, the servers in `debug prompt` and `debug config`, and no server proc
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
-from cli_harness import Cli, mock_provider_config, write_config
+from cli_harness import STRATA, Cli, mock_provider_config, write_config
 from mcp_servers import fixture_server, hanging_server, time_server, wait_for_no_leftovers
 
 from strata_providers.testing import ScriptedServer
@@ -125,4 +127,26 @@ def test_a_run_without_an_mcp_block_never_imports_the_mcp_sdk(cli: Cli, scripted
     assert _loaded_by_a_run(cli) == []
     write_config(cli.project, _config(server.base_url, {"time": time_server()}))
     assert {"mcp", "strata_core.mcp.servers"} <= set(_loaded_by_a_run(cli))
+    assert wait_for_no_leftovers() == []
+
+
+def test_ctrl_c_during_an_mcp_call_ends_the_run_and_its_servers(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"tool_calls": [{"name": "fixture_wait_forever", "arguments": {}}]}, {"text": "Never."}])
+    started = cli.project.parent / "call-started"
+    fixture = fixture_server(environment={"MCP_FIXTURE_STARTED": str(started)})
+    write_config(cli.project, _config(server.base_url, {"fixture": fixture}))
+    process = subprocess.Popen(
+        [str(STRATA), "run", "wait"], cwd=cli.project, env=dict(cli.env), stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not started.exists():
+            assert process.poll() is None and time.monotonic() < deadline, "the MCP call never started"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 130
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     assert wait_for_no_leftovers() == []

@@ -4,7 +4,8 @@ transport on 127.0.0.1:PORT/sse.
 
 Its tools cover what a client must convert: text, an image, an embedded resource, an `isError` result, a call that
 kills the server mid-call, a call that never returns (for abort), and a name that needs sanitising (`look.up`).
-`MCP_FIXTURE_HANG=1` makes it hang before it answers `initialize` (a server that never starts).
+`MCP_FIXTURE_HANG=1` makes it hang before it answers `initialize` (a server that never starts);
+`MCP_FIXTURE_STARTED=FILE` makes `wait_forever` write FILE when it is called.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import base64
 import os
 import sys
 import time
+from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -61,6 +63,9 @@ def crash() -> str:
 
 @server.tool(description="Never returns.")
 def wait_forever() -> str:
+    started = os.environ.get("MCP_FIXTURE_STARTED")
+    if started:  # tells a test the call is under way
+        Path(started).write_text("started")
     while True:
         time.sleep(1)
 
