@@ -5,7 +5,8 @@ transport on 127.0.0.1:PORT/sse.
 Its tools cover what a client must convert: text, an image, an embedded resource, an `isError` result, a call that
 kills the server mid-call, a call that never returns (for abort), and a name that needs sanitising (`look.up`).
 `MCP_FIXTURE_HANG=1` makes it hang before it answers `initialize` (a server that never starts);
-`MCP_FIXTURE_STARTED=FILE` makes `wait_forever` write FILE when it is called.
+`MCP_FIXTURE_STARTED=FILE` makes `wait_forever` write FILE when it is called; `MCP_FIXTURE_INSTRUCTIONS` is
+what it tells clients at `initialize`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ PIXEL = base64.b64encode(
     )
 ).decode()
 
-server = MCPServer("fixture", instructions=None, log_level="ERROR")
+server = MCPServer("fixture", instructions=os.environ.get("MCP_FIXTURE_INSTRUCTIONS"), log_level="ERROR")
 
 
 @server.tool(description="Echo the given text back, upper-cased.")

@@ -22,6 +22,14 @@ def _marked(environment: dict[str, str] | None = None) -> dict[str, str]:
     return {OWNER: str(os.getpid()), **(environment or {})}
 
 
+def marked(servers: dict[str, Any]) -> dict[str, Any]:
+    """`mcp` entries of a recorded config, each local one given the leftover marker."""
+    return {
+        name: {**server, "environment": _marked(server.get("environment"))} if server["type"] == "local" else server
+        for name, server in servers.items()
+    }
+
+
 def time_server(**extra: Any) -> dict[str, Any]:
     """`mcp-server-time` from PyPI (a dev dependency), run by this interpreter."""
     environment = _marked(extra.pop("environment", None))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_harness import ask, engine, scripted
-from mcp_servers import http_fixture_server, time_server
+from mcp_servers import FIXTURE_SERVER, http_fixture_server, marked, time_server
 
 FIXTURES = Path(__file__).parents[1] / "oracle_fixtures"
 CAPTURE = FIXTURES / "captures" / "opencode-mcp-tools"
@@ -98,3 +99,29 @@ def test_results_text_errors_resources_and_listings_are_what_opencode_sent(
     )
     assert resource == their_resource
     assert _results(strata_requests[3])[-2:] == _results(_recorded("004.json"))[-2:]
+
+
+INSTRUCTIONS = re.compile(r"<mcp_instructions>\n.*?\n</mcp_instructions>\n", re.DOTALL)
+
+
+@pytest.mark.anyio
+async def test_servers_instructions_reach_the_system_prompt_as_opencode_puts_them(tmp_path: Path) -> None:
+    """`captures/opencode-mcp-instructions` (config in `mcp-instructions/opencode.json`): two servers that send
+    instructions, one whose every tool is denied; only the other's words go in, between the env block (and
+    instruction files) and the skills."""
+    project = tmp_path / "work"
+    project.mkdir()
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    written = (FIXTURES / "mcp-instructions" / "opencode.json").read_text()
+    written = written.replace("__PYTHON__", sys.executable).replace("__FIXTURE_SERVER__", str(FIXTURE_SERVER))
+    config = json.loads(written)
+    extra = {"mcp": marked(config["mcp"]), "permission": config["permission"]}
+    async with scripted([{"text": "Fine."}]) as server, engine(project, env, server, extra_config=extra) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "hello"))
+    ours = server.main_requests[0].body["messages"][0]["content"]
+    theirs = _recorded("../opencode-mcp-instructions/001.json")["messages"][0]["content"]
+    (block,) = INSTRUCTIONS.findall(theirs)
+    assert INSTRUCTIONS.findall(ours) == [block]
+    assert ours.index("</env>\n") + len("</env>\n") == ours.index(block)
+    assert ours.index(block) + len(block) == ours.index("Skills provide")

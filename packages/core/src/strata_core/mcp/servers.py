@@ -23,6 +23,7 @@ from strata_core.config.schema import McpLocalConfig, McpRemoteConfig, McpServer
 from strata_core.mcp.connection import McpStatus, ServerConnection
 from strata_core.mcp.resource_tools import resource_tools
 from strata_core.mcp.tools import McpTool, tool_name
+from strata_core.permission.rules import Ruleset, disabled
 from strata_core.tool.contract import Tool
 
 DISABLED = McpStatus("disabled")
@@ -54,6 +55,27 @@ class McpServers:
         if any(c.has_resources for c in connected):
             offered.extend(resource_tools(self))
         return offered
+
+    async def system_block(self, ruleset: Ruleset) -> str | None:
+        """`<mcp_instructions>`: each connected server's own instructions, as OpenCode adds them to the
+        system prompt, for the servers the caller may use at least one tool of (sorted by name)."""
+        await self.started()
+        servers = []
+        for connection in sorted(self.connections.values(), key=lambda c: c.name):
+            names = [tool_name(connection.name, tool.name) for tool in connection.tools]
+            usable = not names or len(disabled(names, ruleset)) < len(names)
+            if connection.status.status == "connected" and connection.instructions and usable:
+                servers.append(connection)
+        if not servers:
+            return None
+        lines = ["<mcp_instructions>"]
+        for connection in servers:
+            assert connection.instructions is not None
+            lines.append(f'  <server name="{connection.name}">')
+            lines += [f"    {line}" for line in connection.instructions.split("\n")]
+            lines.append("  </server>")
+        lines.append("</mcp_instructions>")
+        return "\n".join(lines)
 
     def resource_servers(self) -> list[ServerConnection]:
         return sorted((c for c in self.connections.values() if c.has_resources), key=lambda c: c.name)

@@ -17,7 +17,7 @@ from typing import Protocol
 from attrs import define, frozen
 
 from strata_core.llm import ModelInfo, ToolDefinition
-from strata_core.permission.rules import disabled
+from strata_core.permission.rules import Ruleset, disabled
 from strata_core.tool.builtin.invalid import NAME as INVALID
 from strata_core.tool.contract import Tool, ToolTarget
 
@@ -53,6 +53,10 @@ class ToolSource(Protocol):
 
     async def tools(self) -> Sequence[Tool]: ...
 
+    async def system_block(self, ruleset: Ruleset) -> str | None:
+        """What the source adds to the system prompt for a caller with `ruleset` (the servers' instructions)."""
+        ...
+
 
 @define
 class ToolRegistry:
@@ -60,6 +64,11 @@ class ToolRegistry:
 
     tools: Sequence[Tool]
     sources: Sequence[ToolSource] = ()
+
+    async def system_blocks(self, ruleset: Ruleset) -> str | None:
+        """The sources' additions to the system prompt, joined; None when they add nothing."""
+        blocks = [block for source in self.sources if (block := await source.system_block(ruleset))]
+        return "\n".join(blocks) or None
 
     def get(self, name: str) -> Tool | None:
         return next((tool for tool in self.tools if tool.name == name), None)
