@@ -82,13 +82,16 @@ def test_a_failed_server_is_an_mcp_event_in_json_output(cli: Cli, scripted: Scri
 
 def test_debug_prompt_and_config_show_the_servers_and_the_agents_mcp_tools(cli: Cli, scripted: Scripted) -> None:
     server = scripted([])
-    config = _config(server.base_url, {"fixture": fixture_server()}, permission={"fixture_crash": "deny"})
+    fixture = fixture_server(environment={"MCP_FIXTURE_INSTRUCTIONS": "Shout with fixture_shout."})
+    config = _config(server.base_url, {"fixture": fixture}, permission={"fixture_crash": "deny"})
     write_config(cli.project, config)
     prompt = json.loads(cli("debug", "prompt", "--json").stdout)
     shown = json.loads(cli("debug", "config").stdout)
-    (fixture,) = prompt["mcp"]
-    assert fixture["status"] == "connected"
-    assert "fixture_shout" in fixture["tools"] and "fixture_crash" not in fixture["tools"]
+    (shown_fixture,) = prompt["mcp"]
+    assert shown_fixture["status"] == "connected"
+    assert "fixture_shout" in shown_fixture["tools"] and "fixture_crash" not in shown_fixture["tools"]
+    assert '<mcp_instructions>\n  <server name="fixture">\n    Shout with fixture_shout.' in prompt["system"]
+    assert {"kind": "mcp", "source": "mcp", "chars": 106} in prompt["layers"]
     assert shown["mcp"][0]["name"] == "fixture" and "fixture_crash" in shown["mcp"][0]["tools"]
     assert shown["config"]["mcp"]["fixture"]["type"] == "local"
     assert wait_for_no_leftovers() == []

@@ -35,22 +35,26 @@ async def server_views(servers: McpServers) -> list[ServerView]:
     ]
 
 
-async def configured_views(container: AppContainer, config: ConfigInfo) -> list[ServerView]:
-    """Start the config's servers (no runtime, no model), look at them, close them."""
+async def start_servers(stack: AsyncExitStack, container: AppContainer, config: ConfigInfo) -> McpServers | None:
+    """The config's servers started (no runtime, no model) until `stack` closes; None without an `mcp` block."""
     if not config.blocks.mcp:
-        return []
+        return None
     from strata_core.mcp import McpServersRunning
 
+    running = McpServersRunning(
+        config.blocks.mcp,
+        env=container.env(),
+        directory=container.directory(),
+        default_timeout_ms=config.blocks.experimental.mcp_timeout,
+    )
+    return await stack.enter_async_context(running)
+
+
+async def configured_views(container: AppContainer, config: ConfigInfo) -> list[ServerView]:
+    """Start the config's servers, look at them, close them."""
     async with AsyncExitStack() as stack:
-        servers = await stack.enter_async_context(
-            McpServersRunning(
-                config.blocks.mcp,
-                env=container.env(),
-                directory=container.directory(),
-                default_timeout_ms=config.blocks.experimental.mcp_timeout,
-            )
-        )
-        return await server_views(servers)
+        servers = await start_servers(stack, container, config)
+        return await server_views(servers) if servers is not None else []
 
 
 def offered_to(views: Sequence[ServerView], ruleset: Sequence[Rule]) -> list[ServerView]:

@@ -133,10 +133,12 @@ def skill_list(directory: Path | None, as_json: bool) -> None:
 @options.json_output
 def prompt(directory: Path | None, agent: str | None, model: str | None, as_json: bool) -> None:
     """The exact system prompt a turn would send, and the layers it is made of (no model is called)."""
+    from contextlib import AsyncExitStack
+
     import anyio
 
     from strata_cli.app import build_container, load_config, pick_agent, pick_model_info
-    from strata_cli.mcp_view import ServerView, configured_views, offered_to, views_json
+    from strata_cli.mcp_view import ServerView, offered_to, server_views, start_servers, views_json
     from strata_core.prompt.system import AssembledSystemPrompt
 
     container = build_container(options.resolve_directory(directory))
@@ -145,8 +147,12 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
         config = await load_config(container)
         chosen = await pick_agent(container.core.agents(), agent)
         info = pick_model_info(container.models.catalog(), config, chosen, model)
-        servers = offered_to(await configured_views(container, config), chosen.permission)
-        return chosen.name, info.ref, await container.core.system_prompt().build(chosen, info, None, False), servers
+        async with AsyncExitStack() as stack:
+            servers = await start_servers(stack, container, config)
+            views = offered_to(await server_views(servers), chosen.permission) if servers else []
+            block = await servers.system_block(chosen.permission) if servers else None
+        built = await container.core.system_prompt().build(chosen, info, None, False, mcp=block)
+        return chosen.name, info.ref, built, views
 
     agent_name, model_ref, assembled, servers = anyio.run(assemble)
     layers = [{"kind": layer.kind, "source": layer.source, "chars": layer.chars} for layer in assembled.layers]

@@ -13,7 +13,7 @@ from datetime import date
 from typing import Literal, TypeAlias
 
 import anyio
-from attrs import define, field, frozen
+from attrs import define, evolve, field, frozen
 
 from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo
@@ -210,7 +210,8 @@ class SystemPromptService:
         return SystemPromptParts(found.environment, found.instructions, found.skills)
 
     async def build(
-        self, agent: AgentInfo, model: ModelInfo, user_system: str | None, json_schema: bool
+        self, agent: AgentInfo, model: ModelInfo, user_system: str | None, json_schema: bool, mcp: str | None = None
     ) -> AssembledSystemPrompt:
-        """The whole system prompt for one model call of a normal turn."""
-        return assemble(agent, model, await self.gather(agent, model), user_system, json_schema)
+        """The whole system prompt for one model call of a normal turn (`mcp`: the servers' instructions)."""
+        parts = evolve(await self.gather(agent, model), mcp=mcp)
+        return assemble(agent, model, parts, user_system, json_schema)
