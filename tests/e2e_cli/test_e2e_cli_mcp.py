@@ -153,3 +153,12 @@ def test_ctrl_c_during_an_mcp_call_ends_the_run_and_its_servers(cli: Cli, script
             process.kill()
             process.wait()
     assert wait_for_no_leftovers() == []
+
+
+def test_session_commands_start_no_server(cli: Cli) -> None:
+    spawned = cli.project.parent / "spawned"
+    write_config(cli.project, {"mcp": {"spy": {"type": "local", "command": ["sh", "-c", f"touch {spawned}"]}}})
+    listed = cli("session", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert not spawned.exists()
+    assert cli("mcp", "list").returncode == 0 and spawned.exists()  # the same entry does start where it should

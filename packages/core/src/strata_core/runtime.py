@@ -102,6 +102,8 @@ class Runtime:
 class _StoreChoice:
     store_path: Path | None
     in_memory: bool
+    mcp: bool = True
+    """Whether the config's MCP servers are started (not for a runtime that only reads sessions)."""
 
 
 class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
@@ -172,7 +174,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         """Start the config's MCP servers in the background (each bounded by its timeout) and offer their
         tools; closed with the runtime, before the store."""
         c = self._container
-        if not config.blocks.mcp or _overridden(c.tool_sources):
+        if not self._choice.mcp or not config.blocks.mcp or _overridden(c.tool_sources):
             return None
         # Imported here: a config without servers never loads the MCP SDK (~100 ms of imports).
         from strata_core.mcp.servers import McpServersRunning
@@ -232,6 +234,7 @@ def open_runtime(
     permission_mode: PermissionMode | None = None,
     url_fetcher: UrlFetcher | None = None,
     container: CoreContainer | None = None,
+    mcp: bool = True,
 ) -> AbstractAsyncContextManager[Runtime]:
     """`async with open_runtime(directory, env, ...) as runtime:` — the core, ready to run turns.
 
@@ -246,6 +249,7 @@ def open_runtime(
     - `permission_mode`: who answers permission questions (default: the container's, "interactive").
     - `url_fetcher`: how instruction URLs are fetched (default: over HTTP).
     - `container`: a `CoreContainer` configured by the caller; the runtime opens on a copy of it.
+    - `mcp`: start the config's MCP servers (default); False for a runtime that runs no turn.
     """
     if store is not None and (store_path is not None or in_memory_store):
         raise RuntimeOptionsError("open_runtime: pass either store= or store_path=/in_memory_store=, not both")
@@ -269,4 +273,4 @@ def open_runtime(
     for name, value in overrides.items():
         if value is not None:
             getattr(c, name).override(providers.Object(value))
-    return _OpenRuntime(c, model_resolver_factory, _StoreChoice(store_path, in_memory_store))
+    return _OpenRuntime(c, model_resolver_factory, _StoreChoice(store_path, in_memory_store, mcp))
