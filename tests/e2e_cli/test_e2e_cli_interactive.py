@@ -262,7 +262,7 @@ def test_an_mcp_tools_ask_is_answered_in_the_terminal_and_mcp_shows_the_servers(
     term = terminal()
     term.expect("build >")
     term.send("/mcp\r")
-    term.expect("fixture connected 6")
+    term.expect("fixture connected 7")
     term.expect("build >")
     term.send("shout quietly\r")
     term.expect("Permission needed: fixture_shout")

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import EmbeddedResource, ImageContent, TextContent, TextResourceContents
 
@@ -55,6 +55,13 @@ def picture() -> list[TextContent | ImageContent | EmbeddedResource]:
         ImageContent(type="image", data=PIXEL, mime_type="image/png"),
         EmbeddedResource(type="resource", resource=note),
     ]
+
+
+@server.tool(description="Says which X-Test header the request came with (over HTTP).")
+def header(ctx: Context) -> str:
+    request = ctx.request_context.request
+    headers = getattr(request, "headers", None)
+    return str(headers.get("x-test") if headers is not None else None)
 
 
 @server.tool(description="Kills the server in the middle of the call.")

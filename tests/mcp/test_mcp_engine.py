@@ -169,13 +169,27 @@ async def test_an_ask_rule_asks_before_the_call_and_a_refusal_stops_the_turn(
 async def test_a_remote_server_that_speaks_only_sse_is_reached_by_the_fallback(
     project: Path, env: dict[str, str]
 ) -> None:
-    script: Script = [{"tool_calls": [call("old_shout", {"text": "hi"})]}, {"text": "Done."}]
+    script: Script = [
+        {"tool_calls": [call("old_shout", {"text": "hi"}), call("old_header", {}, "c2")]},
+        {"text": "Done."},
+    ]
     with http_fixture_server("sse") as url:
         config = {"mcp": {"old": {"type": "remote", "url": url, "headers": {"X-Test": "1"}}}}
         async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
             session = await runtime.sessions.create()
             await runtime.loop.prompt(ask(session.id, "shout"))
-    assert tool_results(server.main_requests[1].body) == ["HI"]
+    assert tool_results(server.main_requests[1].body) == ["HI", "1"]
+
+
+@pytest.mark.anyio
+async def test_a_remote_server_gets_the_configured_headers(project: Path, env: dict[str, str]) -> None:
+    script: Script = [{"tool_calls": [call("remote_header", {})]}, {"text": "Done."}]
+    with http_fixture_server() as url:
+        config = {"mcp": {"remote": {"type": "remote", "url": url, "headers": {"X-Test": "secret-1"}}}}
+        async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+            session = await runtime.sessions.create()
+            await runtime.loop.prompt(ask(session.id, "which header?"))
+    assert tool_results(server.main_requests[1].body) == ["secret-1"]
 
 
 @pytest.mark.anyio

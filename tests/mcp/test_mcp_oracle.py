@@ -78,7 +78,7 @@ def test_the_same_tools_are_offered_under_the_same_names(strata_requests: list[d
 def test_mcp_tools_carry_the_servers_descriptions_and_opencodes_schemas(strata_requests: list[dict[str, Any]]) -> None:
     ours, theirs = _tools(strata_requests[0]), _tools(_recorded("001.json"))
     mcp_tools = [name for name in theirs if MCP_TOOL.search(name)]
-    assert len(mcp_tools) == 11
+    assert len(mcp_tools) == 12
     for name in mcp_tools:
         assert _without_descriptions(ours[name]["parameters"]) == _without_descriptions(theirs[name]["parameters"])
         if not name.endswith("mcp_resources") and "mcp_resource" not in name:
