@@ -121,12 +121,17 @@ async def test_a_server_that_crashes_mid_call_gives_a_tool_error_and_the_next_tu
     async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
         session = await runtime.sessions.create()
         with anyio.fail_after(30):
-            await runtime.loop.prompt(ask(session.id, "crash it"))
-            answer = await runtime.loop.prompt(ask(session.id, "and now?"))
+            reported = await _prompt_collecting_failures(runtime, session.id, "crash it")
+            reported += await _prompt_collecting_failures(runtime, session.id, "and now?")
         history = await stored(runtime, session.id)
+        assert runtime.mcp is not None
+        statuses = await runtime.mcp.started()
     crashed, after = tool_parts(history)
     assert isinstance(crashed.state, ToolStateError) and isinstance(after.state, ToolStateError)
-    assert texts(answer) == ["Still answering."]
+    assert after.state.error == 'MCP server "fixture" is not connected (Connection closed)'
+    assert [(f.server, f.error) for f in reported] == [("fixture", "Connection closed")]
+    assert statuses == {"fixture": McpStatus("failed", "Connection closed")}
+    assert texts(history[-1]) == ["Still answering."]
     assert len(server.main_requests) == 4
 
 

@@ -32,6 +32,9 @@ from strata_core.mcp.launch import local_launch
 START_TIMEOUT_MS = 30_000
 """How long a server without a `timeout` may take to start (OpenCode's default)."""
 
+PING_SECONDS = 2.0
+"""How long a server whose call failed has to answer a ping before it counts as gone."""
+
 StatusName: TypeAlias = Literal["connected", "failed", "disabled"]
 ServerConfig: TypeAlias = McpLocalConfig | McpRemoteConfig
 
@@ -98,7 +101,12 @@ class ServerConnection:
         self._scope.cancel()
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
-        result = await self._live().call_tool(name, dict(arguments), read_timeout_seconds=self._seconds())
+        session = self._live()
+        try:
+            result = await session.call_tool(name, dict(arguments), read_timeout_seconds=self._seconds())
+        except Exception:
+            await self._check_alive(session)
+            raise
         if not isinstance(result, types.CallToolResult):
             raise RuntimeError(f"MCP server {self.name!r} answered tools/call with {type(result).__name__}")
         return result
@@ -191,6 +199,17 @@ class ServerConnection:
     async def _sse_streams(self, stack: AsyncExitStack) -> Any:
         assert isinstance(self.config, McpRemoteConfig)
         return await stack.enter_async_context(sse_client(self.config.url, headers=dict(self.config.headers)))
+
+    async def _check_alive(self, session: ClientSession) -> None:
+        """After a failed call: a server that no longer answers a ping is failed ("Connection closed", as
+        OpenCode says) and its process ended, so later calls fail at once and status shows it."""
+        try:
+            with anyio.fail_after(PING_SECONDS):
+                await session.send_ping()
+        except Exception:
+            self.status = McpStatus("failed", "Connection closed")
+            self._session = None
+            self._scope.cancel()
 
     def _settle(self, status: McpStatus) -> None:
         if not self._settled.is_set():
