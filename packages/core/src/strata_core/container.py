@@ -54,7 +54,7 @@ from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_core.tool.builtin.defaults import builtin_tools
 from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore
 from strata_core.tool.contract import Tool
-from strata_core.tool.registry import ToolRegistry
+from strata_core.tool.registry import ToolRegistry, ToolSource
 from strata_core.tool.runner import run_call
 from strata_core.tool.truncation import Truncation
 
@@ -161,6 +161,8 @@ class ToolsContainer(containers.DeclarativeContainer):
     """Variables shell commands must not see: the API keys' (the composition root adds its catalogue's)."""
     custom_tools: providers.Provider[Sequence[Tool]] = providers.Object(())
     """Tools of the application, offered alongside the built-ins (`open_runtime(..., tools=[...])`)."""
+    tool_sources: providers.Provider[Sequence[ToolSource]] = providers.Object(())
+    """Tools known once something has started: the runtime puts the MCP servers here when configured."""
     plan_exit: providers.Dependency[Tool | None] = providers.Dependency(default=None)
     """Experimental plan mode's tool, or None when it is not offered (`plan_exit_offered`)."""
 
@@ -178,7 +180,7 @@ class ToolsContainer(containers.DeclarativeContainer):
         plan_exit=plan_exit,
     )
     tools = providers.Singleton(with_custom_tools, builtins, custom_tools)
-    registry = providers.Singleton(ToolRegistry, tools=tools)
+    registry = providers.Singleton(ToolRegistry, tools=tools, sources=tool_sources)
     execute_tool: providers.Provider[ToolExecutor] = providers.Singleton(partial, run_call, truncation=truncation)
 
 
@@ -278,6 +280,8 @@ class CoreContainer(containers.DeclarativeContainer):
     todos: providers.Provider[TodoStore] = providers.Singleton(InMemoryTodoStore)
     hidden_env: providers.Provider[Collection[str]] = providers.Object(DEFAULT_HIDDEN_ENV)
     custom_tools: providers.Provider[Sequence[Tool]] = providers.Object(())
+    tool_sources: providers.Provider[Sequence[ToolSource]] = providers.Object(())
+    """Run-time tool sources: the runtime puts the MCP servers here when the config has any."""
 
     ids = providers.Singleton(Ids, clock=clock, entropy=id_entropy)
 
@@ -323,6 +327,7 @@ class CoreContainer(containers.DeclarativeContainer):
         todos=todos,
         hidden_env=hidden_env,
         custom_tools=custom_tools,
+        tool_sources=tool_sources,
         plan_exit=plan_exit,
     )
     engine_part = providers.Container(

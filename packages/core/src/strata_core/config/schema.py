@@ -131,6 +131,8 @@ class CommandConfig:
 
 
 MCP_TIMEOUT = "a positive whole number of milliseconds"
+"""`timeout` bounds a server's start (connect and tool listing; 30 s without one, as OpenCode) and each of its
+requests (without one, `experimental.mcp_timeout`, else the MCP SDK's 60 s), as OpenCode 1.18.33 uses it."""
 
 
 @frozen
@@ -139,6 +141,7 @@ class McpLocalConfig:
 
     type: Literal["local"] = setting(c.one_of("local"), default="local")
     command: tuple[str, ...] = setting(c.strings("the command and its arguments, as a list of strings"), factory=tuple)
+    cwd: str | None = setting(c.string("a directory (relative paths resolve from the project directory)"))
     environment: Mapping[str, str] = setting(c.string_map(), factory=dict)
     enabled: bool | None = setting(c.boolean())
     timeout: int | None = setting(c.whole(MCP_TIMEOUT, minimum=1))
