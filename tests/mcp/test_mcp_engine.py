@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from mcp_servers import fixture_server, hanging_server, http_fixture_server, tim
 from strata_core.bus import McpServerFailed, PartUpdated
 from strata_core.mcp import McpStatus
 from strata_core.message import ToolPart, ToolStateCompleted, ToolStateError, ToolStateRunning
+from strata_core.redaction import REDACTED
 
 
 def offered(body: dict[str, Any]) -> dict[str, Any]:
@@ -194,7 +196,9 @@ async def test_a_remote_server_gets_the_configured_headers(project: Path, env: d
         async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
             session = await runtime.sessions.create()
             await runtime.loop.prompt(ask(session.id, "which header?"))
-    assert tool_results(server.main_requests[1].body) == ["secret-1"]
+    # The server echoed the header it got; a configured header value is a credential, so the model sees it hidden.
+    assert tool_results(server.main_requests[1].body) == [REDACTED]
+    assert "secret-1" not in json.dumps(server.main_requests[1].body)
 
 
 @pytest.mark.anyio
