@@ -40,20 +40,25 @@ _ENV_TOKEN = re.compile(r"\{env:([^}]+)\}")
 _FILE_TOKEN = re.compile(r"\{file:([^}]+)\}")
 
 
-def read_config_file(path: Path, env: Mapping[str, str], home: Path) -> dict[str, Any] | None:
-    """A config file's checked content, or None when the file does not exist."""
+def read_config_file(
+    path: Path, env: Mapping[str, str], home: Path, seen_env: set[str] | None = None
+) -> dict[str, Any] | None:
+    """A config file's checked content, or None when the file does not exist; `seen_env` collects the names
+    its `{env:}` tokens read."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read config file: {error}", path=path) from error
-    return parse_config_text(text, path, env=env, home=home, base_dir=path.parent)
+    return parse_config_text(text, path, env=env, home=home, base_dir=path.parent, seen_env=seen_env)
 
 
-def parse_config_text(text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path) -> dict[str, Any]:
+def parse_config_text(
+    text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path, seen_env: set[str] | None = None
+) -> dict[str, Any]:
     """Substitute, parse JSONC and check one source; `source` names it in errors."""
-    text = substitute(text, source, env=env, home=home, base_dir=base_dir)
+    text = substitute(text, source, env=env, home=home, base_dir=base_dir, seen_env=seen_env)
     if not text.strip():
         return {}  # an empty file configures nothing; not worth refusing to start over
     data = parse_jsonc(text, source)
@@ -62,12 +67,17 @@ def parse_config_text(text: str, source: Path, *, env: Mapping[str, str], home: 
     return check_config(data, source, text)
 
 
-def substitute(text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path) -> str:
+def substitute(
+    text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path, seen_env: set[str] | None = None
+) -> str:
     """OpenCode's variables: `{env:VAR}` is inserted as is, `{file:path}` as JSON-escaped trimmed contents.
 
     `{file:}` tokens on `//` comment lines are left alone, so commenting a line out also stops its file read.
     `{env:}` values are inserted raw (OpenCode does too), which lets `"port": {env:PORT}` be a number.
+    The names read are added to `seen_env`: shell commands must not see them (a key put in a header, say).
     """
+    if seen_env is not None:
+        seen_env.update(_ENV_TOKEN.findall(text))
     text = _ENV_TOKEN.sub(lambda m: env.get(m.group(1), ""), text)
     lines = text.split("\n")
     for number, line in enumerate(lines, start=1):

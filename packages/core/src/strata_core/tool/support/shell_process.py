@@ -1,7 +1,8 @@
 """Running a shell command for the bash tool: its own process group, combined output, a deadline.
 
-The command runs as `bash -c` in a new session, so a timeout or an abort can end it *and* everything it
-started (SIGTERM to the group, SIGKILL after a grace period). Output is streamed: the caller sees progress
+The command (`bash -c`, wrapped by the sandbox) runs in a new session, so a timeout or an abort can end it
+*and* everything it started (SIGTERM to the group, SIGKILL after a grace period); when it ends by itself the
+group is killed too. What left the group (`setsid`) is ended by the sandbox's PID namespace or the reaper. Output is streamed: the caller sees progress
 after every chunk, memory holds only the recent tail, and once the output outgrows the byte limit all of it
 goes to a file under `tool-output/` as it arrives.
 """
@@ -13,7 +14,7 @@ import os
 import signal
 import subprocess
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -153,14 +154,14 @@ async def _pump(process: Process, collector: OutputCollector, done: anyio.Event)
 
 
 async def run_shell(
-    shell: str, command: str, *, cwd: Path, env: Mapping[str, str], time_limit: float, collector: OutputCollector
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], time_limit: float, collector: OutputCollector
 ) -> ShellExit:
-    """Run `command` until it exits or `time_limit` seconds pass.
+    """Run `argv` until it exits or `time_limit` seconds pass.
 
     Cancellation stops the whole process group, then propagates.
     """
     process = await anyio.open_process(
-        [shell, "-c", command],
+        list(argv),
         cwd=cwd,
         env=dict(env),
         stdin=subprocess.DEVNULL,
@@ -177,6 +178,8 @@ async def run_shell(
             if deadline.cancelled_caught:
                 code = None
                 await stop_group(process)
+            else:
+                _signal_group(process, signal.SIGKILL)  # `cmd &` left in the group ends with the call
             with anyio.move_on_after(DRAIN_SECONDS):
                 await drained.wait()
             group.cancel_scope.cancel()

@@ -1,0 +1,74 @@
+"""The bash forms that escaped the project on main (issue 12), each tried inside the sandbox, with every
+permission allowed (as `--auto` would): reading the file beside the project returns nothing of it, and writing
+beside the project changes nothing there, in workspace-write and in read-only mode."""
+
+from __future__ import annotations
+
+import pytest
+from sandbox_kit import SECRET, Site, bash_tool, needs_bwrap, run_bash
+
+from strata_core.config.schema import SandboxMode
+
+pytestmark = [pytest.mark.anyio, needs_bwrap]
+
+SECRET_FILE = "../outside/secret.txt"
+READS = {
+    "head": f"head {SECRET_FILE}",
+    "absolute-binary": f"/bin/cat {SECRET_FILE}",
+    "escaped-name": f"c\\at {SECRET_FILE}",
+    "env-prefix": f"env cat {SECRET_FILE}",
+    "command-substitution": f'cat "$(echo {SECRET_FILE})"',
+    "variable": f"F={SECRET_FILE}; cat $F",
+    "eval": f'eval "cat {SECRET_FILE}"',
+    "sh-c": f"sh -c 'cat {SECRET_FILE}'",
+    "redirect-in": f"cat < {SECRET_FILE}",
+    "symlink-made-then-read": f"ln -s {SECRET_FILE} link.txt && cat link.txt",
+    "python": f"python3 -c \"print(open('{SECRET_FILE}').read())\"",
+    "base64-to-sh": "echo Y2F0IC4uL291dHNpZGUvc2VjcmV0LnR4dA== | base64 -d | sh",
+}
+WRITES = {
+    "redirect-out": "echo PWNED > ../outside/x",
+    "tee": "echo PWNED | tee ../outside/x",
+    "sed-i": f"sed -i s/TOPSECRET/PWNED/ {SECRET_FILE}",
+}
+MODES: list[SandboxMode] = ["workspace-write", "read-only"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", READS.values(), ids=READS.keys())
+async def test_reading_beside_the_project_returns_nothing_of_it(site: Site, mode: SandboxMode, command: str) -> None:
+    result = await run_bash(bash_tool(site, mode), site, command)
+    assert SECRET not in result.output
+    assert result.metadata["exit"] != 0 or result.output.strip() in ("", "(no output)")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", WRITES.values(), ids=WRITES.keys())
+async def test_writing_beside_the_project_changes_nothing_there(site: Site, mode: SandboxMode, command: str) -> None:
+    await run_bash(bash_tool(site, mode), site, command)
+    assert sorted(path.name for path in site.outside.iterdir()) == ["secret.txt"]
+    assert site.secret.read_text() == SECRET + "\n"
+
+
+async def test_an_absolute_path_beside_the_project_is_not_there_either(site: Site) -> None:
+    result = await run_bash(bash_tool(site), site, f"cat {site.secret}; ls {site.root}")
+    assert SECRET not in result.output and "outside" not in result.output.replace(str(site.secret), "")
+
+
+async def test_the_forms_themselves_work_inside_the_project(site: Site) -> None:
+    # The escapes above fail for want of the file, not because the commands cannot run in the sandbox.
+    (site.project / "inside.txt").write_text("inside-42\n")
+    tool = bash_tool(site)
+    for command in [*READS.values()]:
+        inside = command.replace(SECRET_FILE, "inside.txt").replace("link.txt", "link2.txt")
+        if "base64" in inside:
+            inside = "echo Y2F0IGluc2lkZS50eHQ= | base64 -d | sh"
+        result = await run_bash(tool, site, inside)
+        assert "inside-42" in result.output, (inside, result.output)
+    result = await run_bash(tool, site, "echo done > x && tee y < x >/dev/null && sed -i s/done/DONE/ y && cat y")
+    assert result.output == "DONE\n"
+
+
+async def test_danger_full_access_is_what_it_says(site: Site) -> None:
+    result = await run_bash(bash_tool(site, "danger-full-access"), site, f"cat {SECRET_FILE}")
+    assert result.output == SECRET + "\n"
