@@ -2,9 +2,9 @@
 
 The command (`bash -c`, wrapped by the sandbox) runs in a new session, so a timeout or an abort can end it
 *and* everything it started (SIGTERM to the group, SIGKILL after a grace period); when it ends by itself the
-group is killed too. What left the group (`setsid`) is ended by the sandbox's PID namespace or the reaper. Output is streamed: the caller sees progress
-after every chunk, memory holds only the recent tail, and once the output outgrows the byte limit all of it
-goes to a file under `tool-output/` as it arrives.
+group is killed too. What left the group (`setsid`) is ended by the sandbox's PID namespace or the reaper.
+Output is streamed: the caller sees progress after every chunk, memory holds only the recent tail, and once
+the output outgrows the byte limit all of it goes to a file under `tool-output/` as it arrives.
 """
 
 from __future__ import annotations
