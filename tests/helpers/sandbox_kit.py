@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from strata_core.tool.builtin.bash import BashTool
 from strata_core.tool.contract import ToolContext, ToolResult
 from strata_core.tool.truncation import Truncation
 
+MetadataSink = Callable[[str | None, Mapping[str, Any]], None]
 BWRAP_PROBLEM = probe("bwrap")
 needs_bwrap = pytest.mark.skipif(
     BWRAP_PROBLEM is not None,
@@ -28,6 +30,30 @@ SECRET = "TOPSECRET-4417"
 MISSING_BWRAP = "/nonexistent/bwrap"
 """`STRATA_BWRAP` pointing here forces the no-sandbox fallback."""
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+"""PATH for commands in the tests: the system's `python3`, not a shim from the developer's home."""
+
+# The bash forms that escaped the project on main (issue 12), by the class of escape.
+SECRET_FILE = "../outside/secret.txt"
+READS = {
+    "head": f"head {SECRET_FILE}",
+    "absolute-binary": f"/bin/cat {SECRET_FILE}",
+    "escaped-name": f"c\\at {SECRET_FILE}",
+    "env-prefix": f"env cat {SECRET_FILE}",
+    "command-substitution": f'cat "$(echo {SECRET_FILE})"',
+    "variable": f"F={SECRET_FILE}; cat $F",
+    "eval": f'eval "cat {SECRET_FILE}"',
+    "sh-c": f"sh -c 'cat {SECRET_FILE}'",
+    "redirect-in": f"cat < {SECRET_FILE}",
+    "symlink-made-then-read": f"ln -s {SECRET_FILE} link.txt && cat link.txt",
+    "python": f"python3 -c \"print(open('{SECRET_FILE}').read())\"",
+    "base64-to-sh": "echo Y2F0IC4uL291dHNpZGUvc2VjcmV0LnR4dA== | base64 -d | sh",
+}
+WRITES = {
+    "redirect-out": "echo PWNED > ../outside/x",
+    "tee": "echo PWNED | tee ../outside/x",
+    "sed-i": f"sed -i s/TOPSECRET/PWNED/ {SECRET_FILE}",
+}
+
 """PATH for commands in the tests: the system's `python3`, not a shim from the developer's home."""
 
 
@@ -48,7 +74,7 @@ def make_site(tmp_path: Path) -> Site:
     root = tmp_path.resolve()
     project = root / "project"
     outside = root / "outside"
-    outside.mkdir()
+    outside.mkdir(parents=True)
     (outside / "secret.txt").write_text(SECRET + "\n")
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     return Site(root, project, outside)
@@ -65,7 +91,7 @@ def bash_tool(site: Site, mode: SandboxMode | None = "workspace-write", **settin
     )
 
 
-def tool_context(site: Site, asker: Asker | None = None) -> ToolContext:
+def tool_context(site: Site, asker: Asker | None = None, updates: MetadataSink | None = None) -> ToolContext:
     """A context whose asker allows every ask (as `--auto` would): the sandbox alone must hold."""
     return ToolContext(
         session_id="ses_sandbox",
@@ -77,7 +103,7 @@ def tool_context(site: Site, asker: Asker | None = None) -> ToolContext:
         worktree=site.project,
         model=ModelInfo(provider_id="mock", id="mock-model"),
         ask=asker or Asker(),
-        update_metadata=Updates(),
+        update_metadata=updates or Updates(),
     )
 
 

@@ -5,32 +5,12 @@ beside the project changes nothing there, in workspace-write and in read-only mo
 from __future__ import annotations
 
 import pytest
-from sandbox_kit import SECRET, Site, bash_tool, needs_bwrap, run_bash
+from sandbox_kit import READS, SECRET, SECRET_FILE, WRITES, Site, bash_tool, needs_bwrap, run_bash
 
 from strata_core.config.schema import SandboxMode
 
 pytestmark = [pytest.mark.anyio, needs_bwrap]
 
-SECRET_FILE = "../outside/secret.txt"
-READS = {
-    "head": f"head {SECRET_FILE}",
-    "absolute-binary": f"/bin/cat {SECRET_FILE}",
-    "escaped-name": f"c\\at {SECRET_FILE}",
-    "env-prefix": f"env cat {SECRET_FILE}",
-    "command-substitution": f'cat "$(echo {SECRET_FILE})"',
-    "variable": f"F={SECRET_FILE}; cat $F",
-    "eval": f'eval "cat {SECRET_FILE}"',
-    "sh-c": f"sh -c 'cat {SECRET_FILE}'",
-    "redirect-in": f"cat < {SECRET_FILE}",
-    "symlink-made-then-read": f"ln -s {SECRET_FILE} link.txt && cat link.txt",
-    "python": f"python3 -c \"print(open('{SECRET_FILE}').read())\"",
-    "base64-to-sh": "echo Y2F0IC4uL291dHNpZGUvc2VjcmV0LnR4dA== | base64 -d | sh",
-}
-WRITES = {
-    "redirect-out": "echo PWNED > ../outside/x",
-    "tee": "echo PWNED | tee ../outside/x",
-    "sed-i": f"sed -i s/TOPSECRET/PWNED/ {SECRET_FILE}",
-}
 MODES: list[SandboxMode] = ["workspace-write", "read-only"]
 
 

@@ -35,6 +35,7 @@ from strata_cli import options
     help="default: the answer streamed as text; json: one JSON event per line (see README).",
 )
 @click.option("--auto", is_flag=True, help="Approve every permission that is not denied (otherwise an `ask` fails).")
+@options.sandbox
 @options.directory
 def run(
     message: tuple[str, ...],

@@ -10,7 +10,14 @@ environment's scrubbing.
 """
 
 from strata_core.sandbox.environment import SECRET_PATTERNS, looks_secret, scrubbed_environment
-from strata_core.sandbox.sandbox import PreparedCommand, SandboxState, ShellSandbox, shell_sandbox, writable_root
+from strata_core.sandbox.sandbox import (
+    PreparedCommand,
+    SandboxState,
+    ShellSandbox,
+    describe,
+    shell_sandbox,
+    writable_root,
+)
 from strata_core.sandbox.settings import SandboxSettingError, SandboxSettings, parse_mode
 
 __all__ = [
@@ -20,6 +27,7 @@ __all__ = [
     "SandboxSettings",
     "SandboxState",
     "ShellSandbox",
+    "describe",
     "looks_secret",
     "parse_mode",
     "scrubbed_environment",

@@ -20,11 +20,13 @@ _users: Counter[Path] = Counter()
 
 
 def claim(paths: Iterable[Path]) -> list[Path]:
-    """Create a placeholder at each missing path (or join the one already made); returns those to `release`."""
+    """Create a placeholder at each of `paths` that is missing, or join the one this process already made
+    there; returns those to `release`. Deciding under the lock matters: a command that took another's
+    placeholder for a user's file would not hold it, and its removal would unprotect that command."""
     claimed: list[Path] = []
     with _lock:
         for path in paths:
-            if _users[path] == 0 and not _create(path):
+            if _users[path] == 0 and (os.path.lexists(path) or not _create(path)):
                 continue
             _users[path] += 1
             claimed.append(path)

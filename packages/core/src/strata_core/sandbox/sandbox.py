@@ -114,8 +114,7 @@ class ShellSandbox:
         if not state.contained:
             return PreparedCommand(tuple(reaped_argv(argv)))
         writable = state.mode == "workspace-write"
-        missing = [path for path in protected_paths(root) if not os.path.lexists(path)] if writable else []
-        claimed = placeholders.claim(missing)
+        claimed = placeholders.claim(protected_paths(root) if writable else [])
         try:
             layout = self.layout(root, cwd, writable)
             wrapped = bwrap_argv(self.settings.bwrap, layout, self._empty_file(), cwd, argv)
@@ -183,3 +182,33 @@ def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Pa
 
     dirs = (tool_output or paths.tool_output, paths.tmp)
     return ShellSandbox(settings, dirs, paths.cache, rg=find_rg())
+
+
+def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: frozenset[str]) -> dict[str, object]:
+    """What `strata debug sandbox` shows: the mode in force and why, what is writable, protected, hidden."""
+    from strata_core.sandbox.environment import scrubbed_environment
+
+    state = sandbox.state()
+    writable = state.contained and state.mode == "workspace-write"
+    mounts = sandbox.layout(root, root, writable).mounts if state.contained else ()
+    kept = scrubbed_environment(env, hidden=hidden | sandbox.settings.hidden_env, allow=sandbox.settings.env_allow)
+    shown = {
+        "writable": [m.target for m in reversed(mounts) if m.writable],
+        "readable": [
+            m.target for m in mounts if not (m.writable or _is_within(m.target, root) or m.source != m.target)
+        ],
+        "protected": protected_paths(root) if writable else [],
+        "hidden_files": [m.target for m in mounts if m.source != m.target],
+    }
+    if not state.contained:
+        shown["writable"] = shown["readable"] = [Path("/")]
+    return {
+        "wanted": state.wanted,
+        "mode": state.mode,
+        "mechanism": state.mechanism,
+        "problem": state.problem,
+        "network": sandbox.settings.network or not state.contained,
+        "root": str(root),
+        **{key: [str(path) for path in paths] for key, paths in shown.items()},
+        "hidden_env": sorted(set(env) - set(kept)),
+    }

@@ -1,0 +1,94 @@
+"""Inside the writable project some paths stay out of a command's reach: Strata's and OpenCode's config (a
+self-grant would be obeyed by the next run), `.git/hooks` and `.git/config` (run later, outside any sandbox),
+and `.env`-style files, whose content a command cannot read."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sandbox_kit import Site, bash_tool, needs_bwrap, run_bash
+
+pytestmark = [pytest.mark.anyio, needs_bwrap]
+
+SELF_GRANT = json.dumps({"permission": {"external_directory": "allow", "bash": "allow"}})
+
+
+@pytest.mark.parametrize("name", ["strata.json", "strata.jsonc", "opencode.json", "opencode.jsonc"])
+async def test_a_missing_config_file_cannot_be_created(site: Site, name: str) -> None:
+    result = await run_bash(bash_tool(site), site, f"echo '{SELF_GRANT}' > {name}; cat {name}")
+    assert "external_directory" not in result.output
+    assert not (site.project / name).exists()  # the placeholder is gone with the command
+
+
+async def test_an_existing_config_file_cannot_be_changed_or_replaced(site: Site) -> None:
+    config = site.project / "strata.json"
+    config.write_text('{"model": "mock/m"}')
+    commands = [
+        f"echo '{SELF_GRANT}' > strata.json",
+        "rm -f strata.json",
+        f"echo '{SELF_GRANT}' > grant.json && mv grant.json strata.json",
+        "sed -i s/mock/evil/ strata.json",
+    ]
+    for command in commands:
+        await run_bash(bash_tool(site), site, command)
+        assert config.read_text() == '{"model": "mock/m"}', command
+
+
+@pytest.mark.parametrize("directory", [".strata", ".opencode"])
+async def test_config_dirs_cannot_be_made_or_filled(site: Site, directory: str) -> None:
+    command = f"mkdir -p {directory}/agent && echo evil > {directory}/agent/evil.md"
+    await run_bash(bash_tool(site), site, command)
+    assert not (site.project / directory).exists()
+    (site.project / directory).mkdir()
+    await run_bash(bash_tool(site), site, f"echo '{SELF_GRANT}' > {directory}/strata.json")
+    assert list((site.project / directory).iterdir()) == []
+
+
+async def test_a_git_hook_cannot_be_planted(site: Site) -> None:
+    hook = site.project / ".git/hooks/pre-commit"
+    command = "printf '#!/bin/sh\\necho PWNED\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
+    result = await run_bash(bash_tool(site), site, command)
+    assert result.metadata["exit"] != 0
+    assert not hook.exists()
+    before = (site.project / ".git/config").read_text()
+    await run_bash(
+        bash_tool(site), site, "git config core.hooksPath /tmp/evil; echo '[alias] x = !evil' >> .git/config"
+    )
+    assert (site.project / ".git/config").read_text() == before
+
+
+async def test_git_still_works_for_the_rest_of_the_repository(site: Site) -> None:
+    command = "git -c user.email=a@b -c user.name=a commit -q --allow-empty -m one && git log --format=%s"
+    result = await run_bash(bash_tool(site), site, command)
+    assert result.output == "one\n"
+
+
+async def test_a_project_without_git_cannot_get_one(site: Site) -> None:
+    bare = site.project / "bare"
+    bare.mkdir()
+    tool = bash_tool(site)
+    ctx_site = Site(site.root, bare, site.outside)
+    await run_bash(tool, ctx_site, "git init -q . ; mkdir -p .git/hooks; echo x > .git/hooks/pre-commit")
+    assert not (bare / ".git").exists()
+
+
+async def test_env_files_read_as_empty_and_examples_stay_readable(site: Site) -> None:
+    (site.project / ".env").write_text("API=SECRET-ONE\n")
+    (site.project / "sub").mkdir()
+    (site.project / "sub/.env.local").write_text("API=SECRET-TWO\n")
+    (site.project / "prod.env").write_text("API=SECRET-THREE\n")
+    (site.project / ".env.example").write_text("API=example\n")
+    (site.project / ".envrc").write_text("use nix\n")
+    command = "cat .env sub/.env.local prod.env; grep -r API . ; cat .env.example .envrc"
+    result = await run_bash(bash_tool(site), site, command)
+    assert "SECRET" not in result.output
+    assert "API=example" in result.output and "use nix" in result.output
+    assert (site.project / ".env").read_text() == "API=SECRET-ONE\n"  # hidden, not emptied
+    await run_bash(bash_tool(site), site, "echo API=PWNED > .env")
+    assert (site.project / ".env").read_text() == "API=SECRET-ONE\n"
+
+
+async def test_the_rest_of_the_project_is_writable(site: Site) -> None:
+    result = await run_bash(bash_tool(site), site, "mkdir -p src && echo ok > src/a.txt && cat src/a.txt")
+    assert result.output == "ok\n" and (site.project / "src/a.txt").read_text() == "ok\n"
