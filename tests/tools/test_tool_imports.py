@@ -14,6 +14,9 @@ LAZY_MODULES = (
     "strata_core.tool.support.shell_process",
     "strata_core.tool.support.patch",
     "strata_core.tool.support.html_text",
+    "strata_core.sandbox",
+    "strata_core.sandbox.bubblewrap",
+    "strata_core.sandbox.environment",
     "html.parser",
 )
 
