@@ -37,6 +37,7 @@ MODULES = (
     "prompt_assembly",
     "history_conversion",
     "stream_decode",
+    "sandbox_cost",
 )
 README = Path(__file__).with_name("README.md")
 SUMMARY_HEADING = "## Summary"

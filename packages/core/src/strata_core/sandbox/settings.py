@@ -12,6 +12,7 @@ from pathlib import Path
 from attrs import frozen
 
 from strata_core.config.schema import SANDBOX_MODES, SandboxConfig, SandboxMode
+from strata_core.errors import StrataError
 
 MODE_VARIABLE = "STRATA_SANDBOX"
 """Overrides `sandbox.mode`; `strata run --sandbox MODE` and the interactive `--sandbox` set it."""
@@ -20,7 +21,7 @@ BWRAP_VARIABLE = "STRATA_BWRAP"
 DEFAULT_MODE: SandboxMode = "workspace-write"
 
 
-class SandboxSettingError(ValueError):
+class SandboxSettingError(StrataError, ValueError):
     """A `--sandbox`/`STRATA_SANDBOX` value that is not a mode."""
 
 
