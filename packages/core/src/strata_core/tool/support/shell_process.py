@@ -10,6 +10,7 @@ the output outgrows the byte limit all of it goes to a file under `tool-output/`
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import signal
 import subprocess
@@ -132,8 +133,36 @@ def _signal_group(process: Process, signum: int) -> None:
         pass
 
 
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc; empty where there is none)."""
+    found: list[int] = []
+    try:
+        entries = list(Path("/proc").iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
 async def stop_group(process: Process, grace: float = KILL_GRACE_SECONDS) -> None:
-    """SIGTERM the command's process group, wait a little for the shell, then SIGKILL whatever is left."""
+    """End the command and all it started, and return only once they are gone.
+
+    First the started process's own children get SIGKILL: the sandbox's init (its PID namespace dies with it,
+    and bwrap exits only once the namespace is empty) or, under the reaper, the shell (the reaper then ends
+    what is left and exits). Then, as before, SIGTERM to the group, a grace period, SIGKILL."""
+    for child in child_pids(process.pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+    with anyio.move_on_after(grace):
+        await process.wait()
     _signal_group(process, signal.SIGTERM)
     with anyio.move_on_after(grace):
         await process.wait()
