@@ -114,3 +114,26 @@ def test_debug_sandbox_says_what_is_in_force(cli: Cli) -> None:
     assert fallback["mode"] == "danger-full-access" and MISSING_BWRAP in fallback["problem"]
     flagged = json.loads(cli("debug", "sandbox", "--json", "--sandbox", "read-only").stdout)
     assert flagged["wanted"] == "read-only" and flagged["writable"] == []
+    before_the_command = json.loads(cli("--sandbox", "danger-full-access", "debug", "sandbox", "--json").stdout)
+    assert before_the_command["mode"] == "danger-full-access" and before_the_command["writable"] == ["/"]
+
+
+@needs_bwrap
+def test_a_subagents_commands_run_in_the_same_sandbox(cli: Cli, site: Site) -> None:
+    task = {"description": "Look around", "prompt": "Read the file beside the project", "subagent_type": "general"}
+    escape = {"command": "F=../outside/secret.txt; cat $F; env; echo PWNED > ../outside/x; echo x > strata.json"}
+    script = [
+        {"tool_calls": [{"name": "task", "arguments": task}]},
+        {"tool_calls": [{"name": "bash", "arguments": escape}]},
+        {"text": "Nothing there."},
+        {"text": "The subagent found nothing."},
+    ]
+    with ScriptedServer(script) as server:
+        configure(cli, server)
+        done = cli("run", "ask a subagent")
+    assert done.returncode == 0, done.stderr
+    subagent_tool_result = server.main_requests[2].body["messages"][-1]
+    assert subagent_tool_result["role"] == "tool" and "No such file or directory" in subagent_tool_result["content"]
+    assert SECRET not in subagent_tool_result["content"] and "SECRET-" not in subagent_tool_result["content"]
+    assert sorted(path.name for path in site.outside.iterdir()) == ["secret.txt"]
+    assert not (site.project / "strata.json").exists()

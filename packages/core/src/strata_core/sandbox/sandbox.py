@@ -20,7 +20,7 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxMode
 from strata_core.logging import get_logger
 from strata_core.sandbox import placeholders
-from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_argv, probe, toolchain_dirs
+from strata_core.sandbox.bubblewrap import SYSTEM_DIRS, Layout, Mount, bwrap_argv, probe, toolchain_dirs
 from strata_core.sandbox.protected import protected_paths, secret_files
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.sandbox.settings import SandboxSettings
@@ -194,9 +194,8 @@ def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: 
     kept = scrubbed_environment(env, hidden=hidden | sandbox.settings.hidden_env, allow=sandbox.settings.env_allow)
     shown = {
         "writable": [m.target for m in reversed(mounts) if m.writable],
-        "readable": [
-            m.target for m in mounts if not (m.writable or _is_within(m.target, root) or m.source != m.target)
-        ],
+        "readable": [Path(name) for name in SYSTEM_DIRS if Path(name).is_dir()]
+        + [m.target for m in mounts if not (m.writable or _is_within(m.target, root) or m.source != m.target)],
         "protected": protected_paths(root) if writable else [],
         "hidden_files": [m.target for m in mounts if m.source != m.target],
     }
