@@ -122,7 +122,7 @@ def test_debug_sandbox_says_what_is_in_force(cli: Cli) -> None:
 def test_a_subagents_commands_run_in_the_same_sandbox(cli: Cli, site: Site) -> None:
     task = {"description": "Look around", "prompt": "Read the file beside the project", "subagent_type": "general"}
     escape = {"command": "F=../outside/secret.txt; cat $F; env; echo PWNED > ../outside/x; echo x > strata.json"}
-    script = [
+    script: list[dict[str, Any]] = [
         {"tool_calls": [{"name": "task", "arguments": task}]},
         {"tool_calls": [{"name": "bash", "arguments": escape}]},
         {"text": "Nothing there."},
