@@ -1,13 +1,15 @@
-"""The cost of containing a shell command: one `bash` tool call of `true`, end to end, in each mode.
+"""The cost of containing a shell command: `true` run as a bash call, by mechanism and by mode.
 
-Rows (median wall time per call, the tool's `execute` in-process, as the engine calls it):
-- bare shell: `bash -c true` with the process runner alone, no sandbox and no reaper (what main did);
-- danger-full-access: the same under the reaper (a `python -I -S` subreaper that ends what the command left);
-- workspace-write: inside bubblewrap (mount, PID, network namespaces; the layout built and the project
-  searched for `.env` files on every call), in a project of `--files` files;
-- read-only: the same, the project bound read-only.
-The bubblewrap rows say `absent` where bwrap cannot run here. The cost added per call is the workspace-write
-row minus the bare shell row.
+Rows (median wall time per call, in-process):
+- process only (the tool's process runner, `run_shell`, on a ready argv): `bash -c true` bare, as main ran
+  it; under the reaper (a `python -I -S` child subreaper that ends what the command left); inside bwrap with
+  the workspace-write layout (mount, PID, network namespaces);
+- tool call (`BashTool.execute`, as the engine calls it: parsing, permission, the sandbox's preparation with
+  its search for `.env` files, the process): in danger-full-access (the reaper), workspace-write and
+  read-only, in a project of `--files` files.
+The bwrap rows say `absent` where bwrap cannot run here. What containment adds to a call is the
+workspace-write tool row minus the bare process row and the tool's own parsing (the danger-full-access
+tool row minus the reaper process row).
 
     uv run python -m benchmarks.sandbox_cost [--runs 30] [--files 2000]
     uv run python -m benchmarks --only sandbox_cost
@@ -28,6 +30,7 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxConfig, SandboxMode
 from strata_core.llm import ModelInfo
 from strata_core.sandbox.bubblewrap import probe
+from strata_core.sandbox.reaper import reaped_argv
 from strata_core.tool.builtin.bash import BashTool, default_shell
 from strata_core.tool.contract import ToolContext
 from strata_core.tool.support.shell_process import OutputCollector, run_shell
@@ -68,25 +71,51 @@ def _context(project: Path) -> ToolContext:
     )
 
 
-async def _bare_shell(project: Path, truncation: Truncation) -> None:
-    collector = OutputCollector(truncation, lambda _: None)
-    await run_shell([default_shell(), "-c", "true"], cwd=project, env={}, time_limit=30, collector=collector)
+async def _time_process(argv: list[str], project: Path, truncation: Truncation, runs: int) -> list[float]:
+    times: list[float] = []
+    for _ in range(runs + 2):
+        collector = OutputCollector(truncation, lambda _: None)
+        started = time.perf_counter()
+        await run_shell(argv, cwd=project, env={"PATH": "/usr/bin:/bin"}, time_limit=30, collector=collector)
+        times.append(time.perf_counter() - started)
+    return times[2:]
 
 
-async def _time_calls(mode: SandboxMode | None, project: Path, paths: StrataPaths, runs: int) -> list[float]:
+def _tool(mode: SandboxMode, paths: StrataPaths) -> BashTool:
     truncation = Truncation(paths.tool_output)
-    tool = BashTool(truncation=truncation, sandbox=SandboxConfig(mode=mode), paths=paths, settings_env={})
+    return BashTool(truncation=truncation, sandbox=SandboxConfig(mode=mode), paths=paths, settings_env={})
+
+
+async def _time_calls(mode: SandboxMode, project: Path, paths: StrataPaths, runs: int) -> list[float]:
+    tool = _tool(mode, paths)
     ctx = _context(project)
     times: list[float] = []
     for _ in range(runs + 2):  # two warm-up calls: the probe and the first imports are paid once per process
         started = time.perf_counter()
-        if mode is None:
-            await _bare_shell(project, truncation)
-        else:
-            result = await tool.execute({"command": "true"}, ctx)
-            assert result.metadata["exit"] == 0, result.output
+        result = await tool.execute({"command": "true"}, ctx)
+        assert result.metadata["exit"] == 0, result.output
         times.append(time.perf_counter() - started)
     return times[2:]
+
+
+def _process_rows(project: Path, paths: StrataPaths, runs: int, contained: bool) -> list[Result]:
+    command = [default_shell(), "-c", "true"]
+    argvs: dict[str, list[str] | None] = {"bare": command, "under the reaper": reaped_argv(command)}
+    argvs["inside bwrap (workspace-write layout)"] = None
+    if contained:
+        sandbox = _tool("workspace-write", paths).shell_sandbox()
+        prepared = sandbox.prepare(command, cwd=project, root=project)
+        sandbox.finish(prepared)  # the placeholders go; the argv still binds what exists (each missing one tried)
+        argvs["inside bwrap (workspace-write layout)"] = list(prepared.argv)
+    rows: list[Result] = []
+    for label, argv in argvs.items():
+        metric = f"process only, {label}"
+        if argv is None:
+            rows.append(Result(SCENARIO, metric, "ms", None, note="bwrap cannot run here"))
+            continue
+        times = anyio.run(_time_process, argv, project, Truncation(paths.tool_output), runs)
+        rows.append(Result(SCENARIO, metric, "ms", median(times) * 1000, runs=runs))
+    return rows
 
 
 def run(quick: bool, runs: int | None = None, files: int = 2000) -> list[Result]:
@@ -97,13 +126,15 @@ def run(quick: bool, runs: int | None = None, files: int = 2000) -> list[Result]
         root = Path(scratch)
         project = build_project(root, files)
         paths = StrataPaths.from_env({"HOME": str(root / "home")})
-        for mode, label in [(None, "bare shell (no sandbox, no reaper)"), *((m, m) for m in MODES)]:
-            if mode in ("workspace-write", "read-only") and not contained:
-                rows.append(Result(SCENARIO, f"{label}, per call", "ms", None, note="bwrap cannot run here"))
+        rows += _process_rows(project, paths, runs, contained)
+        for mode in MODES:
+            metric = f"tool call, {mode}"
+            if mode != "danger-full-access" and not contained:
+                rows.append(Result(SCENARIO, metric, "ms", None, note="bwrap cannot run here"))
                 continue
             times = anyio.run(_time_calls, mode, project, paths, runs)
-            note = f"{files} files in the project" if mode in ("workspace-write", "read-only") else ""
-            rows.append(Result(SCENARIO, f"{label}, per call", "ms", median(times) * 1000, runs=runs, note=note))
+            note = f"{files} files in the project"
+            rows.append(Result(SCENARIO, metric, "ms", median(times) * 1000, runs=runs, note=note))
     return rows
 
 

@@ -157,3 +157,18 @@ def test_one_strata_hello_run_against_each_kind_of_server(
         monkeypatch.setattr(common, "ORACLE_DIR", tmp_path / "no-oracle")
     sample = run_once(cli, HELLO)  # raises RunFailed unless it exited 0 having made the scripted call
     assert sample.returncode == 0 and "Hello!" in sample.stdout
+
+
+def test_sandbox_cost_quick_run_has_a_row_per_mechanism_and_mode() -> None:
+    from benchmarks import sandbox_cost
+
+    rows = sandbox_cost.run(quick=True, runs=1, files=20)
+    assert [row.metric for row in rows] == [
+        "process only, bare",
+        "process only, under the reaper",
+        "process only, inside bwrap (workspace-write layout)",
+        "tool call, danger-full-access",
+        "tool call, workspace-write",
+        "tool call, read-only",
+    ]
+    assert rows[0].strata is not None and rows[3].strata is not None
