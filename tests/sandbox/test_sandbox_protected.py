@@ -92,3 +92,23 @@ async def test_env_files_read_as_empty_and_examples_stay_readable(site: Site) ->
 async def test_the_rest_of_the_project_is_writable(site: Site) -> None:
     result = await run_bash(bash_tool(site), site, "mkdir -p src && echo ok > src/a.txt && cat src/a.txt")
     assert result.output == "ok\n" and (site.project / "src/a.txt").read_text() == "ok\n"
+
+
+async def test_config_in_the_directories_down_to_the_working_directory_is_protected(site: Site) -> None:
+    nested = site.project / "pkg/sub"
+    nested.mkdir(parents=True)
+    command = f"echo '{SELF_GRANT}' > strata.json; echo '{SELF_GRANT}' > ../opencode.json; mkdir ../../.opencode"
+    await run_bash(bash_tool(site), site, command, workdir=str(nested))
+    assert list((site.project / "pkg").rglob("*.json")) == [] and not (site.project / ".opencode").exists()
+
+
+async def test_the_users_git_identity_is_seen_inside_and_the_rest_of_home_is_not(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = site.root / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh/id_ed25519").write_text("PRIVATE-KEY\n")
+    (home / ".gitconfig").write_text("[user]\n\tname = Ada\n\temail = ada@example.com\n")
+    monkeypatch.setenv("HOME", str(home))
+    result = await run_bash(bash_tool(site), site, "git config user.name; cat ~/.ssh/id_ed25519")
+    assert result.output.startswith("Ada\n") and "PRIVATE-KEY" not in result.output

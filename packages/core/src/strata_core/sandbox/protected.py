@@ -1,6 +1,7 @@
 """What a contained command may not change or read inside the project, though the project is writable.
 
-Protected (read-only inside): Strata's and OpenCode's config files and dirs at the writable root, `.git/hooks`
+Protected (read-only inside): Strata's and OpenCode's config files and dirs at the writable root and in every
+directory between it and the command's working directory, `.git/hooks`
 and `.git/config` (a hook or an alias there runs later, outside any sandbox, as the user). Those that do not
 exist yet are protected too, by a placeholder (see `placeholders.py`), so a command cannot create them either.
 
@@ -25,10 +26,15 @@ MAX_SECRET_FILES = 2_000
 SKIPPED_DIRS = frozenset({".git"})
 
 
-def protected_paths(root: Path) -> list[Path]:
-    """The protected paths under `root`, existing or not. A missing `.git` is protected as a whole, so that a
-    command cannot `git init` a repository with hooks of its own."""
-    paths = [root / name for name in CONFIG_NAMES]
+def protected_paths(root: Path, start: Path | None = None) -> list[Path]:
+    """The protected paths, existing or not: the config names in `start` (the command's directory) and each
+    directory above it up to `root` (where a run started there reads config from), and the git ones at
+    `root`. A missing `.git` is protected as a whole, so that a command cannot `git init` a repository with
+    hooks of its own."""
+    chain = [root]
+    if start is not None and start != root and root in start.parents:
+        chain = [start, *[parent for parent in start.parents if root in parent.parents], root]
+    paths = [directory / name for directory in chain for name in CONFIG_NAMES]
     git = root / ".git"
     if git.is_dir() and not git.is_symlink():
         paths.extend(git / name for name in GIT_NAMES)

@@ -114,7 +114,7 @@ class ShellSandbox:
         if not state.contained:
             return PreparedCommand(tuple(reaped_argv(argv)))
         writable = state.mode == "workspace-write"
-        claimed = placeholders.claim(protected_paths(root) if writable else [])
+        claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
         try:
             layout = self.layout(root, cwd, writable)
             wrapped = bwrap_argv(self.settings.bwrap, layout, self._empty_file(), cwd, argv)
@@ -139,6 +139,7 @@ class ShellSandbox:
     def layout(self, root: Path, cwd: Path, writable: bool) -> Layout:
         home = Path(self.env.get("HOME") or Path.home())
         mounts = [Mount(path, path) for path in toolchain_dirs(self.env.get("PATH", ""), home)]
+        mounts += [Mount(path, path) for path in _git_identity(home)]
         mounts += [Mount(path, path) for path in self.settings.readable]
         mounts += [Mount(path, path) for path in git_dirs(root)]
         if not _is_within(cwd, root):
@@ -149,7 +150,7 @@ class ShellSandbox:
         mounts += [Mount(path, path, writable) for path in self.settings.writable]
         mounts.append(Mount(root, root, writable))
         if writable:
-            mounts += [_protect(path, root) for path in protected_paths(root) if os.path.lexists(path)]
+            mounts += [_protect(path, root) for path in protected_paths(root, cwd) if os.path.lexists(path)]
         empty = self._empty_file()
         mounts += [Mount(empty, path) for path in secret_files(root, self.rg)]
         tmpfs = [Path("/tmp")] + ([home] if home != Path(home.anchor) else [])
@@ -163,6 +164,11 @@ class ShellSandbox:
             path.unlink(missing_ok=True)
             path.touch(mode=0o444)
         return path
+
+
+def _git_identity(home: Path) -> list[Path]:
+    """The user's git config files (who commits, aliases), read-only: the private home would hide them."""
+    return [path for path in (home / ".gitconfig", home / ".config/git/config") if path.is_file()]
 
 
 def _is_within(path: Path, root: Path) -> bool:
