@@ -5,6 +5,8 @@ and `.env`-style files, whose content a command cannot read."""
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 from sandbox_kit import Site, bash_tool, needs_bwrap, run_bash
@@ -112,3 +114,22 @@ async def test_the_users_git_identity_is_seen_inside_and_the_rest_of_home_is_not
     monkeypatch.setenv("HOME", str(home))
     result = await run_bash(bash_tool(site), site, "git config user.name; cat ~/.ssh/id_ed25519")
     assert result.output.startswith("Ada\n") and "PRIVATE-KEY" not in result.output
+
+
+def linked_worktree(site: Site) -> Path:
+    git = ["git", "-C", str(site.project), "-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "base"], check=True)
+    linked = site.root / "linked"
+    subprocess.run([*git, "worktree", "add", "-q", str(linked)], check=True)
+    return linked
+
+
+async def test_a_linked_worktree_sees_its_repository_read_only(site: Site) -> None:
+    linked = linked_worktree(site)
+    tool = bash_tool(site)
+    linked_site = Site(site.root, linked, site.outside)
+    status = await run_bash(tool, linked_site, "git log --format=%s")
+    assert status.output == "base\n"
+    hooks = site.project / ".git/hooks"
+    await run_bash(tool, linked_site, f"echo evil > {hooks}/pre-commit; echo evil >> {site.project}/.git/config")
+    assert not (hooks / "pre-commit").exists() and "evil" not in (site.project / ".git/config").read_text()

@@ -9,6 +9,7 @@ their orphans included, and exits with the command's status. Inside bubblewrap t
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -56,8 +57,9 @@ if shell == 0:
         signal.signal(signum, signal.SIG_DFL)
     try:
         os.execvp(sys.argv[1], sys.argv[1:])
-    finally:
-        os._exit(127)
+    except OSError as error:
+        print(f"cannot run {sys.argv[1]}: {error}", file=sys.stderr)
+    os._exit(127)
 while True:
     pid, status = os.waitpid(-1, 0)
     if pid == shell:
@@ -68,5 +70,9 @@ os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(s
 
 
 def reaped_argv(argv: Sequence[str]) -> list[str]:
-    """`argv` run under the reaper (`-I -S`: no site packages, no user paths: ~10 ms of start-up)."""
+    """`argv` run under the reaper (`-I -S`: no site packages, no user paths: ~15 ms of start-up); as it is
+    where the reaper cannot work (not Linux, or an embedding interpreter with no runnable `sys.executable`):
+    the process group is then all that ends with the call."""
+    if not sys.platform.startswith("linux") or not sys.executable or not os.access(sys.executable, os.X_OK):
+        return list(argv)
     return [sys.executable, "-I", "-S", "-c", REAPER_SCRIPT, *argv]

@@ -140,6 +140,8 @@ class ShellSandbox:
         home = Path(self.env.get("HOME") or Path.home())
         mounts = [Mount(path, path) for path in toolchain_dirs(self.env.get("PATH", ""), home)]
         mounts += [Mount(path, path) for path in _git_identity(home)]
+        if self.settings.network:
+            mounts += [Mount(path, path) for path in _resolver_config()]
         mounts += [Mount(path, path) for path in self.settings.readable]
         mounts += [Mount(path, path) for path in git_dirs(root)]
         if not _is_within(cwd, root):
@@ -164,6 +166,14 @@ class ShellSandbox:
             path.unlink(missing_ok=True)
             path.touch(mode=0o444)
         return path
+
+
+def _resolver_config() -> list[Path]:
+    """Where `/etc/resolv.conf` really is when it links into `/run` (systemd-resolved), which stays hidden:
+    /run holds sockets (docker's, D-Bus) that would undo the sandbox."""
+    resolv = Path("/etc/resolv.conf")
+    target = resolv.resolve() if resolv.is_symlink() else resolv
+    return [target] if target != resolv and target.is_file() and not _is_within(target, Path("/etc")) else []
 
 
 def _git_identity(home: Path) -> list[Path]:
