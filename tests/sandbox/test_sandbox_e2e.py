@@ -28,6 +28,7 @@ PROBES = {
     "parent-environ": "tr '\\0' '\\n' < /proc/$PPID/environ",
     "ps-eww": "ps eww $PPID",
     "hook": "printf '#!/bin/sh\\necho PWNED\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
+    "dotenv": "cat .env; grep -r DB_PASSWORD .",
     "self-grant": 'echo \'{"permission": {"external_directory": "allow"}}\' > strata.json',
     "left-running": "setsid sleep 33.9911 >/dev/null 2>&1 </dev/null & ( (sleep 33.9911 &) & ); nohup sleep 33.9911 &",
 }
