@@ -106,7 +106,9 @@ def _process_rows(project: Path, paths: StrataPaths, runs: int, contained: bool)
         sandbox = _tool("workspace-write", paths).shell_sandbox()
         prepared = sandbox.prepare(command, cwd=project, root=project)
         sandbox.finish(prepared)  # the placeholders go; the argv still binds what exists (each missing one tried)
-        argvs["inside bwrap (workspace-write layout)"] = list(prepared.argv)
+        wrapped = list(prepared.argv)
+        at = wrapped.index("--info-fd")
+        argvs["inside bwrap (workspace-write layout)"] = wrapped[:at] + wrapped[at + 2 :]  # that pipe is closed
     rows: list[Result] = []
     for label, argv in argvs.items():
         metric = f"process only, {label}"

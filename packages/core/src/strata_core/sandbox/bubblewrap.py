@@ -89,9 +89,14 @@ def system_arguments() -> list[str]:
     return args
 
 
-def bwrap_argv(bwrap: str, layout: Layout, empty_file: Path, cwd: Path, command: Sequence[str]) -> list[str]:
-    """The full `bwrap ... -- command` argv for `layout`."""
+def bwrap_argv(
+    bwrap: str, layout: Layout, empty_file: Path, cwd: Path, command: Sequence[str], *, info_fd: int | None = None
+) -> list[str]:
+    """The full `bwrap ... -- command` argv for `layout`; with `info_fd`, bwrap writes there (as JSON) the
+    host PID of the namespace's init."""
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    if info_fd is not None:
+        args += ["--info-fd", str(info_fd)]
     args += ["--unshare-cgroup-try"]
     if not layout.network:
         args.append("--unshare-net")

@@ -9,7 +9,10 @@ outlives it. When a sandbox was wanted but bwrap is missing or fails its trial r
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,12 +47,19 @@ class SandboxState:
         return self.mechanism is not None
 
 
+NAMESPACE_END_SECONDS = 2.0
+"""How long `finish` waits for a sandbox's PID namespace to be empty after bwrap has exited."""
+
+
 @frozen
 class PreparedCommand:
-    """A command ready to start: its argv, and the placeholders to give back once it has ended."""
+    """A command ready to start: its argv, the descriptors to pass it (`pass_fds`), and what `finish` needs:
+    the placeholders to give back and the pipe on which bwrap says which process is the namespace's init."""
 
     argv: tuple[str, ...]
     claimed: tuple[Path, ...] = ()
+    pass_fds: tuple[int, ...] = ()
+    info_pipe: tuple[int, int] | None = None
 
 
 def writable_root(directory: Path, worktree: Path) -> Path:
@@ -115,16 +125,25 @@ class ShellSandbox:
             return PreparedCommand(tuple(reaped_argv(argv)))
         writable = state.mode == "workspace-write"
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
+        info = os.pipe()
         try:
             layout = self.layout(root, cwd, writable)
-            wrapped = bwrap_argv(self.settings.bwrap, layout, self._empty_file(), cwd, argv)
+            wrapped = bwrap_argv(self.settings.bwrap, layout, self._empty_file(), cwd, argv, info_fd=info[1])
         except BaseException:
             placeholders.release(claimed)
+            _close(info)
             raise
-        return PreparedCommand(tuple(wrapped), tuple(claimed))
+        return PreparedCommand(tuple(wrapped), tuple(claimed), (info[1],), info)
 
     def finish(self, prepared: PreparedCommand) -> None:
-        """After the command has ended: remove the placeholders it alone still used."""
+        """After the command has ended (blocking; run it in a thread): wait until its PID namespace is empty,
+        since bwrap exits as soon as the shell has, while the kernel is still ending the rest, then remove
+        the placeholders it alone still used."""
+        if prepared.info_pipe is not None:
+            init = _namespace_init(prepared.info_pipe[0])
+            _close(prepared.info_pipe)
+            if init is not None:
+                _wait_gone(init, NAMESPACE_END_SECONDS)
         placeholders.release(prepared.claimed)
 
     @contextmanager
@@ -166,6 +185,36 @@ class ShellSandbox:
             path.unlink(missing_ok=True)
             path.touch(mode=0o444)
         return path
+
+
+def _close(pipe: tuple[int, int]) -> None:
+    for descriptor in pipe:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+
+
+def _namespace_init(read_end: int) -> int | None:
+    """The host PID of the sandbox's init, from what bwrap wrote on `--info-fd` (None if it wrote nothing)."""
+    os.set_blocking(read_end, False)
+    try:
+        data = os.read(read_end, 65536)
+        found = json.loads(data).get("child-pid") if data else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return found if isinstance(found, int) else None
+
+
+def _wait_gone(pid: int, limit: float) -> None:
+    """Until `pid` has exited (gone, or a zombie: an init becomes one only once its namespace is empty)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in (b"Z", b"X"):
+            return
+        time.sleep(0.002)
 
 
 def _resolver_config() -> list[Path]:

@@ -167,9 +167,11 @@ class BashTool(BuiltinTool):
         prepared = await anyio.to_thread.run_sync(
             lambda: sandbox.prepare([self.shell, "-c", command], cwd=cwd, root=root)
         )
+        limit = timeout_ms / 1000 + 0.1
         try:
+            env = self.environment()
             exit = await run_shell(
-                prepared.argv, cwd=cwd, env=self.environment(), time_limit=timeout_ms / 1000 + 0.1, collector=collector
+                prepared.argv, cwd=cwd, env=env, time_limit=limit, collector=collector, pass_fds=prepared.pass_fds
             )
         except anyio.get_cancelled_exc_class():
             # Cancelled (the user aborted): leave the output so far where the session can keep it, then go.
@@ -177,7 +179,8 @@ class BashTool(BuiltinTool):
             ctx.update_metadata(command, {**partial.metadata, "output": partial.output})
             raise
         finally:
-            sandbox.finish(prepared)
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(sandbox.finish, prepared)
         notes = [timeout_message(timeout_ms)] if exit.timed_out else []
         return self._result(command, collector, exit.code, notes)
 

@@ -183,14 +183,21 @@ async def _pump(process: Process, collector: OutputCollector, done: anyio.Event)
 
 
 async def run_shell(
-    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], time_limit: float, collector: OutputCollector
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    time_limit: float,
+    collector: OutputCollector,
+    pass_fds: Sequence[int] = (),
 ) -> ShellExit:
-    """Run `argv` until it exits or `time_limit` seconds pass.
+    """Run `argv` (given the descriptors `pass_fds`) until it exits or `time_limit` seconds pass.
 
     Cancellation stops the whole process group, then propagates.
     """
     process = await anyio.open_process(
         list(argv),
+        pass_fds=pass_fds,
         cwd=cwd,
         env=dict(env),
         stdin=subprocess.DEVNULL,
