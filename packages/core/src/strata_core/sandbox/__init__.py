@@ -9,15 +9,9 @@ inside, `protected.py` for what stays read-only or hidden in the project, `envir
 environment's scrubbing.
 """
 
+from strata_core.sandbox.describe import describe
 from strata_core.sandbox.environment import SECRET_PATTERNS, looks_secret, scrubbed_environment
-from strata_core.sandbox.sandbox import (
-    PreparedCommand,
-    SandboxState,
-    ShellSandbox,
-    describe,
-    shell_sandbox,
-    writable_root,
-)
+from strata_core.sandbox.sandbox import PreparedCommand, SandboxState, ShellSandbox, shell_sandbox, writable_root
 from strata_core.sandbox.settings import SandboxSettingError, SandboxSettings, parse_mode
 
 __all__ = [

@@ -4,7 +4,8 @@
 and `workspace-write` when bwrap works here, else under the reaper (`reaper.py`) so that nothing it starts
 outlives it. When a sandbox was wanted but bwrap is missing or fails its trial run, one warning says so
 (once per process) and the permission rules alone stand between the command and the file system.
-`contained` is the same as a context manager, for long-lived commands such as local MCP servers.
+`contained` is the same as a context manager, for long-lived commands such as local MCP servers: start
+`prepared.argv` with `pass_fds=prepared.pass_fds` (bwrap reports on one) and any environment you choose.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxMode
 from strata_core.logging import get_logger
 from strata_core.sandbox import placeholders
-from strata_core.sandbox.bubblewrap import SYSTEM_DIRS, Layout, Mount, bwrap_argv, probe, toolchain_dirs
+from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_argv, probe, toolchain_dirs
 from strata_core.sandbox.protected import protected_paths, secret_files
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.sandbox.settings import SandboxSettings
@@ -163,7 +164,7 @@ class ShellSandbox:
             mounts += [Mount(path, path) for path in _resolver_config()]
         mounts += [Mount(path, path) for path in self.settings.readable]
         mounts += [Mount(path, path) for path in git_dirs(root)]
-        if not _is_within(cwd, root):
+        if not is_within(cwd, root):
             mounts.append(Mount(cwd, cwd))  # a workdir outside the project (external_directory allowed it): read
         for path in self.writable_dirs:
             path.mkdir(parents=True, exist_ok=True)
@@ -222,7 +223,7 @@ def _resolver_config() -> list[Path]:
     /run holds sockets (docker's, D-Bus) that would undo the sandbox."""
     resolv = Path("/etc/resolv.conf")
     target = resolv.resolve() if resolv.is_symlink() else resolv
-    return [target] if target != resolv and target.is_file() and not _is_within(target, Path("/etc")) else []
+    return [target] if target != resolv and target.is_file() and not is_within(target, Path("/etc")) else []
 
 
 def _git_identity(home: Path) -> list[Path]:
@@ -230,7 +231,7 @@ def _git_identity(home: Path) -> list[Path]:
     return [path for path in (home / ".gitconfig", home / ".config/git/config") if path.is_file()]
 
 
-def _is_within(path: Path, root: Path) -> bool:
+def is_within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
@@ -238,7 +239,7 @@ def _protect(path: Path, root: Path) -> Mount:
     # A protected name that is a symlink to a file in the project: the file it points to is what a write
     # would change, so that is what is bound read-only (a target outside the project is not writable anyway).
     target = path.resolve() if path.is_symlink() else path
-    return Mount(target, target) if _is_within(target, root) else Mount(path, path)
+    return Mount(target, target) if is_within(target, root) else Mount(path, path)
 
 
 def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Path | None = None) -> ShellSandbox:
@@ -247,32 +248,3 @@ def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Pa
 
     dirs = (tool_output or paths.tool_output, paths.tmp)
     return ShellSandbox(settings, dirs, paths.cache, rg=find_rg())
-
-
-def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: frozenset[str]) -> dict[str, object]:
-    """What `strata debug sandbox` shows: the mode in force and why, what is writable, protected, hidden."""
-    from strata_core.sandbox.environment import scrubbed_environment
-
-    state = sandbox.state()
-    writable = state.contained and state.mode == "workspace-write"
-    mounts = sandbox.layout(root, root, writable).mounts if state.contained else ()
-    kept = scrubbed_environment(env, hidden=hidden | sandbox.settings.hidden_env, allow=sandbox.settings.env_allow)
-    shown = {
-        "writable": [m.target for m in reversed(mounts) if m.writable],
-        "readable": [Path(name) for name in SYSTEM_DIRS if Path(name).is_dir()]
-        + [m.target for m in mounts if not (m.writable or _is_within(m.target, root) or m.source != m.target)],
-        "protected": protected_paths(root) if writable else [],
-        "hidden_files": [m.target for m in mounts if m.source != m.target],
-    }
-    if not state.contained:
-        shown["writable"] = shown["readable"] = [Path("/")]
-    return {
-        "wanted": state.wanted,
-        "mode": state.mode,
-        "mechanism": state.mechanism,
-        "problem": state.problem,
-        "network": sandbox.settings.network or not state.contained,
-        "root": str(root),
-        **{key: [str(path) for path in paths] for key, paths in shown.items()},
-        "hidden_env": sorted(set(env) - set(kept)),
-    }
