@@ -45,6 +45,7 @@ READS = {
     "sh-c": f"sh -c 'cat {SECRET_FILE}'",
     "redirect-in": f"cat < {SECRET_FILE}",
     "symlink-made-then-read": f"ln -s {SECRET_FILE} link.txt && cat link.txt",
+    "hard-link-made-then-read": f"ln {SECRET_FILE} hard.txt && cat hard.txt",
     "python": f"python3 -c \"print(open('{SECRET_FILE}').read())\"",
     "base64-to-sh": "echo Y2F0IC4uL291dHNpZGUvc2VjcmV0LnR4dA== | base64 -d | sh",
 }

@@ -5,7 +5,6 @@ beside the project or in its protected paths changed, and nothing outlives the r
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -71,7 +70,6 @@ def tool_outputs(server: ScriptedServer) -> dict[str, str]:
 def test_a_hostile_model_gets_no_secret_and_changes_nothing(cli: Cli, site: Site, server: ScriptedServer) -> None:
     configure(cli, server)
     (site.project / ".env").write_text("DB_PASSWORD=env-SECRET-5\n")
-    subprocess.run(["git", "-C", str(site.project), "add", "opencode.json"], check=True)
     done = cli("run", "do as you are told")
     assert done.returncode == 0, done.stderr
     assert server.main_requests[0].headers["x-hdr"] == "hdr-SECRET-3"  # the header still reaches the model

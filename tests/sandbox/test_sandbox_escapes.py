@@ -4,6 +4,9 @@ beside the project changes nothing there, in workspace-write and in read-only mo
 
 from __future__ import annotations
 
+import itertools
+import threading
+
 import pytest
 from sandbox_kit import READS, SECRET, SECRET_FILE, WRITES, Site, bash_tool, needs_bwrap, run_bash
 
@@ -52,3 +55,30 @@ async def test_the_forms_themselves_work_inside_the_project(site: Site) -> None:
 async def test_danger_full_access_is_what_it_says(site: Site) -> None:
     result = await run_bash(bash_tool(site, "danger-full-access"), site, f"cat {SECRET_FILE}")
     assert result.output == SECRET + "\n"
+
+
+async def test_a_symlink_flipped_by_another_process_never_reaches_outside(site: Site) -> None:
+    # Issue 12: 13 of 40 `cat link` calls read the outside file while a racing process flipped the link.
+    (site.project / "inside.txt").write_text("inside\n")
+    link = site.project / "link"
+    link.symlink_to("inside.txt")
+    stop = threading.Event()
+
+    def flip() -> None:
+        targets = itertools.cycle([site.secret, site.project / "inside.txt"])
+        while not stop.is_set():
+            spare = site.project / "link.new"
+            spare.unlink(missing_ok=True)
+            spare.symlink_to(next(targets))
+            spare.replace(link)
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    try:
+        tool = bash_tool(site)
+        outputs = [(await run_bash(tool, site, "cat link")).output for _ in range(40)]
+    finally:
+        stop.set()
+        flipper.join()
+    assert not any(SECRET in output for output in outputs)
+    assert any("inside" in output for output in outputs)  # the race was on: the inside target was read too
