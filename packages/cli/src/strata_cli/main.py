@@ -58,6 +58,7 @@ class LazyGroup(click.Group):
 @options.agent
 @options.continue_last
 @options.session_id
+@options.sandbox
 @click.pass_context
 def cli(
     ctx: click.Context,

@@ -145,8 +145,10 @@ class ToolsContainer(containers.DeclarativeContainer):
     """The tools a session may use: the built-ins and the caller's custom tools, and how a call is run."""
 
     paths: providers.Dependency[StrataPaths] = providers.Dependency(instance_of=StrataPaths)
+    env: providers.Dependency[Mapping[str, str]] = providers.Dependency(default={})
+    """The runtime's environment: where the shell sandbox reads `STRATA_SANDBOX` (`--sandbox`)."""
     config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
-    """The loaded config, for what is built synchronously from it (tool output limits)."""
+    """The loaded config, for what is built synchronously from it (tool output limits, the sandbox)."""
     config: providers.Dependency[Config] = providers.Dependency()
     skills: providers.Dependency[Skills] = providers.Dependency()
     agents: providers.Dependency[Agents] = providers.Dependency()
@@ -178,6 +180,10 @@ class ToolsContainer(containers.DeclarativeContainer):
         todos=todos,
         hidden_env=hidden_env,
         plan_exit=plan_exit,
+        sandbox=config_info.provided.blocks.sandbox,
+        config_env=config_info.provided.env_names,
+        env=env,
+        paths=paths,
     )
     tools = providers.Singleton(with_custom_tools, builtins, custom_tools)
     registry = providers.Singleton(ToolRegistry, tools=tools, sources=tool_sources)
@@ -315,6 +321,7 @@ class CoreContainer(containers.DeclarativeContainer):
     tools_part = providers.Container(
         ToolsContainer,
         paths=prompt_part.paths,
+        env=env,
         config_info=config_info,
         config=prompt_part.config,
         skills=prompt_part.skills,

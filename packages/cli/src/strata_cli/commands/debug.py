@@ -156,3 +156,36 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
     for server in servers:
         detail = f": {server.error}" if server.error else f", tools: {', '.join(server.tools) or 'none'}"
         click.echo(f"# mcp {server.name} {server.status}{detail}", err=True)
+
+
+@debug.command("sandbox", short_help="How shell commands are contained here.")
+@options.sandbox
+@options.directory
+@options.json_output
+def sandbox_info(directory: Path | None, as_json: bool) -> None:
+    """The sandbox in force for shell commands in this project: its mode (and why, if not the one wanted),
+    what commands may write and read, what stays protected or hidden, and the variables they do not see."""
+    import anyio
+
+    from strata_cli.app import build_container
+    from strata_core.config.paths import StrataPaths
+    from strata_core.sandbox import SandboxSettings, describe, shell_sandbox, writable_root
+    from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
+
+    container = build_container(options.resolve_directory(directory))
+    info = anyio.run(container.core.config().get)
+    project = anyio.run(container.core.project().info)
+    paths = StrataPaths.from_env(os.environ)
+    settings = SandboxSettings.from_config(info.blocks.sandbox, os.environ, paths.home, info.env_names)
+    root = writable_root(project.directory, project.worktree)
+    shown = describe(shell_sandbox(settings, paths), root, os.environ, DEFAULT_HIDDEN_ENV)
+    if as_json:
+        echo_json(shown)
+        return
+    for key, value in shown.items():
+        if isinstance(value, list):
+            click.echo(f"{key}:" + ("" if value else " (none)"))
+            for item in value:
+                click.echo(f"  {item}")
+        else:
+            click.echo(f"{key}: {value if value is not None else '-'}")
