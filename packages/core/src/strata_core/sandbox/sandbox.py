@@ -112,7 +112,7 @@ class ShellSandbox:
             return SandboxState(wanted, wanted, self.settings.bwrap)
         if problem not in _warned:
             _warned.add(problem)
-            log.warning(
+            log.notice(
                 "sandbox unavailable",
                 reason=problem,
                 effect="shell commands run uncontained, the permission rules alone apply",
