@@ -141,3 +141,26 @@ def test_a_prompt_may_attach_project_files_only(serve: ServeFactory, project: Pa
         (question, _) = client.get(f"/session/{session_id}/message").json()
     texts = [p.get("text", "") for p in question["parts"]]
     assert any("hi" in text for text in texts) and not any("not yours" in text for text in texts)
+
+
+def test_a_session_another_process_is_writing_is_refused_as_busy(serve: ServeFactory, tmp_path: Path) -> None:
+    import anyio
+
+    from strata_core.session.lease import FileLeases
+
+    server = serve([{"text": "never sent"}])
+    with httpx.Client(base_url=server.url) as client:
+        session_id = new_session(client)
+        (database,) = tmp_path.rglob("strata.db")
+        leases = FileLeases(database.with_name(database.name + "-leases"))
+
+        async def prompt_while_held() -> httpx.Response:
+            async with leases.hold(session_id):  # this test process is the other writer
+                return await anyio.to_thread.run_sync(
+                    lambda: client.post(f"/session/{session_id}/message", json=PROMPT)
+                )
+
+        busy = anyio.run(prompt_while_held)
+        assert busy.status_code == 409 and busy.json()["name"] == "BusyError"
+        assert session_id in busy.json()["data"]["message"]
+        assert stored_messages(client, session_id) == []

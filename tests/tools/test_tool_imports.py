@@ -26,6 +26,9 @@ LAZY_MODULES = (
     "strata_core.tool.support.html_text",
     "strata_core.tool.support.attachment_cap",
     "strata_core.tool.support.network_address",
+    "strata_core.sandbox",
+    "strata_core.sandbox.bubblewrap",
+    "strata_core.sandbox.environment",
     "html.parser",
 )
 

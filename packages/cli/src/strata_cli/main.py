@@ -24,6 +24,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "session": ("strata_cli.commands.session", "session"),
     "models": ("strata_cli.commands.models", "models"),
     "agent": ("strata_cli.commands.agent", "agent"),
+    "mcp": ("strata_cli.commands.mcp", "mcp"),
     "debug": ("strata_cli.commands.debug", "debug"),
     "completion": ("strata_cli.commands.completion", "completion"),
     "serve": ("strata_cli.commands.serve", "serve"),
@@ -57,6 +58,7 @@ class LazyGroup(click.Group):
 @options.agent
 @options.continue_last
 @options.session_id
+@options.sandbox
 @click.pass_context
 def cli(
     ctx: click.Context,

@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse, Response
 from strata_core import llm
 from strata_core.engine.turn_targets import AgentNotFoundError
 from strata_core.logging import get_logger
+from strata_core.session.lease import SessionBusyError
 from strata_core.session.service import MessageNotFoundError
 from strata_core.session.store import SessionNotFoundError
 
@@ -56,6 +57,9 @@ def as_api_error(error: Exception) -> ApiError:
         return not_found(str(error))
     if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError):
         return bad_request(str(error))
+    if isinstance(error, SessionBusyError):
+        # Another process (a `strata run -s`) is writing the session: the client may try again later.
+        return ApiError(409, "BusyError", str(error))
     return ApiError(500, "UnknownError", f"{type(error).__name__}: {error}")
 
 
