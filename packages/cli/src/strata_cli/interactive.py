@@ -26,11 +26,13 @@ from strata_cli.interactive_view import TurnView
 from strata_cli.permission_prompt import ask_permission
 from strata_cli.run_session import expected_model
 from strata_cli.turn import drive_turn
+from strata_cli.usage_line import usage_line
 from strata_core.bus import PermissionReply, PermissionRequest
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
+from strata_core.session.usage import Usage, usage_of
 
 
 @frozen
@@ -69,6 +71,8 @@ class Interactive:
     """The model used when neither /model nor the agent names one: the session's, else the configured default."""
     session: SessionInfo | None
     model_override: str | None = None
+    usage: Usage = field(factory=Usage)
+    """The session's tokens and cost so far, for the toolbar (recounted after each turn)."""
     _prompt: PromptSession[str] | None = field(default=None, init=False)
 
     @classmethod
@@ -79,7 +83,8 @@ class Interactive:
         base_model = await expected_model(runtime, agent, start.model, session)
         agents = {info.name: info for info in await runtime.agents.list()}
         console = Console(highlight=False)
-        return cls(runtime, console, agents, agent.name, base_model, session, start.model)
+        usage = usage_of(await runtime.sessions.messages(session.id)) if session is not None else Usage()
+        return cls(runtime, console, agents, agent.name, base_model, session, start.model, usage)
 
     @property
     def primary(self) -> list[str]:
@@ -147,6 +152,7 @@ class Interactive:
         if view.switched_to is not None and view.switched_to in self.agents:
             self.agent = view.switched_to
         self.session = await runtime.sessions.get(session_id)
+        self.usage = usage_of(await runtime.sessions.messages(session_id))
 
     async def compact(self) -> None:
         """Summarise the current session now, showing the summary as it streams."""
@@ -173,7 +179,8 @@ class Interactive:
         return FormattedText(
             [
                 ("bold", f" {self.agent} "),
-                ("", f"· {self.model} │ {title} │ Tab: switch agent · /help · Ctrl-D: quit"),
+                ("", f"· {self.model} │ {title} │ {usage_line(self.usage)}"),
+                ("", " │ Tab: switch agent · /help · Ctrl-D: quit"),
             ]
         )
 

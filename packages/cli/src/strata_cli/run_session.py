@@ -19,6 +19,7 @@ from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, name_and_paragraph
 from strata_cli.json_events import JsonEventWriter, print_failure_without_session
 from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
+from strata_cli.usage_line import usage_line
 from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
@@ -26,6 +27,8 @@ from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, U
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
+from strata_core.session.usage import Usage, usage_of
+from strata_providers.catalog import ProviderCatalog
 
 
 @frozen
@@ -103,6 +106,9 @@ async def expected_model(
         history = await runtime.sessions.messages(existing.id)
         ref = next((m.info.model.ref for m in reversed(history) if isinstance(m.info, UserMessage)), None)
     model = runtime.models.resolve(ref) if ref else runtime.models.default_model()
+    notice = runtime.models.notice if isinstance(runtime.models, ProviderCatalog) else None
+    if notice:  # the model came from a local server nobody configured: say which, and how to keep it
+        sys.stderr.write(notice + "\n")
     return model.info.ref
 
 
@@ -129,6 +135,7 @@ async def _turn(
         renderer.header(agent, model)
         handle = _sync(renderer.handle)
 
+    started = runtime.clock.now_ms()
     outcome = await drive_turn(
         runtime.bus, session.id, lambda: runtime.loop.prompt(request), handle, lambda: runtime.loop.cancel(session.id)
     )
@@ -141,11 +148,18 @@ async def _turn(
         writer.finish(ok=code == 0, failure=failure)
     else:
         renderer.finish()
+        renderer.note(usage_line(await _turn_usage(runtime, session.id, started)))
         if code == EXIT_INTERRUPTED:
             renderer.note(("Interrupted.", "yellow"))
         elif refusals:
             renderer.error(str(refusals[0]))
     return code
+
+
+async def _turn_usage(runtime: Runtime, session_id: str, since_ms: int) -> Usage:
+    """What this run's answers used: the session's assistant messages created since the turn began."""
+    history = await runtime.sessions.messages(session_id)
+    return usage_of(m for m in history if isinstance(m.info, AssistantMessage) and m.info.time.created >= since_ms)
 
 
 def _refusal_error(refusal: NoResponderError) -> MessageError:
