@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_harness import Cli, mock_provider_config
 
 from strata_providers.testing import ScriptedServer
@@ -74,3 +76,32 @@ def test_with_nothing_configured_and_no_server_up_the_error_says_how_to_configur
     done = cli("run", "say hello")
     assert done.returncode == 1
     assert "No model is configured" in done.stderr and "Ollama, LM Studio" in done.stderr
+
+
+def test_stats_sums_a_database_of_many_sessions_and_narrows_to_this_project(cli: Cli, scripted: Start) -> None:
+    import time
+
+    import anyio
+    from usage_records import priced_sessions
+
+    from strata_core.session.sqlite_store import SqliteSessionStore
+
+    server = scripted([{"text": "Hello.", "usage": {"input": 1_000, "output": 100}}])
+    (cli.project / "opencode.json").write_text(json.dumps(priced_config(server)))
+    assert cli("run", "say hello").returncode == 0  # one session of this project, $0.0045
+
+    async def fill() -> None:
+        async with SqliteSessionStore.open(Path(cli.env["XDG_DATA_HOME"]) / "strata" / "strata.db") as store:
+            await priced_sessions(store, 200, now_ms=int(time.time() * 1000), project_id="elsewhere")
+
+    anyio.run(fill)
+    found = json.loads(cli("stats", "--json").stdout)
+    assert found["totalSessions"] == 201 and found["totalCost"] == pytest.approx(200 * 0.02 + 0.0045)
+    assert {"a/one", "b/two", "mock/gpt-4o-mock"} <= set(found["modelUsage"])
+    assert found["modelUsage"]["a/one"]["sessions"] == 200
+    recent = json.loads(cli("stats", "--days", "3", "--json").stdout)
+    assert recent["totalSessions"] == 1 + 3 and recent["days"] == 3  # updated less than 3 days ago
+    mine = json.loads(cli("stats", "--project", "--json").stdout)
+    assert mine["totalSessions"] == 1 and set(mine["modelUsage"]) == {"mock/gpt-4o-mock"}
+    table = cli("stats").stdout
+    assert "Sessions" in table and "201" in table and "a/one" in table and "$4.00" in table

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import attrs
 from attrs import frozen
 
 from strata_core.message import AssistantMessage, MessageWithParts, StepFinishPart, Tokens
@@ -26,16 +27,24 @@ class Usage:
     cost: float = 0.0
     steps: int = 0
 
-    def plus(self, tokens: Tokens, cost: float, steps: int = 1) -> Usage:
+    @property
+    def total_tokens(self) -> int:
+        return self.input + self.output + self.reasoning + self.cache_read + self.cache_write
+
+    def plus_usage(self, other: Usage) -> Usage:
         return Usage(
-            self.input + tokens.input,
-            self.output + tokens.output,
-            self.reasoning + tokens.reasoning,
-            self.cache_read + tokens.cache_read,
-            self.cache_write + tokens.cache_write,
-            self.cost + cost,
-            self.steps + steps,
+            self.input + other.input,
+            self.output + other.output,
+            self.reasoning + other.reasoning,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+            self.cost + other.cost,
+            self.steps + other.steps,
         )
+
+    def plus(self, tokens: Tokens, cost: float, steps: int = 1) -> Usage:
+        counted = Usage(tokens.input, tokens.output, tokens.reasoning, tokens.cache_read, tokens.cache_write)
+        return self.plus_usage(attrs.evolve(counted, cost=cost, steps=steps))
 
 
 def usage_of(messages: Iterable[MessageWithParts]) -> Usage:
