@@ -71,6 +71,8 @@ class Interactive:
     """The model used when neither /model nor the agent names one: the session's, else the configured default."""
     session: SessionInfo | None
     model_override: str | None = None
+    variant: str | None = None
+    """The model variant (`/variant high`) the next messages run with; None for the model's defaults."""
     usage: Usage = field(factory=Usage)
     """The session's tokens and cost so far, for the toolbar (recounted after each turn)."""
     _prompt: PromptSession[str] | None = field(default=None, init=False)
@@ -84,7 +86,7 @@ class Interactive:
         agents = {info.name: info for info in await runtime.agents.list()}
         console = Console(highlight=False)
         usage = usage_of(await runtime.sessions.messages(session.id)) if session is not None else Usage()
-        return cls(runtime, console, agents, agent.name, base_model, session, start.model, usage)
+        return cls(runtime, console, agents, agent.name, base_model, session, start.model, usage=usage)
 
     @property
     def primary(self) -> list[str]:
@@ -140,7 +142,9 @@ class Interactive:
         if self.session is None:
             self.session = await runtime.sessions.create()
         session_id = self.session.id
-        request = PromptRequest(session_id, [TextInput(text)], agent=self.agent, model=self.model_override)
+        request = PromptRequest(
+            session_id, [TextInput(text)], agent=self.agent, model=self.model_override, variant=self.variant
+        )
         view = TurnView(self.console, runtime.project.directory, session_id, self._ask, runtime.permissions.reply)
         outcome = await drive_turn(
             runtime.bus, session_id, lambda: runtime.loop.prompt(request), view.handle,
@@ -176,10 +180,11 @@ class Interactive:
 
     def toolbar(self) -> FormattedText:
         title = self.session.title if self.session else "new session"
+        model = f"{self.model} ({self.variant})" if self.variant else self.model
         return FormattedText(
             [
                 ("bold", f" {self.agent} "),
-                ("", f"· {self.model} │ {title} │ {usage_line(self.usage)}"),
+                ("", f"· {model} │ {title} │ {usage_line(self.usage)}"),
                 ("", " │ Tab: switch agent · /help · Ctrl-D: quit"),
             ]
         )

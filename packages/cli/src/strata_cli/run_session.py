@@ -15,7 +15,7 @@ from attrs import frozen
 from dependency_injector import providers
 
 from strata_cli.app import AppContainer, pick_primary_agent, start_runtime
-from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, name_and_paragraph
+from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, CliError, name_and_paragraph
 from strata_cli.json_events import JsonEventWriter, print_failure_without_session
 from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
@@ -23,6 +23,7 @@ from strata_cli.usage_line import usage_line
 from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
+from strata_core.llm import ModelInfo
 from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, UserMessage
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
@@ -43,6 +44,7 @@ class RunSettings:
     title: str | None
     json_output: bool
     auto: bool
+    variant: str | None = None
 
 
 async def run_once(container: AppContainer, settings: RunSettings) -> int:
@@ -57,9 +59,11 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
         async with start_runtime(container, "auto" if settings.auto else "non_interactive") as runtime:
             agent = await pick_primary_agent(runtime.agents, settings.agent)
             existing = await _existing_session(runtime, settings)
-            model = await expected_model(runtime, agent, settings.model, existing)
+            model = await expected_model(runtime, agent, settings.model, existing, settings.variant)
             session = await _session_for_turn(runtime, settings, existing)
-            request = PromptRequest(session.id, _parts(settings), agent=settings.agent, model=settings.model)
+            request = PromptRequest(
+                session.id, _parts(settings), agent=settings.agent, model=settings.model, variant=settings.variant
+            )
             if settings.json_output:
                 writer = JsonEventWriter(session.id, _print_line, clock=runtime.clock.now_ms)
             return await _turn(runtime, settings, session, request, agent.name, model, writer)
@@ -98,18 +102,32 @@ async def _session_for_turn(runtime: Runtime, settings: RunSettings, existing: S
 
 
 async def expected_model(
-    runtime: Runtime, agent: AgentInfo, requested: str | None, existing: SessionInfo | None
+    runtime: Runtime,
+    agent: AgentInfo,
+    requested: str | None,
+    existing: SessionInfo | None,
+    variant: str | None = None,
 ) -> str:
-    """The model the loop will pick (same order), resolved now so a bad ref or a missing key fails early."""
+    """The model the loop will pick (same order), resolved now so a bad ref, a missing key or a variant the
+    model does not have fails early."""
     ref = requested or (agent.model.ref if agent.model else None)
     if ref is None and existing is not None:
         history = await runtime.sessions.messages(existing.id)
         ref = next((m.info.model.ref for m in reversed(history) if isinstance(m.info, UserMessage)), None)
     model = runtime.models.resolve(ref) if ref else runtime.models.default_model()
+    check_variant(model.info, variant)
     notice = runtime.models.notice if isinstance(runtime.models, ProviderCatalog) else None
     if notice:  # the model came from a local server nobody configured: say which, and how to keep it
         sys.stderr.write(notice + "\n")
     return model.info.ref
+
+
+def check_variant(info: ModelInfo, variant: str | None) -> None:
+    """Refuse a variant the model does not have, naming the ones it has."""
+    if variant is None or variant in info.variants:
+        return
+    known = ", ".join(info.variants) or "none"
+    raise CliError(f'Model {info.ref} has no variant "{variant}". Its variants: {known}.')
 
 
 def _parts(settings: RunSettings) -> list[PromptPart]:

@@ -11,6 +11,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "help": ("", "show this help"),
     "agent": ("[NAME]", "show the agents, or switch to one (Tab cycles the primary agents)"),
     "model": ("[PROVIDER/MODEL]", "show the models, or switch to one"),
+    "variant": ("[NAME|none]", "show the model's variants (reasoning effort, thinking budget), or pick one"),
     "sessions": ("[ID]", "list this project's sessions, or continue one"),
     "new": ("", "start a new session"),
     "compact": ("", "summarise the session so far to free context"),
