@@ -13,10 +13,12 @@ from strata_core.config.errors import ConfigError
 from strata_core.config.structure import structure_config
 from strata_core.llm import ModelNotFoundError
 from strata_providers import AnthropicMessagesModel, ModelsDev, OpenAIChatModel, ProviderCatalog
-from strata_providers.models_dev import bundled_data
+from strata_providers.models_dev import BUNDLED_INDEX, bundled_data
 
 KEYS = {"OPENAI_API_KEY": "sk-openai", "ANTHROPIC_API_KEY": "sk-ant"}
-ALL_KEYS = {name: "k" for entry in ModelsDev(bundled_data()).index().values() for name in entry.env}
+BUNDLED = ModelsDev(bundled_data(), BUNDLED_INDEX)
+"""The bundled data, parsed once for the module and kept nowhere (no cache dir: tests write only in tmp_path)."""
+ALL_KEYS = {name: "k" for entry in BUNDLED.index().values() for name in entry.env}
 
 
 def no_client() -> httpx.AsyncClient:
@@ -25,7 +27,8 @@ def no_client() -> httpx.AsyncClient:
 
 def catalog(config: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> ProviderCatalog:
     """A catalogue over the bundled models.dev data, probing no local server."""
-    return ProviderCatalog(structure_config(config or {}), KEYS if env is None else env, no_client, servers=())
+    env = KEYS if env is None else env
+    return ProviderCatalog(structure_config(config or {}), env, no_client, models_dev=BUNDLED, servers=())
 
 
 def test_built_in_providers_resolve_to_their_wire_with_key_and_base_url() -> None:
@@ -71,7 +74,7 @@ def test_the_catalogue_holds_models_devs_providers_and_models() -> None:
 
 
 def test_local_servers_need_no_key_and_take_any_model_id() -> None:
-    cat = ProviderCatalog(structure_config({}), {}, no_client)  # the default local servers, never probed here
+    cat = ProviderCatalog(structure_config({}), {}, no_client, models_dev=BUNDLED)  # default local servers, unprobed
     model = cat.resolve("ollama/llama3.2:3b")
     assert isinstance(model, OpenAIChatModel) and model.endpoint.api_key is None
     assert model.info.id == "llama3.2:3b" and model.info.limits.context == 0
@@ -102,7 +105,7 @@ def test_an_unknown_model_is_named_with_suggestions_and_a_config_snippet() -> No
 
 def test_an_unknown_provider_suggests_close_names_and_a_local_server_snippet() -> None:
     with pytest.raises(ModelNotFoundError) as caught:
-        ProviderCatalog(structure_config({}), {}, no_client).resolve("olama/llama3")
+        ProviderCatalog(structure_config({}), {}, no_client, models_dev=BUNDLED).resolve("olama/llama3")
     message = str(caught.value)
     assert 'Unknown provider "olama"' in message and "Did you mean: ollama" in message
     assert '"npm": "@ai-sdk/openai-compatible"' in message and '"baseURL"' in message

@@ -73,3 +73,19 @@ def test_a_file_that_is_not_models_devs_is_refused_by_name(tmp_path: Path, conte
     with pytest.raises(ModelsDevError) as caught:
         read_data(path)
     assert str(path) in str(caught.value) and expected in str(caught.value)
+
+
+def test_after_one_full_read_each_provider_is_read_from_its_own_file(tmp_path: Path) -> None:
+    first = ModelsDev.default(tmp_path)
+    anthropic = first.provider("anthropic")
+    assert anthropic is not None and first._raw is not None  # the first run parses the whole file
+    later = ModelsDev.default(tmp_path)
+    assert later.provider("anthropic") == anthropic and later._raw is None  # later ones read one provider
+    assert later.provider("no-such-provider") is None
+
+
+def test_a_refresh_drops_the_split_copies_of_the_data_it_replaces(tmp_path: Path) -> None:
+    assert ModelsDev.default(tmp_path).provider("anthropic") is not None
+    store_refreshed(ONE_PROVIDER, tmp_path)
+    assert not (tmp_path / "models-dev").exists()
+    assert ModelsDev.default(tmp_path).provider("anthropic") is None
