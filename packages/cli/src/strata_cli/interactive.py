@@ -32,7 +32,7 @@ from strata_core.context.agent import AgentInfo
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
-from strata_core.session.usage import Usage, usage_of
+from strata_core.session.usage import UsageTotals, usage_of
 
 
 @frozen
@@ -73,7 +73,7 @@ class Interactive:
     model_override: str | None = None
     variant: str | None = None
     """The model variant (`/variant high`) the next messages run with; None for the model's defaults."""
-    usage: Usage = field(factory=Usage)
+    usage: UsageTotals = field(factory=UsageTotals)
     """The session's tokens and cost so far, for the toolbar (recounted after each turn)."""
     _prompt: PromptSession[str] | None = field(default=None, init=False)
 
@@ -85,7 +85,7 @@ class Interactive:
         base_model = await expected_model(runtime, agent, start.model, session)
         agents = {info.name: info for info in await runtime.agents.list()}
         console = Console(highlight=False)
-        usage = usage_of(await runtime.sessions.messages(session.id)) if session is not None else Usage()
+        usage = usage_of(await runtime.sessions.messages(session.id)) if session is not None else UsageTotals()
         return cls(runtime, console, agents, agent.name, base_model, session, start.model, usage=usage)
 
     @property

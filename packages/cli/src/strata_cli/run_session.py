@@ -28,7 +28,7 @@ from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, U
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
-from strata_core.session.usage import Usage, usage_of
+from strata_core.session.usage import UsageTotals, usage_of
 from strata_providers.catalog import ProviderCatalog
 
 
@@ -174,7 +174,7 @@ async def _turn(
     return code
 
 
-async def _turn_usage(runtime: Runtime, session_id: str, since_ms: int) -> Usage:
+async def _turn_usage(runtime: Runtime, session_id: str, since_ms: int) -> UsageTotals:
     """What this run's answers used: the session's assistant messages created since the turn began."""
     history = await runtime.sessions.messages(session_id)
     return usage_of(m for m in history if isinstance(m.info, AssistantMessage) and m.info.time.created >= since_ms)

@@ -3,10 +3,10 @@ interactive toolbar, `strata session show`)."""
 
 from __future__ import annotations
 
-from strata_core.session.usage import Usage
+from strata_core.session.usage import UsageTotals
 
 
-def usage_line(usage: Usage) -> str:
+def usage_line(usage: UsageTotals) -> str:
     """`tokens 12,345 in · 678 out · 9,000 cache read · 120 cache write · $0.0123`; reasoning counts as out."""
     parts = [f"tokens {usage.input:,} in", f"{usage.output + usage.reasoning:,} out"]
     parts.append(f"{usage.cache_read:,} cache read")

@@ -41,6 +41,13 @@ of Strata's it speaks)."""
 
 Source = Literal["models.dev", "config", "local"]
 
+HIDDEN_MODELS = {
+    "openai": ("gpt-5-chat-latest",),
+    "github-copilot": ("gpt-5-chat-latest",),
+    "openrouter": ("gpt-5-chat-latest", "openai/gpt-5-chat"),
+}
+"""Models OpenCode leaves out of these providers although models.dev lists them."""
+
 
 @frozen
 class ProviderSpec:
@@ -66,10 +73,11 @@ class ProviderSpec:
 
 
 def spec_from_models_dev(entry: ProviderEntry, raw: Mapping[str, Any]) -> ProviderSpec:
+    hidden = HIDDEN_MODELS.get(entry.id, ())
     models = {
         model_id: info
         for model_id, model in (raw.get("models") or {}).items()
-        if isinstance(model, Mapping) and model.get("status") not in ("deprecated", "alpha")
+        if isinstance(model, Mapping) and model.get("status") not in ("deprecated", "alpha") and model_id not in hidden
         if (info := model_from_models_dev(entry, model_id, model)) is not None
     }
     base_url = entry.api or SDK_BASE_URLS.get(entry.npm)

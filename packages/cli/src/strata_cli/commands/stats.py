@@ -12,7 +12,7 @@ from strata_cli.output import echo_json, echo_table
 
 if TYPE_CHECKING:
     from strata_core.session.stats import Bucket, Stats
-    from strata_core.session.usage import Usage
+    from strata_core.session.usage import UsageTotals
 
 
 @click.command(short_help="Show token usage and cost statistics.")
@@ -69,7 +69,7 @@ def _dollars(cost: float) -> str:
     return dollars(cost)
 
 
-def _tokens(usage: Usage) -> dict[str, Any]:
+def _tokens(usage: UsageTotals) -> dict[str, Any]:
     return {"input": usage.input, "output": usage.output, "reasoning": usage.reasoning,
             "cache": {"read": usage.cache_read, "write": usage.cache_write}}  # fmt: skip
 

@@ -16,7 +16,7 @@ from attrs import define, field
 from strata_core.message import AssistantMessage, MessageWithParts
 from strata_core.session.info import SessionInfo
 from strata_core.session.store import SessionStore
-from strata_core.session.usage import Usage
+from strata_core.session.usage import UsageTotals
 
 DAY_MS = 86_400_000
 
@@ -27,7 +27,7 @@ class Bucket:
 
     sessions: set[str] = field(factory=set)
     messages: int = 0
-    usage: Usage = field(factory=Usage)
+    usage: UsageTotals = field(factory=UsageTotals)
 
 
 @define
@@ -35,7 +35,7 @@ class Stats:
     sessions: int = 0
     messages: int = 0
     days: int = 1
-    usage: Usage = field(factory=Usage)
+    usage: UsageTotals = field(factory=UsageTotals)
     per_session_tokens: list[int] = field(factory=list)
     by_model: dict[str, Bucket] = field(factory=dict)
     by_day: dict[str, Bucket] = field(factory=dict)
@@ -84,7 +84,7 @@ def aggregate(
     for session, history in sessions:
         stats.sessions += 1
         earliest, latest = min(earliest, session.time.created), max(latest, session.time.updated)
-        own = Usage()
+        own = UsageTotals()
         for message in history:
             stats.messages += 1
             info = message.info

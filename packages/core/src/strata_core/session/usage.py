@@ -16,7 +16,7 @@ from strata_core.message import AssistantMessage, MessageWithParts, StepFinishPa
 
 
 @frozen
-class Usage:
+class UsageTotals:
     """Tokens and USD summed over steps."""
 
     input: int = 0
@@ -31,8 +31,8 @@ class Usage:
     def total_tokens(self) -> int:
         return self.input + self.output + self.reasoning + self.cache_read + self.cache_write
 
-    def plus_usage(self, other: Usage) -> Usage:
-        return Usage(
+    def plus_usage(self, other: UsageTotals) -> UsageTotals:
+        return UsageTotals(
             self.input + other.input,
             self.output + other.output,
             self.reasoning + other.reasoning,
@@ -42,14 +42,14 @@ class Usage:
             self.steps + other.steps,
         )
 
-    def plus(self, tokens: Tokens, cost: float, steps: int = 1) -> Usage:
-        counted = Usage(tokens.input, tokens.output, tokens.reasoning, tokens.cache_read, tokens.cache_write)
+    def plus(self, tokens: Tokens, cost: float, steps: int = 1) -> UsageTotals:
+        counted = UsageTotals(tokens.input, tokens.output, tokens.reasoning, tokens.cache_read, tokens.cache_write)
         return self.plus_usage(attrs.evolve(counted, cost=cost, steps=steps))
 
 
-def usage_of(messages: Iterable[MessageWithParts]) -> Usage:
+def usage_of(messages: Iterable[MessageWithParts]) -> UsageTotals:
     """The steps' usage in `messages` (assistant messages only; the user's own messages cost nothing)."""
-    total = Usage()
+    total = UsageTotals()
     for message in messages:
         if not isinstance(message.info, AssistantMessage):
             continue
