@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from strata_providers.variants import catalog_variants, configured_variants
 
 ANTHROPIC = "@ai-sdk/anthropic"
@@ -9,7 +11,7 @@ COMPATIBLE = "@ai-sdk/openai-compatible"
 OPENROUTER = "@openrouter/ai-sdk-provider"
 
 
-def variants(npm: str, model_id: str, options: object = None, output: int = 64_000) -> dict[str, object]:
+def variants(npm: str, model_id: str, options: object = None, output: int = 64_000) -> dict[str, dict[str, Any]]:
     return catalog_variants(npm, model_id, model_id, output, True, options)
 
 
