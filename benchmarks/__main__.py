@@ -37,6 +37,10 @@ MODULES = (
     "prompt_assembly",
     "history_conversion",
     "stream_decode",
+    "huge_files",
+    "bounded_memory",
+    "hostile_model",
+    "server_load",
 )
 README = Path(__file__).with_name("README.md")
 SUMMARY_HEADING = "## Summary"

@@ -157,3 +157,10 @@ def test_one_strata_hello_run_against_each_kind_of_server(
         monkeypatch.setattr(common, "ORACLE_DIR", tmp_path / "no-oracle")
     sample = run_once(cli, HELLO)  # raises RunFailed unless it exited 0 having made the scripted call
     assert sample.returncode == 0 and "Hello!" in sample.stdout
+
+
+def test_server_load_runs_sessions_at_once_and_checks_every_answer() -> None:
+    from benchmarks import server_load
+
+    latencies, walls = server_load.measure(runs=1, sessions=2)
+    assert latencies and len(walls) == 1

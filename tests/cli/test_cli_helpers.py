@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from strata_cli.agent_view import agent_not_found, primary_agents
-from strata_cli.commands.debug import redact
 from strata_cli.commands.run import compose_message
 from strata_core.context.agent import AgentInfo
+from strata_core.redaction import redact_data as redact
 
 
 def test_message_words_are_joined_with_spaces_and_piped_text_follows() -> None:

@@ -1,5 +1,6 @@
 """`strata run` loads the engine without garbage collection, freezes it, collects the young generation less
-often, skips httpx's command-line client, and leaves every library whole for the rest of the process."""
+often, skips httpx's command-line client and the Starlette module dependency_injector's wiring would load
+(where strata-server is installed), and leaves every library whole for the rest of the process."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ result = {
     "frozen": gc.get_freeze_count(),
     "young_threshold": gc.get_threshold()[0],
     "loaded": sorted(
-        m for m in ("structlog", "pygments", "rich", "httpx._main", "logging.config") if m in sys.modules
+        m
+        for m in ("structlog", "pygments", "rich", "httpx._main", "logging.config", "starlette.requests")
+        if m in sys.modules
     ),
 }
 """
@@ -57,6 +60,10 @@ try:
     httpx.main(["--help"])
 except SystemExit as exit:
     result["httpx_main_exit"] = exit.code
+
+# Starlette, whole, for the server (dependency_injector's wiring only saw a stand-in)
+import starlette.requests
+result["starlette_request"] = starlette.requests.Request.__module__
 
 from strata_core.context.markdown import parse_markdown_text  # frontmatter parsing imports PyYAML when first needed
 result["frontmatter"] = dict(parse_markdown_text("---\\nname: x\\n---\\nbody", None).data)
@@ -95,3 +102,4 @@ def test_every_library_works_in_full_after_start_up(tmp_path: Path) -> None:
     assert result["httpx_client"] == "AsyncClient"
     assert result["httpx_main_is_real"] is True and result["httpx_main_exit"] == 0
     assert result["frontmatter"] == {"name": "x"}
+    assert result["starlette_request"] == "starlette.requests"

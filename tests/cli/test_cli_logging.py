@@ -1,5 +1,5 @@
-"""The CLI renders Strata's log events as short lines on stderr (log_setup.py): never on stdout, and the
-traceback of a logged exception only with STRATA_DEBUG=1."""
+"""The CLI renders Strata's log events as short lines (log_setup.py): in a log file normally, on stderr with
+STRATA_DEBUG=1 (then with the traceback of a logged exception), never on stdout."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from strata_cli.log_setup import ShortLineFormatter
 from strata_core.logging import EventMessage
@@ -99,14 +97,36 @@ def _run(project: Path, tmp_path: Path, **extra_env: str) -> subprocess.Complete
     )
 
 
-@pytest.mark.parametrize("debug", [False, True], ids=["plain", "STRATA_DEBUG"])
-def test_a_logged_exception_shows_its_traceback_on_stderr_only_with_strata_debug(tmp_path: Path, debug: bool) -> None:
+def test_a_log_line_goes_to_the_log_file_not_the_terminal(tmp_path: Path) -> None:
     with ScriptedServer([{"text": "Hello!"}]) as server:
         project = _project_whose_title_model_is_unreachable(tmp_path, server)
-        done = _run(project, tmp_path, **({"STRATA_DEBUG": "1"} if debug else {}))
+        done = _run(project, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Hello!\n"
+    assert "title.failed" not in done.stderr and "warning" not in done.stderr
+    logged = (tmp_path / "home/state/strata/log/strata.log").read_text()
+    [warning] = [line for line in logged.splitlines() if " warning: title.failed" in line]
+    assert "(session_id=ses_" in warning and " exception=" in warning and "Traceback" not in logged
+
+
+def test_with_strata_debug_a_logged_exception_shows_its_traceback_on_stderr(tmp_path: Path) -> None:
+    with ScriptedServer([{"text": "Hello!"}]) as server:
+        project = _project_whose_title_model_is_unreachable(tmp_path, server)
+        done = _run(project, tmp_path, STRATA_DEBUG="1")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Hello!\n"  # log lines never reach stdout
     [warning] = [line for line in done.stderr.splitlines() if line.startswith("warning: title.failed")]
-    assert warning.startswith("warning: title.failed (session_id=ses_")
-    assert ("Traceback (most recent call last):" in done.stderr) is debug
-    assert (" exception=" in warning) is not debug
+    assert warning.startswith("warning: title.failed (session_id=ses_") and " exception=" not in warning
+    assert "Traceback (most recent call last):" in done.stderr
+
+
+def test_a_full_log_file_is_started_afresh(tmp_path: Path) -> None:
+    log = tmp_path / "home/state/strata/log/strata.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("old line\n" * 200_000)
+    with ScriptedServer([{"text": "Hello!"}]) as server:
+        project = _project_whose_title_model_is_unreachable(tmp_path, server)
+        done = _run(project, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "old line" not in log.read_text() and "title.failed" in log.read_text()
+    assert log.with_name("strata.log.1").read_text().startswith("old line")

@@ -9,7 +9,7 @@ import attrs
 from rich.console import Console
 
 from strata_cli.model_parts import ModelParts
-from strata_cli.render import RunRenderer, Segment, markup, plain_text, segments
+from strata_cli.render import RunRenderer, Segment, error_console, markup, plain_text, segments
 from strata_cli.tool_lines import ToolLine
 from strata_core import bus as b
 from strata_core import message as m
@@ -122,7 +122,7 @@ def test_plain_status_lines_match_what_rich_prints_off_a_terminal() -> None:
     """Off a terminal the run renderer writes plain text without rich; where rich could differ it uses rich."""
     for line in PLAIN_CASES:
         buffer = io.StringIO()
-        Console(file=buffer, highlight=False, soft_wrap=True).print(markup(line))
+        error_console(buffer).print(markup(line))
         plain = plain_text(line)
         assert plain is None or plain + "\n" == buffer.getvalue(), line
         err = io.StringIO()
@@ -130,3 +130,9 @@ def test_plain_status_lines_match_what_rich_prints_off_a_terminal() -> None:
         renderer.note(*line)
         assert err.getvalue() == buffer.getvalue()
     assert plain_text(PLAIN_CASES[0]) == "> build · mock/gpt-4o-mock"
+
+
+def test_emoji_codes_in_status_lines_are_printed_as_typed() -> None:
+    err = io.StringIO()
+    RunRenderer(SESSION, Path("/w"), out=io.StringIO(), console=None, err=err).note("a :smile: b")
+    assert err.getvalue() == "a :smile: b\n"

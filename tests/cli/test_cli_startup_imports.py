@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-HEAVY = ("httpx", "rich", "prompt_toolkit", "dependency_injector", "anyio")
+HEAVY = ("httpx", "rich", "prompt_toolkit", "dependency_injector", "anyio", "strata_server", "starlette", "uvicorn")
 
 
 def _loaded_heavy_modules(statement: str) -> list[str]:
@@ -36,3 +36,18 @@ def test_building_the_help_loads_no_heavy_module() -> None:
         "for name in m.cli.list_commands(ctx)]"
     )
     assert _loaded_heavy_modules(statement) == []
+
+
+def test_a_run_without_commands_or_mentions_loads_none_of_their_modules() -> None:
+    code = (
+        "import json, sys\n"
+        "from strata_cli.lean_start import heavy_imports\n"
+        "with heavy_imports():\n"
+        "    import strata_cli.app, strata_cli.run_session, strata_core.container\n"
+        "watched = ('strata_core.context.command', 'strata_core.engine.command_prompt', 'strata_cli.mentions',\n"
+        "           'strata_cli.completion', 'strata_cli.model_choices', 'strata_core.context.command_template')\n"
+        "print(json.dumps([name for name in watched if name in sys.modules]))"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ["HOME"]}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=30, check=True)
+    assert json.loads(done.stdout) == []

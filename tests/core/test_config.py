@@ -306,6 +306,8 @@ async def test_file_references_are_trimmed_escaped_and_relative_to_the_config_fi
 @pytest.mark.anyio
 async def test_file_references_expand_home(setup: Setup) -> None:
     write(setup.home / "secret.txt", "sk-123\n")
+    # Outside the project, so the user's global config allows the directory (tests/core/test_config_file_...).
+    write(setup.strata_global / "strata.json", '{"permission": {"external_directory": {"~/*": "allow"}}}')
     write(setup.repo / "opencode.json", '{"provider": {"p": {"options": {"apiKey": "{file:~/secret.txt}"}}}}')
     assert (await setup.load()).provider["p"].options.api_key == "sk-123"
 

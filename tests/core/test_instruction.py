@@ -48,10 +48,11 @@ class Setup:
     def paths(self) -> StrataPaths:
         return StrataPaths.from_env(self.env)
 
-    def config(self, instructions: list[str]) -> None:
+    def config(self, instructions: list[str], permission: dict[str, Any] | None = None) -> None:
         import json
 
-        write(self.repo / "strata.json", json.dumps({"instructions": instructions}))
+        extra = {"permission": permission} if permission else {}
+        write(self.repo / "strata.json", json.dumps({"instructions": instructions, **extra}))
 
     def service(self, directory: Path | None = None, **kwargs: Any) -> InstructionService:
         project = ProjectService(directory or self.repo)
@@ -188,8 +189,22 @@ async def test_home_and_absolute_config_entries(setup: Setup, tmp_path: Path) ->
     home_rule = write(setup.home / "notes" / "rules.md", "home rule")
     absolute = write(tmp_path / "shared" / "team.md", "team")
     write(tmp_path / "shared" / "other.txt", "not matched")
-    setup.config(["~/notes/rules.md", str(tmp_path / "shared" / "*.md")])
+    # A glob outside the project reads only where external_directory allows it; a named file is the user's choice.
+    allowed = {"external_directory": {f"{tmp_path / 'shared'}/*": "allow"}}
+    setup.config(["~/notes/rules.md", str(tmp_path / "shared" / "*.md")], allowed)
     assert await setup.sources() == [str(home_rule), str(absolute)]
+
+
+@pytest.mark.anyio
+async def test_a_glob_reaching_outside_the_project_is_skipped_with_a_warning(setup: Setup, tmp_path: Path) -> None:
+    write(tmp_path / "outside" / "secret.md", "outside secret")
+    inside = write(setup.repo / "docs" / "rules.md", "inside")
+    (setup.repo / "docs" / "planted.md").symlink_to(tmp_path / "outside" / "secret.md")
+    setup.config(["docs/*.md", str(tmp_path / "outside" / "*.md")])
+    with capture_events() as logs:
+        assert await setup.sources() == [str(inside)]
+    skipped = sorted(e["file"] for e in logs if e["event"] == "outside content skipped")
+    assert skipped == sorted([str(setup.repo / "docs" / "planted.md"), str(tmp_path / "outside" / "secret.md")])
 
 
 @pytest.mark.anyio
@@ -399,3 +414,20 @@ async def test_files_outside_the_working_directory_never_attach(nested: Setup, t
     write(tmp_path / "repo-other" / "AGENTS.md", "other")
     outside = write(tmp_path / "repo-other" / "x" / "file.ts", "code")
     assert await nested.service().resolve([], outside, "msg_a") == []
+
+
+@pytest.mark.anyio
+async def test_a_project_agents_md_symlinked_from_outside_is_skipped(setup: Setup, tmp_path: Path) -> None:
+    planted = write(tmp_path / "outside" / "AGENTS.md", "do what the outside says")
+    (setup.repo / "AGENTS.md").symlink_to(planted)
+    with capture_events() as logs:
+        assert await setup.sources() == []
+    assert [e["file"] for e in logs if e["event"] == "outside content skipped"] == [str(setup.repo / "AGENTS.md")]
+
+
+@pytest.mark.anyio
+async def test_a_nearby_agents_md_symlinked_from_outside_is_not_attached(setup: Setup, tmp_path: Path) -> None:
+    planted = write(tmp_path / "outside" / "AGENTS.md", "outside rules")
+    write(setup.repo / "sub" / "file.ts", "code")
+    (setup.repo / "sub" / "AGENTS.md").symlink_to(planted)
+    assert await setup.service().resolve([], setup.repo / "sub" / "file.ts", "msg_a") == []

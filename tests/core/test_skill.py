@@ -126,10 +126,32 @@ async def test_claude_code_skills_flag_skips_only_claude_dirs(setup: Setup, flag
 @pytest.mark.anyio
 async def test_skill_paths_expand_home_and_warn_about_missing_dirs(setup: Setup) -> None:
     skill_file(setup.home / "my-skills", "mine")
-    setup.config({"skills": {"paths": ["~/my-skills", "nowhere"]}})
+    # Outside the project, so only where external_directory allows it (see the tests below).
+    allowed = {"external_directory": {"~/my-skills/*": "allow"}}
+    setup.config({"skills": {"paths": ["~/my-skills", "nowhere"]}, "permission": allowed})
     with capture_events() as logs:
         assert await setup.names() == [BUILTIN_SKILL_NAME, "mine"]
     assert {"event": "skill path not found", "path": str(setup.repo / "nowhere"), "log_level": "warning"} in logs
+
+
+@pytest.mark.anyio
+async def test_skill_paths_outside_the_project_need_external_directory(setup: Setup) -> None:
+    skill_file(setup.home / "elsewhere", "outsider")
+    setup.config({"skills": {"paths": ["~/elsewhere"]}})
+    with capture_events() as logs:
+        assert await setup.names() == [BUILTIN_SKILL_NAME]
+    skipped = [e for e in logs if e["event"] == "outside content skipped"]
+    assert [e["file"] for e in skipped] == [str(setup.home / "elsewhere" / "outsider" / "SKILL.md")]
+
+
+@pytest.mark.anyio
+async def test_a_skill_md_symlinked_from_outside_is_skipped(setup: Setup) -> None:
+    skill_file(setup.home / "stash", "planted")
+    linked = setup.repo / ".claude" / "skills" / "planted"
+    linked.mkdir(parents=True)
+    (linked / "SKILL.md").symlink_to(setup.home / "stash" / "planted" / "SKILL.md")
+    skill_file(setup.repo / ".claude" / "skills", "honest")
+    assert await setup.names() == [BUILTIN_SKILL_NAME, "honest"]
 
 
 def serve_skill_pack(index: Any) -> LoopbackTextServer:

@@ -8,8 +8,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 from cli_harness import STRATA, Cli, isolated_env
+from pty_terminal import Terminal
 
 from strata_providers.testing import ScriptedServer
 
@@ -38,3 +40,21 @@ def scripted() -> Iterator[Callable[[list[dict[str, Any]]], ScriptedServer]]:
             return stack.enter_context(ScriptedServer(script))
 
         yield start
+
+
+@pytest.fixture
+def terminal(cli: Cli) -> Iterator[Callable[..., Terminal]]:
+    children: list[pexpect.spawn] = []
+
+    def start(*args: str, **extra_env: str) -> Terminal:
+        env = {**cli.env, "TERM": "xterm-256color", **extra_env}
+        env.pop("NO_COLOR", None)
+        child = pexpect.spawn(
+            str(STRATA), list(args), cwd=str(cli.project), env=env, encoding="utf-8", dimensions=(40, 120), timeout=20
+        )
+        children.append(child)
+        return Terminal(child)
+
+    yield start
+    for child in children:
+        child.terminate(force=True)

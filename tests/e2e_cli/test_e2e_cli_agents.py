@@ -89,3 +89,37 @@ def test_a_broken_config_names_the_file_and_position_for_every_command(cli: Cli)
         assert done.returncode == 1
         assert done.stderr.startswith(f"Error: {cli.project / 'opencode.json'}:2:")
         assert "Traceback" not in done.stderr
+
+
+def test_debug_config_hides_every_credential_by_key_and_by_value(cli: Cli) -> None:
+    config = {
+        "model": "a/b",
+        "provider": {
+            "a": {
+                "options": {
+                    "baseURL": "https://user:pass-word-1@models.example/v1",
+                    "headers": {"x-api-key": "hdr-key-1", "Cookie": "sess=cookie-1", "X-Auth": "xauth-1"},
+                    "accessKey": "access-1",
+                    "credentials": {"id": "cred-id-1"},
+                    "project": "{env:MY_HDR_TOKEN}",
+                },
+                "models": {"b": {}},
+            }
+        },
+        "mcp": {"gh": {"type": "local", "command": ["gh-mcp"], "environment": {"GITHUB_TOKEN": "ghp-env-1"}}},
+    }
+    (cli.project / "opencode.json").write_text(json.dumps(config))
+    done = cli("debug", "config", extra_env={"MY_HDR_TOKEN": "env-only-1"})
+    assert done.returncode == 0, done.stderr
+    for secret in (
+        "pass-word-1",
+        "hdr-key-1",
+        "cookie-1",
+        "xauth-1",
+        "access-1",
+        "cred-id-1",
+        "ghp-env-1",
+        "env-only-1",
+    ):
+        assert secret not in done.stdout, secret
+    assert "models.example/v1" in done.stdout

@@ -30,6 +30,7 @@ def test_debug_paths_follow_the_xdg_variables(cli: Cli) -> None:
     assert found["database"] == str(home / ".local/share/strata/strata.db")
     assert found["tool_output"] == str(home / ".local/share/strata/tool-output")
     assert found["state"] == str(home / ".local/state/strata")
+    assert found["log"] == str(home / ".local/state/strata/log/strata.log")
 
 
 def test_an_unknown_command_is_a_usage_error(cli: Cli) -> None:

@@ -39,7 +39,7 @@ def test_a_read_tool_turn_shows_one_line_for_the_tool(cli: Cli, scripted: Script
     write_config(cli.project, mock_provider_config(server.base_url))
     done = cli("run", "read the notes")
     assert done.returncode == 0, done.stderr
-    assert "→ Read sub/notes.txt" in done.stderr.splitlines()
+    assert "→ Read sub/notes.txt · 2 lines" in done.stderr.splitlines()  # what it read
     assert done.stdout == "Two items.\n"
     tool_message = server.main_requests[1].body["messages"][-1]
     assert tool_message["role"] == "tool" and "1: apples" in tool_message["content"]

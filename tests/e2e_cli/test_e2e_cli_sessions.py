@@ -35,7 +35,7 @@ def test_list_and_show_a_session(cli: Cli, scripted: Scripted) -> None:
     lines = shown.stdout.splitlines()
     assert lines[0] == "# Groceries"
     assert "## user (build · mock/gpt-4o-mock)" in lines and "what do the notes say?" in lines
-    assert "→ Read notes.txt" in lines and "Milk." in lines
+    assert "→ Read notes.txt · 1 line" in lines and "Milk." in lines
 
 
 def test_export_delete_and_import_restore_the_session(cli: Cli, scripted: Scripted, tmp_path: Path) -> None:

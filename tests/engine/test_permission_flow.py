@@ -170,3 +170,16 @@ async def test_a_cancelled_ask_withdraws_its_question() -> None:
         assert await events.receive() == PermissionReplied("ses_1", request.id, "reject")
     assert flow.pending() == []
     flow.reply(request.id, "once")  # too late: ignored
+
+
+@pytest.mark.anyio
+async def test_with_a_reply_timeout_an_unanswered_question_fails_and_is_withdrawn() -> None:
+    bus = Bus()
+    flow = PermissionFlow(bus, IDS, "interactive", reply_timeout=0.05)
+    async with bus.subscribe() as events:
+        with pytest.raises(NoResponderError) as caught:
+            await flow.ask("ses_1", "bash", ["ls"], ["ls"], {}, ASK_BASH)
+        asked, withdrawn = events.receive_nowait(), events.receive_nowait()
+    assert "needs approval, but nobody answered within 0.05 s" in str(caught.value)
+    assert isinstance(asked, PermissionAsked) and isinstance(withdrawn, PermissionReplied)
+    assert withdrawn.reply == "reject" and flow.pending() == []

@@ -1,5 +1,6 @@
-"""Imports go one way, `cli -> providers -> core`: the core never imports the wires or the terminal, the
-providers never import the CLI. Read from the source, so a lazy import inside a function counts too."""
+"""Imports go one way, `cli -> server -> providers -> core`: the core never imports the wires, the server or the
+terminal, the providers never import the server or the CLI, the server never imports the CLI, and the CLI
+imports the server only for `strata serve`. Read from the source, so a lazy import inside a function counts too."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "core": ("strata_providers", "strata_cli"),
-    "providers": ("strata_cli",),
+    "core": ("strata_providers", "strata_server", "strata_cli"),
+    "providers": ("strata_server", "strata_cli"),
+    "server": ("strata_cli",),
 }
+SERVER_USERS = {"packages/cli/src/strata_cli/commands/serve.py", "packages/cli/src/strata_cli/serve_session.py"}
+"""The only CLI modules that may import the server: `strata serve` and its body."""
 
 
 def imported_modules(source: Path) -> set[str]:
@@ -40,6 +44,15 @@ def wrong_way_imports(package: str) -> list[str]:
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
 def test_package_imports_only_what_lies_below_it(package: str) -> None:
     assert wrong_way_imports(package) == []
+
+
+def test_only_strata_serve_imports_the_server() -> None:
+    users = {
+        str(source.relative_to(REPO))
+        for source in (REPO / "packages/cli/src").rglob("*.py")
+        if any(module.split(".")[0] == "strata_server" for module in imported_modules(source))
+    }
+    assert users == SERVER_USERS
 
 
 def test_the_check_sees_a_wrong_way_import(tmp_path: Path) -> None:

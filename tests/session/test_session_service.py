@@ -174,3 +174,25 @@ def test_version_is_the_installed_package_version_read_without_importlib_metadat
     from importlib import metadata
 
     assert f"strata/{metadata.version('strata-core')}" == VERSION
+
+
+async def test_with_a_bus_every_change_is_published_after_it_is_stored(store: SessionStore) -> None:
+    from strata_core.bus import Bus, SessionCreated, SessionDeleted, SessionUpdated
+
+    bus = Bus()
+    svc = SessionService(store, "proj", "/work/project", clock=SteppingClock(T0), ids=IDS, bus=bus)
+    async with bus.subscribe() as events:
+        parent = await svc.create(title="parent")
+        child = await svc.create(parent_id=parent.id)
+        renamed = await svc.set_title(parent.id, "renamed")
+        fork = await svc.fork(parent.id)
+        await svc.delete(parent.id)
+        got = [events.receive_nowait() for _ in range(6)]
+    changes: list[SessionCreated | SessionUpdated | SessionDeleted] = []
+    for event in got:
+        assert isinstance(event, SessionCreated | SessionUpdated | SessionDeleted)
+        changes.append(event)
+    kinds = [SessionCreated, SessionCreated, SessionUpdated, SessionCreated, SessionDeleted, SessionDeleted]
+    assert [type(e) for e in changes] == kinds
+    assert [e.info.id for e in changes] == [parent.id, child.id, parent.id, fork.id, child.id, parent.id]
+    assert changes[2].info == renamed and await store.get_session(parent.id) is None

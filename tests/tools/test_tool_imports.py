@@ -8,12 +8,24 @@ import os
 import subprocess
 import sys
 
-LAZY_PACKAGES = ("markdownify", "bs4", "soupsieve", "jsonschema", "referencing", "pathspec", "tree_sitter", "wcmatch")
+LAZY_PACKAGES = (
+    "markdownify",
+    "bs4",
+    "soupsieve",
+    "jsonschema",
+    "referencing",
+    "pathspec",
+    "tree_sitter",
+    "wcmatch",
+    "PIL",
+)
 LAZY_MODULES = (
     "strata_core.tool.support.shell_parse",
     "strata_core.tool.support.shell_process",
     "strata_core.tool.support.patch",
     "strata_core.tool.support.html_text",
+    "strata_core.tool.support.attachment_cap",
+    "strata_core.tool.support.network_address",
     "html.parser",
 )
 

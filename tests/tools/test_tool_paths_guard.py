@@ -10,7 +10,8 @@ from tool_fakes import Asker, MakeContext, rules
 from strata_core.permission.rules import DeniedError
 from strata_core.tool.builtin.read import ReadTool
 from strata_core.tool.contract import ToolContext
-from strata_core.tool.support.paths_guard import absolute, inside_project, permission_patterns
+from strata_core.tool.support.confined_file import patterns, resolve
+from strata_core.tool.support.paths_guard import absolute, inside_project
 
 pytestmark = pytest.mark.anyio
 
@@ -108,6 +109,6 @@ def test_absolute_expands_home_and_folds_dots(tmp_path: Path) -> None:
     assert absolute("/etc/passwd", tmp_path) == Path("/etc/passwd")
 
 
-def test_permission_patterns_are_relative_to_the_worktree(project: Path) -> None:
-    assert permission_patterns(project, project / "src" / "a.py") == ["src/a.py"]
-    assert permission_patterns(project, project.parent / "x") == ["../x"]
+def test_permission_patterns_are_relative_to_the_worktree(project: Path, ctx: ToolContext) -> None:
+    assert patterns(ctx, resolve(ctx, project / "src" / "a.py")) == ["src/a.py"]
+    assert patterns(ctx, resolve(ctx, project.parent / "x")) == ["../x"]

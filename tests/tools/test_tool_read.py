@@ -46,7 +46,21 @@ async def test_a_text_file_is_framed_and_numbered(project: Path, ctx: ToolContex
         "1: line1\n2: line2\n3: needle here\n\n(End of file - total 3 lines)\n</content>"
     )
     assert result.title == "notes.txt"
-    assert result.metadata == {"preview": "line1\nline2\nneedle here", "truncated": False, "loaded": []}
+    display = {
+        "type": "file",
+        "path": str(project / "notes.txt"),
+        "text": "line1\nline2\nneedle here",
+        "lineStart": 1,
+        "lineEnd": 3,
+        "totalLines": 3,
+        "truncated": False,
+    }
+    assert result.metadata == {
+        "preview": "line1\nline2\nneedle here",
+        "truncated": False,
+        "loaded": [],
+        "display": display,
+    }
 
 
 async def test_nearby_instructions_are_appended_in_a_system_reminder(project: Path, ctx: ToolContext) -> None:

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
-from tool_fakes import Asker
+from tool_fakes import DEFAULT_RULES, Asker, MakeContext, rules
 
 from strata_core.tool.builtin.webfetch import TOO_LARGE, WebFetchTool
 from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
@@ -63,6 +63,11 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/slow":
             time.sleep(2)
             self._send(200, b"late", "text/plain")
+        elif self.path == "/to-localhost":
+            self.send_response(302)
+            self.send_header("Location", f"http://localhost:{self.headers['Host'].rsplit(':', 1)[1]}/page")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif self.path == "/challenge":
             if self.headers.get("User-Agent") == "strata":
                 self._send(200, b"passed", "text/plain")
@@ -156,3 +161,30 @@ async def test_the_suite_never_leaves_the_machine(ctx: ToolContext, truncation: 
         WebFetchTool(), {"url": "http://example.com/"}, ctx, agent_ruleset=None, truncation=truncation
     )
     assert outcome.is_error and "non-loopback" in (outcome.error or "")
+
+
+PRIVATE_ASKS = (*DEFAULT_RULES, *rules({"private_network": "ask"}))
+
+
+async def test_a_loopback_address_asks_private_network_and_a_refusal_sends_nothing(
+    server: str, make_ctx: MakeContext
+) -> None:
+    asker = Asker(rules=PRIVATE_ASKS, reject={"private_network"})
+    ctx = make_ctx(ask=asker, ruleset=PRIVATE_ASKS)
+    outcome = await run_tool(WebFetchTool(), {"url": f"{server}/page"}, ctx, agent_ruleset=None)
+    assert outcome.is_error and outcome.blocked
+    assert [(a.permission, a.patterns) for a in asker.asked] == [("private_network", ["127.0.0.1"])]
+    assert asker.asked[0].metadata["address"] == "127.0.0.1"
+    assert Handler.seen == []
+
+
+async def test_a_host_name_is_judged_by_what_it_resolves_to_and_every_redirect_is_checked(
+    server: str, make_ctx: MakeContext
+) -> None:
+    allowed_ip = (*PRIVATE_ASKS, *rules({"private_network": {"127.0.0.1": "allow"}}))
+    asker = Asker(rules=allowed_ip, reject={"private_network"})
+    ctx = make_ctx(ask=asker, ruleset=allowed_ip)
+    outcome = await run_tool(WebFetchTool(), {"url": f"{server}/to-localhost"}, ctx, agent_ruleset=None)
+    assert outcome.is_error
+    assert [(a.permission, a.patterns) for a in asker.asked] == [("private_network", ["localhost"])]
+    assert [seen["path"] for seen in Handler.seen] == ["/to-localhost"]

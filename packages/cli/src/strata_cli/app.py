@@ -21,6 +21,7 @@ import httpx
 from dependency_injector import containers, providers
 
 from strata_cli.errors import CliError
+from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import ConfigBlocks
 from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
@@ -86,9 +87,10 @@ class AppContainer(containers.DeclarativeContainer):
 
 def build_container(directory: Path, env: Mapping[str, str] | None = None) -> AppContainer:
     """A fresh container for `directory`; logging is configured here, the first time the core is needed."""
-    from strata_cli.log_setup import configure_logging
+    from strata_cli.log_setup import configure_logging, log_file
 
-    configure_logging(debug=bool(os.environ.get("STRATA_DEBUG")))
+    state = StrataPaths.from_env(env if env is not None else os.environ).state
+    configure_logging(debug=bool(os.environ.get("STRATA_DEBUG")), log_file=log_file(state))
     container = AppContainer(directory=directory)
     if env is not None:
         container.env.override(providers.Object(env))

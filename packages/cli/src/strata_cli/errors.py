@@ -14,6 +14,8 @@ import time
 import traceback
 from pathlib import Path
 
+from strata_core.redaction import redact_text
+
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 70
@@ -46,6 +48,7 @@ _SELF_EXPLAINING = frozenset(
         "ModelNotFoundError",
         "AgentNotFoundError",
         "SessionNotFoundError",
+        "SessionBusyError",
         "SkillError",
         "NoResponderError",
         "DeniedError",
@@ -137,7 +140,7 @@ def _crash_file(exc: BaseException) -> Path | None:
         folder = StrataPaths.from_env().state / "crash"
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}.txt"
-        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+        path.write_text(redact_text("".join(traceback.format_exception(exc))), encoding="utf-8")
         return path
     except Exception:
         return None
@@ -148,17 +151,19 @@ def report(exc: BaseException, *, debug: bool = False) -> int:
     described = describe(exc)
     if described is not None:
         message, code = described
-        print(f"Error: {message}", file=sys.stderr)
+        print(redact_text(f"Error: {message}"), file=sys.stderr)
         return code
     if debug:
-        traceback.print_exception(exc, file=sys.stderr)
+        print(redact_text("".join(traceback.format_exception(exc))), end="", file=sys.stderr)
         return EXIT_INTERNAL
     leaf = _leaf(exc)
     where = _crash_file(exc)
     saved = f" The traceback was saved to {where}." if where else ""
     print(
-        f"Error: Strata hit an unexpected internal error ({type(leaf).__name__}: {leaf}). This is a bug.{saved} "
-        "Set STRATA_DEBUG=1 to print the traceback.",
+        redact_text(
+            f"Error: Strata hit an unexpected internal error ({type(leaf).__name__}: {leaf}). This is a bug.{saved} "
+            "Set STRATA_DEBUG=1 to print the traceback."
+        ),
         file=sys.stderr,
     )
     return EXIT_INTERNAL

@@ -7,6 +7,7 @@ shows the agent and model the next message goes to. A turn runs with the prompt 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import anyio
@@ -15,24 +16,34 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding.bindings.completion import generate_completions
 from rich.console import Console
 from rich.markup import escape
 
 from strata_cli import slash
 from strata_cli.agent_view import primary_agents
 from strata_cli.app import AppContainer, build_container, pick_primary_agent, start_runtime
+from strata_cli.completion import CompletionSource, PromptCompleter, completes_here
 from strata_cli.errors import CliError, describe
 from strata_cli.interactive_view import TurnView
+from strata_cli.mentions import mentionable_agents, message_parts
+from strata_cli.model_choices import usable_models
+from strata_cli.output import one_line
 from strata_cli.permission_prompt import ask_permission
 from strata_cli.run_session import expected_model
+from strata_cli.transcript import conversation_lines, recent_turns
 from strata_cli.turn import drive_turn
 from strata_cli.usage_line import usage_line
 from strata_core.bus import PermissionReply, PermissionRequest
 from strata_core.context.agent import AgentInfo
-from strata_core.engine.prompt_input import PromptRequest, TextInput
+from strata_core.context.command import CommandInfo
+from strata_core.engine.prompt_input import PromptPart, PromptRequest
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
 from strata_core.session.usage import UsageTotals, usage_of
+
+RESUMED_TURNS = 3
+"""Turns of a resumed session shown before the prompt (`/history N` shows more)."""
 
 
 @frozen
@@ -71,6 +82,8 @@ class Interactive:
     """The model used when neither /model nor the agent names one: the session's, else the configured default."""
     session: SessionInfo | None
     model_override: str | None = None
+    commands: dict[str, CommandInfo] = field(factory=dict)
+    """Custom commands by name (`/name args`)."""
     variant: str | None = None
     """The model variant (`/variant high`) the next messages run with; None for the model's defaults."""
     usage: UsageTotals = field(factory=UsageTotals)
@@ -85,8 +98,11 @@ class Interactive:
         base_model = await expected_model(runtime, agent, start.model, session)
         agents = {info.name: info for info in await runtime.agents.list()}
         console = Console(highlight=False)
-        usage = usage_of(await runtime.sessions.messages(session.id)) if session is not None else UsageTotals()
-        return cls(runtime, console, agents, agent.name, base_model, session, start.model, usage=usage)
+        app = cls(runtime, console, agents, agent.name, base_model, session, start.model)
+        app.commands = await _custom_commands(runtime, console)
+        if session is not None:
+            app.usage = usage_of(await runtime.sessions.messages(session.id))
+        return app
 
     @property
     def primary(self) -> list[str]:
@@ -104,7 +120,7 @@ class Interactive:
             "Enter sends, Tab switches agent, /help for commands, Ctrl-D quits."
         )
         if self.session is not None:
-            self.console.print(f"Continuing [bold]{escape(self.session.title)}[/bold] ({self.session.id})")
+            await self.show_resumed()
         while True:
             try:
                 text = await self._prompt_session().prompt_async(self._prompt_message)
@@ -122,7 +138,7 @@ class Interactive:
         from strata_cli.slash_actions import run_slash
 
         try:
-            command = slash.parse(text)
+            command = slash.parse(text, custom=self.commands)
             if command is None:
                 await self.send(slash.message_text(text))
                 return True
@@ -137,14 +153,44 @@ class Interactive:
         return True
 
     async def send(self, text: str) -> None:
-        """One turn: the message goes to the current agent and model; Ctrl-C stops it."""
+        """One turn: the message (its `@` mentions resolved) goes to the current agent and model."""
+        project = self.runtime.project
+        home = self.runtime.container.paths().home
+        parts = message_parts(text, self.agents, directory=project.directory, worktree=project.worktree, home=home)
+        await self.send_parts(parts, self.agent, self.model_override)
+
+    async def run_command(self, name: str, arguments: str) -> None:
+        """`/name arguments`: the custom command's prompt, sent to its agent and model."""
+        prompts = self.runtime.container.command_prompts()
+        prepared = await prompts.prepare(name, arguments, agent=self.agent, model=self.model_override)
+        await self.send_parts(list(prepared.parts), prepared.agent, prepared.model)
+
+    async def show_resumed(self, turns: int = RESUMED_TURNS) -> None:
+        """Say which session goes on, and show its last `turns` turns."""
+        assert self.session is not None
+        self.console.print(f"Continuing [bold]{escape(self.session.title)}[/bold] ({self.session.id})")
+        await self.show_history(turns)
+
+    async def show_history(self, turns: int) -> None:
+        """The session's last `turns` turns, as `strata session show` prints them."""
+        if self.session is None:
+            raise CliError("Nothing to show yet: this is a new session.")
+        history = await self.runtime.sessions.messages(self.session.id)
+        shown, earlier = recent_turns(history, turns)
+        if earlier:
+            self.console.print(f"[dim]… {earlier} earlier turn(s); /history N shows more[/dim]")
+        for line in conversation_lines(shown, self.runtime.project.directory):
+            self.console.print(escape(line), style="bold" if line.startswith("## ") else None)
+        self.console.print("[dim]──[/dim]")
+
+    async def send_parts(self, parts: Sequence[PromptPart], agent: str, model: str | None) -> None:
+        """One turn: `parts` go to `agent` on `model` (None: the agent's or the session's); Ctrl-C stops it."""
         runtime = self.runtime
         if self.session is None:
             self.session = await runtime.sessions.create()
         session_id = self.session.id
-        request = PromptRequest(
-            session_id, [TextInput(text)], agent=self.agent, model=self.model_override, variant=self.variant
-        )
+        await self._wait_while_busy(session_id)
+        request = PromptRequest(session_id, list(parts), agent=agent, model=model, variant=self.variant)
         view = TurnView(self.console, runtime.project.directory, session_id, self._ask, runtime.permissions.reply)
         outcome = await drive_turn(
             runtime.bus, session_id, lambda: runtime.loop.prompt(request), view.handle,
@@ -157,6 +203,15 @@ class Interactive:
             self.agent = view.switched_to
         self.session = await runtime.sessions.get(session_id)
         self.usage = usage_of(await runtime.sessions.messages(session_id))
+
+    async def _wait_while_busy(self, session_id: str) -> None:
+        """Another process writing the session: say so and wait for it (a headless run fails at once instead)."""
+
+        def tell() -> None:
+            self.console.print(f"[yellow]Session {session_id} is busy in another strata process; waiting…[/yellow]")
+
+        async with self.runtime.store.lease(session_id, wait=True, on_wait=tell):
+            pass
 
     async def compact(self) -> None:
         """Summarise the current session now, showing the summary as it streams."""
@@ -198,8 +253,18 @@ class Interactive:
                 multiline=True,
                 key_bindings=self._key_bindings(),
                 bottom_toolbar=self.toolbar,
+                completer=PromptCompleter(self.completion_source()),
+                complete_while_typing=False,
             )
         return self._prompt
+
+    def completion_source(self) -> CompletionSource:
+        agents = {
+            info.name: one_line(info.description or "") for info in mentionable_agents(list(self.agents.values()))
+        }
+        commands = {name: command.description or "" for name, command in self.commands.items()}
+        models = self.runtime.models
+        return CompletionSource(self.runtime.project.directory, commands, agents, lambda: usable_models(models))
 
     def _key_bindings(self) -> KeyBindings:
         keys = KeyBindings()
@@ -216,11 +281,28 @@ class Interactive:
             event.current_buffer.insert_text("\n")
 
         @keys.add("tab")
-        def _next_agent(event: KeyPressEvent) -> None:
-            self.agent = slash.next_agent(self.primary, self.agent)
-            event.app.invalidate()
+        def _complete_or_next_agent(event: KeyPressEvent) -> None:
+            # After `/` or `@` Tab completes (and moves through the choices); anywhere else it switches agent.
+            buffer = event.current_buffer
+            if buffer.complete_state is not None or completes_here(buffer.document.text_before_cursor):
+                generate_completions(event)  # prompt_toolkit's own Tab: the common part, then the choices
+            else:
+                self.agent = slash.next_agent(self.primary, self.agent)
+                event.app.invalidate()
 
         return keys
+
+
+async def _custom_commands(runtime: Runtime, console: Console) -> dict[str, CommandInfo]:
+    """The project's custom commands; a broken command file is reported and the app starts without them."""
+    try:
+        return {command.name: command for command in await runtime.container.commands().list()}
+    except Exception as error:
+        described = describe(error)
+        if described is None:
+            raise
+        console.print(f"[yellow]Custom commands are off:[/yellow] {escape(described[0])}")
+        return {}
 
 
 async def _starting_session(runtime: Runtime, start: StartOptions) -> SessionInfo | None:

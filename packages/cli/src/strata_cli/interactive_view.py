@@ -19,7 +19,8 @@ from rich.markup import escape
 from rich.text import Text
 
 from strata_cli.model_parts import ModelParts
-from strata_cli.render import FinishedToolLines, styled
+from strata_cli.render import FinishedToolLines, markup, styled
+from strata_cli.tool_details import tool_details
 from strata_core import bus as b
 from strata_core import message as m
 from strata_core.bus import PermissionReply, PermissionRequest
@@ -93,6 +94,8 @@ class TurnView:
             line = self._tool_lines.first(part)
             if line is not None:
                 self.note(styled(line))
+                for detail in tool_details(part, self.directory):
+                    self.console.print(markup([(detail.text, detail.style)]))
 
     def _stream(self, part: m.TextPart) -> None:
         if self._text is not None and self._text.id != part.id:

@@ -46,6 +46,7 @@ def heavy_imports() -> Iterator[None]:
     gc.disable()
     try:
         import_httpx_without_its_command_line()
+        import_dependency_injector_without_starlette()
         yield
     finally:
         settle_gc()
@@ -73,6 +74,28 @@ def import_httpx_without_its_command_line() -> None:
     finally:
         if sys.modules.get("httpx._main") is stand_in:
             del sys.modules["httpx._main"]  # a later `import httpx._main` loads the real module
+
+
+class _NoStarletteRequest:
+    """Stands in for `starlette.requests.Request` while dependency_injector loads: nothing is an instance of it."""
+
+
+def import_dependency_injector_without_starlette() -> None:
+    """Import dependency_injector without the ~10 ms of `starlette.requests` its wiring module loads whenever
+    Starlette is installed (it is where strata-server is): Strata uses no wiring, so the wiring's Starlette
+    check gets a stand-in, and `starlette.requests` leaves `sys.modules` again for the server to import."""
+    if "dependency_injector.wiring" in sys.modules or "starlette.requests" in sys.modules:
+        return
+    stand_in = types.ModuleType(
+        "starlette.requests", "Stand-in while dependency_injector loads (strata_cli.lean_start)."
+    )
+    stand_in.Request = _NoStarletteRequest  # type: ignore[attr-defined]
+    sys.modules["starlette.requests"] = stand_in
+    try:
+        import dependency_injector.wiring  # noqa: F401
+    finally:
+        if sys.modules.get("starlette.requests") is stand_in:
+            del sys.modules["starlette.requests"]
 
 
 def _httpx_main(*args: Any, **kwargs: Any) -> Any:

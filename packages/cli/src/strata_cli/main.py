@@ -26,6 +26,8 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("strata_cli.commands.stats", "stats"),
     "agent": ("strata_cli.commands.agent", "agent"),
     "debug": ("strata_cli.commands.debug", "debug"),
+    "completion": ("strata_cli.commands.completion", "completion"),
+    "serve": ("strata_cli.commands.serve", "serve"),
 }
 
 

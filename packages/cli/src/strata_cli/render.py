@@ -1,8 +1,8 @@
 """Rendering a turn in a terminal: the answer streams to stdout, everything about it goes to stderr.
 
 Splitting the streams the way `opencode run` does keeps `strata run "..." > answer.md` clean: stdout holds
-only the model's text, while the agent/model header, one line per tool call, retries and errors are
-written to stderr (with colour when it is a terminal).
+only the model's text, while the agent/model header, one line per tool call (with what it changed or printed
+under it: `tool_details`), retries and errors are written to stderr (with colour when it is a terminal).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from attrs import define, field
 
 from strata_cli.model_parts import ModelParts
+from strata_cli.tool_details import tool_details
 from strata_cli.tool_lines import ToolLine, describe
 from strata_core import bus as b
 from strata_core import message as m
@@ -32,7 +33,8 @@ def error_console(file: TextIO | None = None) -> Console:
     """The stderr console: colours only on a terminal, and no syntax guessing inside our own lines."""
     from rich.console import Console
 
-    return Console(file=file or sys.stderr, highlight=False, soft_wrap=True)
+    # No emoji codes either: a diff or a command's output may well contain `:name:`.
+    return Console(file=file or sys.stderr, highlight=False, soft_wrap=True, emoji=False)
 
 
 def terminal_console() -> Console | None:
@@ -182,6 +184,8 @@ class RunRenderer:
             line = self._tool_lines.first(part)
             if line is not None:
                 self.note(*segments(line))
+                for detail in tool_details(part, self.directory):
+                    self.note((detail.text, detail.style))
 
     def _text(self, part: m.TextPart) -> None:
         # Write what is new since last time, whether or not the update carried a delta.

@@ -14,7 +14,7 @@ from pathlib import Path
 from attrs import frozen
 from dependency_injector import providers
 
-from strata_cli.app import AppContainer, pick_primary_agent, start_runtime
+from strata_cli.app import AppContainer, pick_agent, pick_primary_agent, start_runtime
 from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, CliError, name_and_paragraph
 from strata_cli.json_events import JsonEventWriter, print_failure_without_session
 from strata_cli.render import RunRenderer
@@ -44,6 +44,8 @@ class RunSettings:
     title: str | None
     json_output: bool
     auto: bool
+    command: str | None = None
+    """`--command NAME`: `text` is then the command's arguments."""
     variant: str | None = None
 
 
@@ -59,10 +61,13 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
         async with start_runtime(container, "auto" if settings.auto else "non_interactive") as runtime:
             agent = await pick_primary_agent(runtime.agents, settings.agent)
             existing = await _existing_session(runtime, settings)
-            model = await expected_model(runtime, agent, settings.model, existing, settings.variant)
+            sent = await _what_to_send(runtime, settings, agent)
+            if sent.agent is not None and sent.agent != agent.name:
+                agent = await pick_agent(runtime.agents, sent.agent)  # a command's own agent
+            model = await expected_model(runtime, agent, sent.model, existing, settings.variant)
             session = await _session_for_turn(runtime, settings, existing)
             request = PromptRequest(
-                session.id, _parts(settings), agent=settings.agent, model=settings.model, variant=settings.variant
+                session.id, list(sent.parts), agent=sent.agent, model=sent.model, variant=settings.variant
             )
             if settings.json_output:
                 writer = JsonEventWriter(session.id, _print_line, clock=runtime.clock.now_ms)
@@ -130,9 +135,23 @@ def check_variant(info: ModelInfo, variant: str | None) -> None:
     raise CliError(f'Model {info.ref} has no variant "{variant}". Its variants: {known}.')
 
 
-def _parts(settings: RunSettings) -> list[PromptPart]:
-    parts: list[PromptPart] = [TextInput(settings.text)] if settings.text else []
-    return parts + [FileInput(path) for path in settings.files]
+@frozen
+class _Sent:
+    parts: Sequence[PromptPart]
+    agent: str | None
+    model: str | None
+
+
+async def _what_to_send(runtime: Runtime, settings: RunSettings, agent: AgentInfo) -> _Sent:
+    """The message as given, or what `--command` makes of its arguments (checked before a session is stored)."""
+    if settings.command is None:
+        parts = await _message_parts(runtime, settings.text) if settings.text else []
+        return _Sent(parts + [FileInput(path) for path in settings.files], settings.agent, settings.model)
+    prompts = runtime.container.command_prompts()
+    prepared = await prompts.prepare(
+        settings.command, settings.text, agent=agent.name, model=settings.model, files=settings.files
+    )
+    return _Sent(prepared.parts, prepared.agent, prepared.model)
 
 
 async def _turn(
@@ -171,6 +190,8 @@ async def _turn(
             renderer.note(("Interrupted.", "yellow"))
         elif refusals:
             renderer.error(str(refusals[0]))
+    if code == EXIT_INTERRUPTED:
+        runtime.abandon_background()  # Ctrl-C means now: no grace for a title still on its way
     return code
 
 
@@ -178,6 +199,16 @@ async def _turn_usage(runtime: Runtime, session_id: str, since_ms: int) -> Usage
     """What this run's answers used: the session's assistant messages created since the turn began."""
     history = await runtime.sessions.messages(session_id)
     return usage_of(m for m in history if isinstance(m.info, AssistantMessage) and m.info.time.created >= since_ms)
+
+
+async def _message_parts(runtime: Runtime, text: str) -> list[PromptPart]:
+    if "@" not in text:
+        return [TextInput(text)]  # no mention: nothing to resolve, nothing more to import
+    from strata_cli.mentions import message_parts
+
+    agents = {info.name: info for info in await runtime.agents.list()}
+    project, home = runtime.project, runtime.container.paths().home
+    return message_parts(text, agents, directory=project.directory, worktree=project.worktree, home=home)
 
 
 def _refusal_error(refusal: NoResponderError) -> MessageError:

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from strata_cli.agent_view import agent_not_found
 from strata_cli.errors import CliError
+from strata_cli.model_choices import usable_models
 from strata_cli.output import one_line
 from strata_cli.run_session import check_variant, expected_model
 from strata_cli.slash import SlashCommand, help_text
@@ -19,13 +20,20 @@ from strata_cli.slash import SlashCommand, help_text
 if TYPE_CHECKING:
     from strata_cli.interactive import Interactive
 
+HISTORY_TURNS = 10
+
 
 async def run_slash(app: Interactive, command: SlashCommand) -> bool:
     """Carry out `command`; False when the app should end."""
-    if command.name == "quit":
+    if command.custom:
+        await app.run_command(command.name, command.argument)
+    elif command.name == "quit":
         return False
-    if command.name == "help":
-        app.console.print(escape(help_text()))
+    elif command.name == "help":
+        custom = {name: info.description or "" for name, info in app.commands.items()}
+        app.console.print(escape(help_text(custom)))
+    elif command.name == "history":
+        await app.show_history(_turns(command.argument))
     elif command.name == "agent":
         _agent(app, command.argument)
     elif command.name == "model":
@@ -61,10 +69,21 @@ def _agent(app: Interactive, name: str) -> None:
     app.console.print(f"Agent: [bold]{escape(name)}[/bold] · {escape(app.model)}")
 
 
+def _turns(argument: str) -> int:
+    if not argument:
+        return HISTORY_TURNS
+    if not argument.isdigit() or int(argument) == 0:
+        raise CliError(f"/history takes a number of turns (1 or more), not {argument!r}.")
+    return int(argument)
+
+
 def _model(app: Interactive, ref: str) -> None:
     if not ref:
-        app.console.print(f"Model: [bold]{escape(app.model)}[/bold]. Switch with /model PROVIDER/MODEL; "
-                          "`strata models` lists them.")  # fmt: skip
+        app.console.print(f"Model: [bold]{escape(app.model)}[/bold]")
+        choices = usable_models(app.runtime.models)
+        for choice in choices:
+            app.console.print(f"{'→' if choice == app.model else ' '} {escape(choice)}")
+        app.console.print("Switch with /model PROVIDER/MODEL (type /model and press Tab to pick).")
         return
     info = app.runtime.models.resolve(ref).info  # unknown models and missing keys fail here, with the fix
     app.model_override = info.ref
@@ -91,7 +110,7 @@ async def _sessions(app: Interactive, session_id: str) -> None:
     if session_id:
         app.session = await sessions.get(session_id)
         app.base_model = await expected_model(app.runtime, app.agents[app.agent], None, app.session)
-        app.console.print(f"Continuing [bold]{escape(app.session.title)}[/bold] ({app.session.id})")
+        await app.show_resumed()
         return
     roots = [s for s in await sessions.list_sessions() if s.parent_id is None]
     if not roots:

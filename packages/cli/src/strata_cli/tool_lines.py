@@ -86,6 +86,12 @@ def _suffix(tool: str, tool_input: Mapping[str, Any], metadata: Mapping[str, Any
         count = metadata.get("count", metadata.get("matches"))
         if isinstance(count, int):
             extra += f" · {count} match" + ("" if count == 1 else "es")
+    elif tool == "read":
+        extra += _lines_read(metadata.get("display"))
+    elif tool == "edit":
+        change = metadata.get("filediff")
+        if isinstance(change, Mapping) and isinstance(change.get("additions"), int):
+            extra += f" · +{change['additions']} -{change.get('deletions', 0)}"
     elif tool == "task":
         agent = tool_input.get("subagent_type")
         if isinstance(agent, str) and agent:
@@ -95,6 +101,18 @@ def _suffix(tool: str, tool_input: Mapping[str, Any], metadata: Mapping[str, Any
         if isinstance(todos, list):
             extra += f" · {len(todos)} item" + ("" if len(todos) == 1 else "s")
     return extra
+
+
+def _lines_read(display: object) -> str:
+    """` · lines 10-29 of 120` for part of a file, ` · 120 lines` for all of it (from read's `display`)."""
+    if not isinstance(display, Mapping):
+        return ""
+    start, end, total = display.get("lineStart"), display.get("lineEnd"), display.get("totalLines")
+    if not (isinstance(start, int) and isinstance(end, int) and isinstance(total, int)):
+        return ""
+    if start <= 1 and end >= total:
+        return f" · {total} line" + ("" if total == 1 else "s")
+    return f" · lines {start}-{end} of {total}"
 
 
 def _generic(tool: str, tool_input: Mapping[str, Any]) -> str:

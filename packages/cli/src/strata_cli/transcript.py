@@ -8,7 +8,7 @@ from pathlib import Path
 
 from strata_cli.render import tool_line_for
 from strata_cli.usage_line import usage_line
-from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, TextPart, ToolPart
+from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, SubtaskPart, TextPart, ToolPart
 from strata_core.session.info import SessionInfo
 from strata_core.session.usage import usage_of
 
@@ -31,6 +31,8 @@ def _body(message: MessageWithParts, directory: Path) -> list[str]:
             lines.append(part.text.strip())
         elif isinstance(part, ReasoningPart) and part.text.strip():
             lines.append(f"(thinking) {part.text.strip().splitlines()[0]}")
+        elif isinstance(part, SubtaskPart):
+            lines.append(f"@{part.agent} {part.prompt.strip()}")
         elif isinstance(part, ToolPart):
             line = tool_line_for(part, directory)
             lines.append(line.plain() if line else f"… {part.tool} (did not finish)")
@@ -44,6 +46,21 @@ def transcript_lines(info: SessionInfo, history: Sequence[MessageWithParts], dir
     """The session's title and times, then each message under a `## who` header."""
     lines = [f"# {info.title}", f"{info.id} · created {_when(info.time.created)} · updated {_when(info.time.updated)}"]
     lines.append(usage_line(usage_of(history)))
+    return lines + conversation_lines(history, directory)
+
+
+def recent_turns(history: Sequence[MessageWithParts], turns: int) -> tuple[list[MessageWithParts], int]:
+    """The messages of the last `turns` turns (a turn starts at a user message), and how many earlier turns
+    were left out."""
+    starts = [index for index, message in enumerate(history) if not isinstance(message.info, AssistantMessage)]
+    if len(starts) <= turns:
+        return list(history), 0
+    return list(history[starts[-turns] :]), len(starts) - turns
+
+
+def conversation_lines(history: Sequence[MessageWithParts], directory: Path) -> list[str]:
+    """Each message under its `## who` header, as `transcript_lines` shows them, without the session header."""
+    lines: list[str] = []
     for message in history:
         lines += ["", _header(message), *_body(message, directory)]
     return lines

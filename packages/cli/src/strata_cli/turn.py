@@ -47,7 +47,7 @@ async def drive_turn(
         finished.set()
 
     async with bus.subscribe() as events, anyio.create_task_group() as group:
-        group.start_soon(_cancel_on_interrupt, cancel, interrupted)
+        group.start_soon(cancel_on_interrupt, cancel, interrupted)
         group.start_soon(run)
         async for event in events:
             await handle(event)
@@ -58,7 +58,7 @@ async def drive_turn(
     return TurnOutcome(answer[0], interrupted.is_set())
 
 
-async def _cancel_on_interrupt(cancel: Callable[[], Awaitable[None]], interrupted: anyio.Event) -> None:
+async def cancel_on_interrupt(cancel: Callable[[], Awaitable[None]], interrupted: anyio.Event) -> None:
     if sys.platform == "win32":  # no signal receivers there; Ctrl-C then ends the process as usual
         await anyio.sleep_forever()
     with anyio.open_signal_receiver(signal.SIGINT) as signals:

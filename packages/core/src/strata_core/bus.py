@@ -24,6 +24,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from attrs import define, field, frozen
 
 from strata_core.message import Message, MessageError, Part, ToolPart
+from strata_core.session.info import SessionInfo
 
 SessionStatusName: TypeAlias = Literal["busy", "idle", "retry"]
 PermissionReply: TypeAlias = Literal["once", "always", "reject"]
@@ -113,6 +114,24 @@ class SessionRetry:
     type: Literal["session.retry"] = "session.retry"
 
 
+@frozen
+class SessionCreated:
+    info: SessionInfo
+    type: Literal["session.created"] = "session.created"
+
+
+@frozen
+class SessionUpdated:
+    info: SessionInfo
+    type: Literal["session.updated"] = "session.updated"
+
+
+@frozen
+class SessionDeleted:
+    info: SessionInfo
+    type: Literal["session.deleted"] = "session.deleted"
+
+
 BusEvent: TypeAlias = (
     MessageUpdated
     | PartUpdated
@@ -123,6 +142,9 @@ BusEvent: TypeAlias = (
     | SessionCompacted
     | TitleUpdated
     | SessionRetry
+    | SessionCreated
+    | SessionUpdated
+    | SessionDeleted
 )
 
 

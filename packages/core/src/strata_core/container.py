@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
 
@@ -57,11 +58,29 @@ from strata_core.tool.registry import ToolRegistry
 from strata_core.tool.runner import run_call
 from strata_core.tool.truncation import Truncation
 
+if TYPE_CHECKING:
+    from strata_core.context.command import CommandService
+    from strata_core.engine.command_prompt import CommandPrompts
+
 
 def with_custom_tools(builtins: Sequence[Tool], custom: Sequence[Tool]) -> list[Tool]:
     """The built-ins followed by the custom tools; a custom tool named like a built-in takes its place."""
     replaced = {tool.name for tool in custom}
     return [*(tool for tool in builtins if tool.name not in replaced), *custom]
+
+
+def command_service(config: Config, project: Project) -> CommandService:
+    """The Commands service, imported when first asked for: a run that uses no command loads none of it."""
+    from strata_core.context.command import CommandService
+
+    return CommandService(config=config, project=project)
+
+
+def command_prompts(commands: CommandService, agents: Agents, project: Project, paths: StrataPaths) -> CommandPrompts:
+    """What turns `/name args` into a prompt, imported on first use like `command_service`."""
+    from strata_core.engine.command_prompt import CommandPrompts
+
+    return CommandPrompts(commands=commands, agents=agents, project=project, paths=paths)
 
 
 def _later(container: containers.Container, name: str) -> Callable[[], SessionLoop]:
@@ -93,6 +112,10 @@ class PromptContainer(containers.DeclarativeContainer):
     system_prompt = providers.Singleton(
         SystemPromptService, project=project, instructions=instructions, skills=skills, clock=clock
     )
+    commands = providers.Singleton(command_service, config=config, project=project)
+    command_prompts = providers.Singleton(
+        command_prompts, commands=commands, agents=agents, project=project, paths=paths
+    )
 
 
 class SessionsContainer(containers.DeclarativeContainer):
@@ -114,6 +137,7 @@ class SessionsContainer(containers.DeclarativeContainer):
         directory=providers.Callable(str, directory),
         clock=clock,
         ids=ids,
+        bus=bus,
     )
 
 
@@ -331,6 +355,8 @@ class CoreContainer(containers.DeclarativeContainer):
     instructions = prompt_part.instructions
     agents = prompt_part.agents
     system_prompt = prompt_part.system_prompt
+    commands = prompt_part.commands
+    command_prompts = prompt_part.command_prompts
     bus = sessions_part.bus
     permissions = sessions_part.permissions
     sessions = sessions_part.sessions

@@ -109,3 +109,29 @@ def make_client(
         follow_redirects=follow_redirects,
         transport=transport,
     )
+
+
+async def read_capped(response: httpx.Response, limit: int) -> bytes | None:
+    """A streamed response's body, or None as soon as it is longer than `limit` bytes (declared or read).
+
+    The rest of an oversized body is never read: memory stays at about `limit`, whatever the server sends.
+    """
+    declared = response.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        return None
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body.extend(chunk)
+        if len(body) > limit:
+            return None
+    return bytes(body)
+
+
+def is_text_media(content_type: str) -> bool:
+    """Whether a `content-type` names text: `text/*`, or JSON, XML, YAML, JavaScript and their `+json`-style kin."""
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media.startswith("text/"):
+        return True
+    kind, _, subtype = media.partition("/")
+    names = ("json", "xml", "yaml", "x-yaml", "javascript", "markdown", "toml", "x-sh")
+    return kind == "application" and (subtype in names or subtype.endswith(("+json", "+xml", "+yaml")))

@@ -22,7 +22,7 @@ from attrs import define, field
 
 from strata_core.clock import Clock
 
-Prefix = Literal["ses", "msg", "prt", "per", "que", "tool", "job"]
+Prefix = Literal["ses", "msg", "prt", "per", "que", "tool", "job", "evt"]
 
 Entropy: TypeAlias = Callable[[int], str]
 """`entropy(length)`: that many base62 characters, the random tail of an id."""

@@ -40,8 +40,9 @@ ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
 _LIBRARY_LOGGER = "strata_core"
 logging.getLogger(_LIBRARY_LOGGER).addHandler(logging.NullHandler())
 
+_NOTICE = "strata_notice"
 # Keys of an event dict that are not the event's own fields.
-_NOT_FIELDS = frozenset({"event", "exc_info"})
+_NOT_FIELDS = frozenset({"event", "exc_info", _NOTICE})
 
 
 def get_logger(name: str) -> Logger:
@@ -70,6 +71,12 @@ class Logger:
 
     def warning(self, event: str, **fields: Any) -> None:
         self._log(logging.WARNING, "warning", event, fields)
+
+    def notice(self, event: str, **fields: Any) -> None:
+        """A warning about the user's own input (a config file, an agent, skill or instruction skipped), which
+        an application should show its user; a plain `warning` is for whoever investigates. Both are WARNING
+        records; a notice's record has `record.strata_notice` set (see `is_notice`)."""
+        self._log(logging.WARNING, "warning", event, {**fields, _NOTICE: True})
 
     def error(self, event: str, **fields: Any) -> None:
         self._log(logging.ERROR, "error", event, fields)
@@ -124,7 +131,14 @@ def _to_record(logger: Any, method: str, event: MutableMapping[str, Any]) -> tup
     if exc_info is not None:
         event["exc_info"] = exc_info  # structlog's ProcessorFormatter reads it from the event dict
     extra = {"_logger": logger, "_name": method}  # what ProcessorFormatter looks for on the record
+    if event.pop(_NOTICE, False):
+        extra[_NOTICE] = True
     return (EventMessage(event),), {"exc_info": exc_info, "extra": extra, "stacklevel": _caller_level()}
+
+
+def is_notice(record: logging.LogRecord) -> bool:
+    """Whether `record` is a notice (`Logger.notice`): about the user's input, for the user to see."""
+    return bool(getattr(record, _NOTICE, False))
 
 
 def _exc_info(value: object) -> ExcInfo | None:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import anyio
 import anyio.to_thread
 from anyio.abc import TaskGroup
-from attrs import frozen
+from attrs import field, frozen
 from dependency_injector import providers
 
 from strata_core import llm
@@ -91,6 +91,9 @@ class Runtime:
     models: llm.ModelResolver
     store: SessionStore
     clock: Clock
+    abandon_background: Callable[[], None] = field(default=lambda: None, repr=False)
+    """Cancels the runtime's background work (titles, pruning) now rather than granting it its grace at exit:
+    for a run that was interrupted and will not wait for a title."""
 
 
 @frozen
@@ -159,7 +162,12 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             models=c.models(),
             store=c.store(),
             clock=c.clock(),
+            abandon_background=self._abandon_background,
         )
+
+    def _abandon_background(self) -> None:
+        if self._background is not None:
+            self._background.cancel_scope.cancel()
 
     async def _open_store(self) -> SessionStore:
         if self._choice.in_memory:

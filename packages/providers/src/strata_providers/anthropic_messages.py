@@ -53,7 +53,9 @@ class AnthropicMessagesModel:
     retry: RetryPolicy = field(factory=RetryPolicy)
 
     def stream(self, request: ModelRequest) -> AbstractAsyncContextManager[AsyncIterator[StreamEvent]]:
-        return open_stream(self.client(), self.wire_request(request), MessagesStreamDecoder, self.retry)
+        return open_stream(
+            self.client(), self.wire_request(request), MessagesStreamDecoder, self.retry, self.endpoint.deadlines
+        )
 
     def wire_request(self, request: ModelRequest) -> WireRequest:
         own = {"anthropic-version": ANTHROPIC_VERSION}

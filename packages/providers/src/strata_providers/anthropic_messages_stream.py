@@ -25,7 +25,7 @@ from strata_core.llm import (
     Usage,
 )
 from strata_providers.errors import bad_chunk, error_from_payload, parse_chunk
-from strata_providers.stream_parts import tool_call_events
+from strata_providers.stream_parts import empty_stream, tool_call_events
 
 _STOP_REASONS: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -60,6 +60,8 @@ class MessagesStreamDecoder:
     _blocks: dict[int, _Block] = field(factory=dict)
     _usage: dict[str, int] = field(factory=dict)
     _stop_reason: str | None = None
+    _started: bool = False
+    _produced: bool = False
 
     def feed(self, event: ServerSentEvent) -> list[StreamEvent]:
         if not event.data.strip():
@@ -67,12 +69,17 @@ class MessagesStreamDecoder:
         data = parse_chunk(event.data)
         kind = data.get("type") or event.event
         if kind == "content_block_delta":  # by far the most frequent: first
-            return self._block_delta(data)
+            events = self._block_delta(data)
+            self._produced = self._produced or _has_content(events)
+            return events
         if kind == "content_block_start":
-            return self._block_start(data)
+            events = self._block_start(data)
+            self._produced = self._produced or _has_content(events)
+            return events
         if kind == "content_block_stop":
             return self._block_stop(data)
         if kind == "message_start":
+            self._started = True
             self._add_usage((data.get("message") or {}).get("usage"))
         elif kind == "message_delta":
             self._stop_reason = (data.get("delta") or {}).get("stop_reason") or self._stop_reason
@@ -156,6 +163,10 @@ class MessagesStreamDecoder:
 
     def _finish(self) -> list[StreamEvent]:
         self.finished = True
+        if not self._started and not self._produced:
+            raise empty_stream("stop-only")
+        if not self._produced and _STOP_REASONS.get(self._stop_reason or "") == "length":
+            raise empty_stream("length")
         reason = _STOP_REASONS.get(self._stop_reason, "other") if self._stop_reason else "unknown"
         usage = Usage(
             input_tokens=self._usage.get("input_tokens", 0),
@@ -164,6 +175,10 @@ class MessagesStreamDecoder:
             cache_write_tokens=self._usage.get("cache_creation_input_tokens", 0),
         )
         return [Finish(reason, usage)]
+
+
+def _has_content(events: list[StreamEvent]) -> bool:
+    return any(isinstance(event, TextDelta | ReasoningDelta | ToolInputStart) for event in events)
 
 
 def _index(data: Mapping[str, Any]) -> int:

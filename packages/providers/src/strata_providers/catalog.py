@@ -84,7 +84,7 @@ class ProviderCatalog:
     def default_model(self) -> LanguageModel:
         if self._config.model:
             return self.resolve(self._config.model)
-        for spec in self._default_candidates():
+        for spec in self._connected():
             ranked = sorted(spec.models.values(), key=lambda info: info.id, reverse=True)
             ranked.sort(key=lambda info: "latest" not in info.id)
             ranked.sort(key=_default_rank, reverse=True)
@@ -147,6 +147,16 @@ class ProviderCatalog:
         found = {pid: spec for pid in dict.fromkeys(ids) if (spec := self.provider(pid)) is not None}
         return found
 
+    def connected_providers(self) -> list[ProviderSpec]:
+        """The providers a turn can use now: configured ones, then catalogue ones whose key is set, then local
+        servers that answered a probe already made (none is made here)."""
+        found = {spec.id: spec for spec in self._connected()}
+        for provider_id in self._probed or {}:
+            spec = self.provider(provider_id)
+            if spec is not None:
+                found.setdefault(provider_id, spec)
+        return list(found.values())
+
     def model_info(self, ref: str) -> ModelInfo:
         """What is known about `provider/model`; raises `ModelNotFoundError` saying how to fix the ref."""
         provider_id, sep, model_id = ref.partition("/")
@@ -190,7 +200,8 @@ class ProviderCatalog:
         """The models to list (`strata models`, the model picker, the server): those of usable providers, and
         what local servers that answered serve; with `include_unusable`, every model of every enabled provider."""
         self._probe()
-        for spec in self.providers.values():
+        configured_first = sorted(self.providers.values(), key=lambda spec: spec.id not in self._config.provider)
+        for spec in configured_first:
             if include_unusable or self.is_usable(spec):
                 yield from spec.models.values()
 
@@ -221,7 +232,7 @@ class ProviderCatalog:
             return None  # OpenCode drops a provider whose every model was filtered out
         return spec
 
-    def _default_candidates(self) -> Iterator[ProviderSpec]:
+    def _connected(self) -> Iterator[ProviderSpec]:
         """Providers a default model can come from: configured ones first, then models.dev's with a key set."""
         for provider_id in self._config.provider:
             spec = self.provider(provider_id)
@@ -250,7 +261,7 @@ class ProviderCatalog:
                 f'Provider "{spec.id}" has no base URL: set provider.{spec.id}.options.baseURL in strata.json or '
                 f'opencode.json, e.g. "http://localhost:8080/v1".'
             )
-        endpoint = Endpoint(spec.base_url, api_key, spec.headers)
+        endpoint = Endpoint(spec.base_url, api_key, spec.headers, spec.deadlines)
         if info.npm in MESSAGES_WIRE_NPMS:
             return AnthropicMessagesModel(info, endpoint, self._client, self._retry)
         return OpenAIChatModel(info, endpoint, self._client, self._retry)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
+from strata_core import json_text
 from strata_core.llm import (
     AuthenticationError,
     BadResponseError,
@@ -132,7 +133,7 @@ def bad_chunk(what: str, data: str) -> BadResponseError:
 def parse_chunk(data: str) -> dict[str, Any]:
     """One SSE `data:` payload as a JSON object, or a `BadResponseError` saying why it is not one."""
     try:
-        value = json.loads(data)
+        value = json_text.loads(data)
     except ValueError as exc:
         raise bad_chunk(f"invalid JSON ({exc})", data) from None
     if not isinstance(value, dict):
@@ -157,7 +158,7 @@ def _error_code(payload: Mapping[str, Any] | None) -> str:
 
 def _json_object(body: str) -> dict[str, Any] | None:
     try:
-        value = json.loads(body)
+        value = json_text.loads(body)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -50,7 +50,9 @@ class OpenAIChatModel:
     retry: RetryPolicy = field(factory=RetryPolicy)
 
     def stream(self, request: ModelRequest) -> AbstractAsyncContextManager[AsyncIterator[StreamEvent]]:
-        return open_stream(self.client(), self.wire_request(request), ChatStreamDecoder, self.retry)
+        return open_stream(
+            self.client(), self.wire_request(request), ChatStreamDecoder, self.retry, self.endpoint.deadlines
+        )
 
     def wire_request(self, request: ModelRequest) -> WireRequest:
         auth = {"authorization": f"Bearer {self.endpoint.api_key}"} if self.endpoint.api_key else {}

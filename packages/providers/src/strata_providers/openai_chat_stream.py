@@ -11,7 +11,7 @@ from httpx_sse import ServerSentEvent
 
 from strata_core.llm import Finish, FinishReason, StreamEvent, ToolInputDelta, ToolInputStart, TransportError, Usage
 from strata_providers.errors import bad_chunk, error_from_payload, parse_chunk
-from strata_providers.stream_parts import ImplicitParts, tool_call_events
+from strata_providers.stream_parts import ImplicitParts, empty_stream, tool_call_events
 
 _FINISH_REASONS: dict[str, FinishReason] = {
     "stop": "stop",
@@ -38,6 +38,9 @@ class ChatStreamDecoder:
     _tools: dict[int, _ToolCallBuffer] = field(factory=dict)
     _finish_reason: FinishReason | None = None
     _usage: Mapping[str, Any] | None = None
+    _choices_seen: bool = False
+    _null_choices: bool = False
+    _produced: bool = False
 
     def feed(self, event: ServerSentEvent) -> list[StreamEvent]:
         data = event.data
@@ -52,11 +55,14 @@ class ChatStreamDecoder:
             self._usage = chunk["usage"]
         choices = chunk.get("choices") or ()
         if not choices:
+            self._null_choices = self._null_choices or ("choices" in chunk and chunk["choices"] is None)
             return []
+        self._choices_seen = True
         choice = choices[0]
         if not isinstance(choice, Mapping):
             raise bad_chunk("choices[0] is not an object", data)
         events = self._delta(choice.get("delta") or {}, data)
+        self._produced = self._produced or bool(events)
         reason = choice.get("finish_reason")
         if reason:
             self._finish_reason = _FINISH_REASONS.get(str(reason), "other")
@@ -108,6 +114,11 @@ class ChatStreamDecoder:
 
     def _finish(self) -> list[StreamEvent]:
         self.finished = True
+        if not self._produced:
+            if not self._choices_seen:
+                raise empty_stream("null-choices" if self._null_choices else "done-only")
+            if self._finish_reason == "length":
+                raise empty_stream("length")
         events = self._parts.close()
         for index in sorted(self._tools):
             buffer = self._tools[index]

@@ -16,6 +16,7 @@ import attrs
 
 from strata_core.config.provider_schema import ModelConfig, ProviderConfig
 from strata_core.llm import ModelCapabilities, ModelInfo, ModelLimits, model_cost
+from strata_providers.deadlines import Deadlines
 from strata_providers.provider_spec import ANTHROPIC_NPM, COMPATIBLE_NPM, ProviderSpec
 from strata_providers.variants import configured_variants, package_variants
 
@@ -44,6 +45,7 @@ def merge_provider_config(provider_id: str, config: ProviderConfig, base: Provid
         env=config.env if config.env is not None else spec.env,
         api_key=config.options.api_key or spec.api_key,
         headers={**spec.headers, **config.options.headers},
+        deadlines=Deadlines.from_options(config.options),
         models=models,
     )
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from attrs import field, frozen
 
 from strata_core.llm import ModelCapabilities, ModelInfo, ModelLimits, model_cost
+from strata_providers.deadlines import Deadlines
 from strata_providers.models_dev import ProviderEntry
 from strata_providers.variants import catalog_variants
 
@@ -64,6 +65,7 @@ class ProviderSpec:
     """A local server: any model id is accepted, since its models are whatever the user loaded."""
     api_key: str | None = field(default=None, repr=False)
     headers: Mapping[str, str] = field(factory=dict, repr=False)
+    deadlines: Deadlines = field(factory=Deadlines)
     source: Source = "models.dev"
     """Where the provider comes from: the catalogue, only the user's config, or a local server Strata knows."""
 

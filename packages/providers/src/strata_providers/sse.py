@@ -18,8 +18,10 @@ import httpx
 from attrs import field, frozen
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
+from strata_core import json_text
 from strata_core.http import NonLoopbackRequestError
 from strata_core.llm import BadResponseError, ModelError, ModelInfo, ModelRequest, StreamEvent, TransportError
+from strata_providers.deadlines import AttemptTimer, Deadlines
 from strata_providers.errors import bad_chunk, error_for_status, error_from_payload
 from strata_providers.retry import RetryPolicy, stream_with_retries
 
@@ -35,6 +37,8 @@ class Endpoint:
     api_key: str | None = field(default=None, repr=False)
     headers: Mapping[str, str] = field(factory=dict, repr=False)
     """Extra headers from the provider's config (`options.headers`)."""
+    deadlines: Deadlines = field(factory=Deadlines)
+    """How long a call may wait (`options.headerTimeout`, `chunkTimeout`, `timeout`)."""
 
     def url(self, path: str) -> str:
         return f"{self.base_url.rstrip('/')}/{path.lstrip('/')}"
@@ -87,9 +91,11 @@ async def open_stream(
     request: WireRequest,
     new_decoder: Callable[[], StreamDecoder],
     policy: RetryPolicy,
+    deadlines: Deadlines | None = None,
 ) -> AsyncIterator[AsyncIterator[StreamEvent]]:
     """The events of one model call, retried per `policy`; leaving the block closes the response."""
-    events = stream_with_retries(lambda: stream_attempt(client, request, new_decoder()), policy)
+    bounds = deadlines or Deadlines()
+    events = stream_with_retries(lambda: stream_attempt(client, request, new_decoder(), bounds), policy)
     try:
         yield events
     finally:
@@ -99,20 +105,33 @@ async def open_stream(
 
 
 async def stream_attempt(
-    client: httpx.AsyncClient, request: WireRequest, decoder: StreamDecoder
+    client: httpx.AsyncClient, request: WireRequest, decoder: StreamDecoder, deadlines: Deadlines | None = None
 ) -> AsyncGenerator[StreamEvent, None]:
-    """One attempt: POST, then decoded events; every expected failure is raised as a `ModelError`."""
+    """One attempt: POST, then decoded events; every expected failure is raised as a `ModelError`.
+
+    Each wait is bounded by `deadlines` (`deadlines.py`): the client's own read timeout stays as a backstop,
+    but keepalive bytes reset it while no output arrives, so it cannot be the bound.
+    """
+    timer = AttemptTimer.start(deadlines or Deadlines(), request.url)
     content = json.dumps(request.body, ensure_ascii=False, separators=(",", ":")).encode()
+    post = client.build_request("POST", request.url, headers=request.headers, content=content)
     try:
-        async with client.stream("POST", request.url, headers=request.headers, content=content) as response:
-            await _check_response(response)
-            async for sse in EventSource(response).aiter_sse():
-                for event in decode_event(decoder, sse):
+        response = await timer.headers(client.send(post, stream=True))
+        try:
+            await timer.chunk(_check_response(response))
+            sse_events = EventSource(response).aiter_sse()
+            while (sse := await timer.next_item(sse_events)) is not None:
+                events = decode_event(decoder, sse)
+                if events:
+                    timer.output()
+                for event in events:
                     yield event
                 if decoder.finished:
                     return
             for event in decoder.end_of_stream():
                 yield event
+        finally:
+            await response.aclose()
     except NonLoopbackRequestError:
         raise  # the test suite's network guard: a bug in the test, not a provider failure
     except httpx.TimeoutException as exc:
@@ -165,6 +184,6 @@ def _describe(exc: Exception) -> str:
 
 def _maybe_json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return json_text.loads(text)
     except ValueError:
         return None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import Any, Literal
 
 from attrs import define
 
+from strata_core import json_text
 from strata_core.llm import (
+    BadResponseError,
     ReasoningDelta,
     ReasoningEnd,
     ReasoningStart,
@@ -18,6 +19,22 @@ from strata_core.llm import (
     ToolCall,
     ToolInputEnd,
 )
+
+EmptyStream = Literal["done-only", "null-choices", "stop-only", "length"]
+_EMPTY_STREAM_MESSAGES: dict[EmptyStream, str] = {
+    "done-only": "the stream ended with [DONE] before a single choice arrived: the server sent no answer",
+    "null-choices": 'every chunk had "choices": null: the server sent no answer',
+    "stop-only": "the stream held only message_stop (no message_start, no content): the server sent no answer",
+    "length": (
+        'the model stopped at its output token limit (finish reason "length") before writing anything; '
+        "raise the model's limit.output in the config, or shorten the request"
+    ),
+}
+
+
+def empty_stream(kind: EmptyStream) -> BadResponseError:
+    """A stream that finished without producing anything: a failure with its own message, not an empty answer."""
+    return BadResponseError(_EMPTY_STREAM_MESSAGES[kind])
 
 
 def tool_call_events(call_id: str, tool_name: str, raw_input: str) -> list[StreamEvent]:
@@ -34,7 +51,7 @@ def parse_tool_input(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not raw.strip():
         return {}, None
     try:
-        value = json.loads(raw)
+        value = json_text.loads(raw)
     except ValueError as exc:
         return None, f"tool arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +17,11 @@ def debug() -> None:
     """Inspect what Strata would do, without calling a model."""
 
 
-@debug.command(short_help="Config, data, cache, state and db paths.")
+@debug.command(short_help="Config, data, cache, state, db and log paths.")
 @options.json_output
 def paths(as_json: bool) -> None:
-    """Where Strata reads config and keeps data, cache, state, the database and tool output."""
+    """Where Strata reads config and keeps data, cache, state, the database, tool output and its log."""
+    from strata_cli.log_setup import log_file
     from strata_core.config.paths import StrataPaths
 
     found = StrataPaths.from_env(os.environ)
@@ -35,6 +35,7 @@ def paths(as_json: bool) -> None:
         "database": found.database,
         "tool_output": found.tool_output,
         "plans": found.plans,
+        "log": log_file(found.state),
     }
     if as_json:
         echo_json({name: str(path) for name, path in fields.items()})
@@ -42,31 +43,19 @@ def paths(as_json: bool) -> None:
         echo_fields(fields)
 
 
-# Config keys whose values are credentials: shown as "<redacted>" so `debug config` output can be pasted into
-# a bug report. `{env:...}` substitution has already put real keys into the merged config.
-_SECRET_WORDS = ("apikey", "api_key", "token", "secret", "password", "authorization")
-
-
-def redact(value: Any) -> Any:
-    """A copy of a config value with credential-looking string values hidden."""
-    if isinstance(value, Mapping):
-        return {key: "<redacted>" if _is_secret(key, item) else redact(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [redact(item) for item in value]
-    return value
-
-
-def _is_secret(key: object, value: Any) -> bool:
-    return isinstance(value, str) and bool(value) and any(word in str(key).lower() for word in _SECRET_WORDS)
-
-
 @debug.command(short_help="The merged config and its sources.")
 @options.directory
 def config(directory: Path | None) -> None:
-    """The merged configuration and the files it came from (credentials redacted), as JSON."""
+    """The merged configuration and the files it came from (credentials redacted), as JSON.
+
+    Hidden by key (API keys, tokens, passwords, credentials, auth, cookies, every header and MCP environment
+    value) and by value (whatever `{env:}`/`{file:}` put in, wherever it sits; URL userinfo), so the output
+    can be pasted into a bug report.
+    """
     import anyio
 
     from strata_cli.app import build_container
+    from strata_core.redaction import redact_data
 
     container = build_container(options.resolve_directory(directory))
     info = anyio.run(container.core.config().get)
@@ -74,7 +63,7 @@ def config(directory: Path | None) -> None:
         {
             "sources": [str(path) for path in info.sources],
             "config_dirs": [str(path) for path in info.config_dirs],
-            "config": redact(info.data),
+            "config": redact_data(info.data),
         }
     )
 

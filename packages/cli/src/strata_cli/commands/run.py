@@ -28,6 +28,13 @@ from strata_cli import options
 )
 @click.option("--title", default=None, help="Title for the session.")
 @click.option(
+    "--command",
+    "command_name",
+    default=None,
+    metavar="NAME",
+    help="Run the custom command NAME (.opencode/command/NAME.md or config `command`); MESSAGE is its arguments.",
+)
+@click.option(
     "--format",
     "output_format",
     type=click.Choice(["default", "json"]),
@@ -36,6 +43,12 @@ from strata_cli import options
     help="default: the answer streamed as text; json: one JSON event per line (see README).",
 )
 @click.option("--auto", is_flag=True, help="Approve every permission that is not denied (otherwise an `ask` fails).")
+@click.option(
+    "--attach",
+    default=None,
+    metavar="URL",
+    help="Run the turn on a running server (`strata serve` or `opencode serve`) instead of here.",
+)
 @options.directory
 def run(
     message: tuple[str, ...],
@@ -47,14 +60,17 @@ def run(
     fork: bool,
     files: tuple[Path, ...],
     title: str | None,
+    command_name: str | None,
     output_format: str,
     auto: bool,
+    attach: str | None,
     directory: Path | None,
 ) -> None:
     """Send MESSAGE to the agent and stream the answer.
 
-    The words of MESSAGE are joined with spaces; text piped on stdin is appended. Tool calls are shown one
-    line each on stderr. An `ask` permission fails at once unless --auto (nobody is there to answer).
+    The words of MESSAGE are joined with spaces; text piped on stdin is appended; `@path` attaches a file and
+    `@subagent` hands the message to that subagent. Tool calls are shown on stderr, one line each with their
+    diff or output under it. An `ask` permission fails at once unless --auto (nobody is there to answer).
     """
     from strata_cli.lean_start import heavy_imports
 
@@ -65,7 +81,7 @@ def run(
         from strata_cli.run_session import RunSettings, run_once
 
     text = compose_message(message, read_stdin())
-    if not text and not files:
+    if not text and not files and not command_name:
         raise click.UsageError("nothing to send: give a message, pipe text on stdin, or attach a file with -f.")
     if fork and not (continue_last or session_id):
         raise click.UsageError("--fork needs a session to copy: add -c (the last session) or -s ID.")
@@ -81,9 +97,15 @@ def run(
         title=title,
         json_output=output_format == "json",
         auto=auto,
+        command=command_name,
     )
-    container = build_container(options.resolve_directory(directory))
-    code = anyio.run(run_once, container, settings)
+    if attach is not None:
+        from strata_cli.attach import run_attached
+
+        code = anyio.run(run_attached, attach, settings)
+    else:
+        container = build_container(options.resolve_directory(directory))
+        code = anyio.run(run_once, container, settings)
     if code:
         raise click.exceptions.Exit(code)
 

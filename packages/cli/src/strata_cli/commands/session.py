@@ -83,8 +83,11 @@ def list_sessions(directory: Path | None, as_json: bool, include_children: bool)
 def show(session_id: str, directory: Path | None, as_json: bool) -> None:
     """A session's conversation: messages, tool calls and errors (--json: the export document)."""
     from strata_cli.transcript import transcript_lines
+    from strata_core.engine.session_writer import settle_if_idle
 
     async def load(runtime: Runtime) -> tuple[dict[str, Any], list[str]]:
+        await runtime.sessions.get(session_id)  # an unknown id fails here, before any lease file is made
+        await settle_if_idle(runtime.store, session_id, runtime.clock)
         exported = await runtime.sessions.export(session_id)
         history = await runtime.sessions.messages(session_id)
         info = await runtime.sessions.get(session_id)

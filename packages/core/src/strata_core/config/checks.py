@@ -8,6 +8,7 @@ field holds it (lists become tuples) or raises `ConfigValueError`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -65,6 +66,17 @@ def string(expected: str = "a string") -> Check:
     return check
 
 
+def model_ref(expected: str) -> Check:
+    """A `provider/model` reference, never empty: an empty string would silently mean "no model"."""
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or not value.strip() or value.startswith("/"):
+            raise ConfigValueError(expected, value)
+        return value
+
+    return check
+
+
 def boolean(expected: str = "true or false") -> Check:
     def check(value: Any) -> bool:
         if not isinstance(value, bool):
@@ -74,11 +86,17 @@ def boolean(expected: str = "true or false") -> Check:
     return check
 
 
+def _finite(value: Any) -> bool:
+    """A JSON number Python can use: not a boolean, not NaN or an infinity (`1e400`, JSON5's `Infinity`)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def number(expected: str = "a number") -> Check:
     def check(value: Any) -> float | int:
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if not _finite(value):
             raise ConfigValueError(expected, value)
-        return value
+        number: float | int = value
+        return number
 
     return check
 
@@ -87,8 +105,7 @@ def whole(expected: str, *, minimum: int) -> Check:
     """A whole number at least `minimum`; `3.0` counts (JSON writers may emit it), `3.5` does not."""
 
     def check(value: Any) -> int:
-        is_number = isinstance(value, int | float) and not isinstance(value, bool)
-        if not is_number or value != int(value) or value < minimum:
+        if not _finite(value) or value != int(value) or value < minimum:
             raise ConfigValueError(expected, value)
         return int(value)
 
@@ -99,7 +116,7 @@ def tokens(expected: str = "a number of tokens") -> Check:
     """A non-negative token count, rounded down (models.dev-style limits are sometimes written as floats)."""
 
     def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        if not _finite(value) or value < 0:
             raise ConfigValueError(expected, value)
         return int(value)
 

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from strata_core import redaction
 from strata_core.config.errors import ConfigError, shown
 from strata_core.config.merge import merge_deep
 from strata_core.config.schema import AgentConfig, ConfigBlocks, PermissionConfig
 from strata_core.config.structure import config_keys, structure_block
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
+from strata_core.json_text import JsonNestingError, check_nesting
 from strata_core.logging import get_logger
+
+if TYPE_CHECKING:
+    from strata_core.permission.outside_content import OutsideContent
 
 log = get_logger(__name__)
 
@@ -40,47 +45,86 @@ _ENV_TOKEN = re.compile(r"\{env:([^}]+)\}")
 _FILE_TOKEN = re.compile(r"\{file:([^}]+)\}")
 
 
-def read_config_file(path: Path, env: Mapping[str, str], home: Path) -> dict[str, Any] | None:
-    """A config file's checked content, or None when the file does not exist."""
+def read_config_file(
+    path: Path, env: Mapping[str, str], home: Path, outside: OutsideContent | None = None
+) -> dict[str, Any] | None:
+    """A config file's checked content, or None when the file does not exist.
+
+    With `outside`, a `{file:}` reference that resolves outside the project is read only if it allows it.
+    """
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read config file: {error}", path=path) from error
-    return parse_config_text(text, path, env=env, home=home, base_dir=path.parent)
+    return parse_config_text(text, path, env=env, home=home, base_dir=path.parent, outside=outside)
 
 
-def parse_config_text(text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path) -> dict[str, Any]:
+def parse_config_text(
+    text: str,
+    source: Path,
+    *,
+    env: Mapping[str, str],
+    home: Path,
+    base_dir: Path,
+    outside: OutsideContent | None = None,
+) -> dict[str, Any]:
     """Substitute, parse JSONC and check one source; `source` names it in errors."""
-    text = substitute(text, source, env=env, home=home, base_dir=base_dir)
+    text = substitute(text, source, env=env, home=home, base_dir=base_dir, outside=outside)
     if not text.strip():
         return {}  # an empty file configures nothing; not worth refusing to start over
     data = parse_jsonc(text, source)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a JSON object at the top level, got {shown(data)}", path=source)
-    return check_config(data, source, text)
+    checked = check_config(data, source, text)
+    redaction.remember_credentials_in(checked)  # literal keys in config are secrets in logs too
+    return checked
 
 
-def substitute(text: str, source: Path, *, env: Mapping[str, str], home: Path, base_dir: Path) -> str:
+def substitute(
+    text: str,
+    source: Path,
+    *,
+    env: Mapping[str, str],
+    home: Path,
+    base_dir: Path,
+    outside: OutsideContent | None = None,
+) -> str:
     """OpenCode's variables: `{env:VAR}` is inserted as is, `{file:path}` as JSON-escaped trimmed contents.
 
     `{file:}` tokens on `//` comment lines are left alone, so commenting a line out also stops its file read.
     `{env:}` values are inserted raw (OpenCode does too), which lets `"port": {env:PORT}` be a number.
+    Every substituted value is remembered as a secret (`strata_core.redaction`): logs, crash files and
+    `debug config` hide it wherever it appears.
     """
-    text = _ENV_TOKEN.sub(lambda m: env.get(m.group(1), ""), text)
+    text = _ENV_TOKEN.sub(_env_value(env), text)
     lines = text.split("\n")
     for number, line in enumerate(lines, start=1):
         if "{file:" not in line or line.lstrip().startswith("//"):
             continue
-        replace = partial(_file_value, source=source, line=number, home=home, base_dir=base_dir)
+        replace = partial(_file_value, source=source, line=number, home=home, base_dir=base_dir, outside=outside)
         lines[number - 1] = _FILE_TOKEN.sub(replace, line)
     return "\n".join(lines)
 
 
-def _file_value(match: re.Match[str], *, source: Path, line: int, home: Path, base_dir: Path) -> str:
+def _env_value(env: Mapping[str, str]) -> Callable[[re.Match[str]], str]:
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        found = env.get(name, "")
+        redaction.remember(found, credential=redaction.is_credential_name(name))
+        return found
+
+    return value
+
+
+def _file_value(
+    match: re.Match[str], *, source: Path, line: int, home: Path, base_dir: Path, outside: OutsideContent | None
+) -> str:
     raw = match.group(1)
     target = home / raw[2:] if raw.startswith("~/") else base_dir / raw
+    if outside is not None and not outside.allows(target, f"{match.group(0)} in {source}:{line}"):
+        return ""
     try:
         content = target.read_text(encoding="utf-8").strip()
     except FileNotFoundError as error:
@@ -93,12 +137,17 @@ def _file_value(match: re.Match[str], *, source: Path, line: int, home: Path, ba
             path=source,
             line=line,
         ) from error
+    redaction.remember(content, credential=False)  # under a credential key it is remembered as one after parsing
     # Escaped as the inside of a JSON string, so the token can sit between quotes.
     return json.dumps(content, ensure_ascii=False)[1:-1]
 
 
 def parse_jsonc(text: str, source: Path) -> Any:
     """JSON with comments and trailing commas (any JSON5, in fact); errors carry the line and column."""
+    try:
+        check_nesting(text)  # both decoders recurse per level: a hostile file must not reach RecursionError
+    except JsonNestingError as error:
+        raise ConfigError(f"{source}: invalid JSON: {error}", path=source) from None
     try:
         # Most config files are plain JSON. The stdlib reads them ~1000x faster than the pure-Python json5
         # (4.8 ms for a 400-byte opencode.json, paid for every file on every start-up), and any text both
@@ -135,7 +184,7 @@ def check_config(data: dict[str, Any], source: Path, text: str | None = None) ->
     With the source's `text`, an error gives the bad value's line and column too."""
     for key in data:
         if key not in KNOWN_KEYS:
-            log.warning("config.unknown_key", key=key, file=str(source), note="kept; OpenCode would reject it")
+            log.notice("config.unknown_key", key=key, file=str(source), note="kept; OpenCode would reject it")
     structure_block(data, ConfigBlocks, source, text=text)
     for section in ("agent", "mode"):
         if data.get(section) is not None:
@@ -212,12 +261,22 @@ def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str,
             document = parse_markdown(path)
         except MarkdownFrontmatterError as error:
             raise ConfigError(str(error), path=path, line=error.line) from error
+        except (OSError, UnicodeDecodeError) as error:
+            # One bad file must not stop every command: it is skipped, and the warning names it.
+            log.notice("config.markdown_skipped", file=str(path), error=_unreadable(error))
+            continue
         # The name is the path under agent(s)/ without `.md`; a `name` in the frontmatter wins, as in OpenCode.
         name = Path(relative).relative_to(Path(relative).parts[0]).with_suffix("").as_posix()
         entry = {"name": name, **document.data, "prompt": document.body}
         structure_block(entry, AgentConfig, path)
         entries[entry["name"]] = normalize_agent(entry)
     return entries
+
+
+def _unreadable(error: OSError | UnicodeDecodeError) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {error.start} cannot be decoded)"
+    return error.strerror or str(error)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -57,6 +57,9 @@ class ModelConfig:
     """models.dev keys Strata does not read (`cost`, `release_date`, ...), as written."""
 
 
+_MILLISECONDS = c.either(c.exactly(False, "false"), c.whole("", minimum=1), expected="milliseconds, or false for none")
+
+
 @frozen
 class ProviderOptions:
     """`provider.<id>.options`: where and how to call the provider; the rest stays in `extra`."""
@@ -64,9 +67,12 @@ class ProviderOptions:
     api_key: str | None = setting(c.string(), json="apiKey")
     base_url: str | None = setting(c.string("a URL"), json="baseURL")
     headers: Mapping[str, str] = setting(c.string_map(), factory=dict)
-    timeout: int | Literal[False] | None = setting(
-        c.either(c.exactly(False, "false"), c.whole("", minimum=1), expected="milliseconds, or false for none")
-    )
+    timeout: int | Literal[False] | None = setting(_MILLISECONDS)
+    """The whole request, in ms (OpenCode's key; no limit by default)."""
+    chunk_timeout: int | Literal[False] | None = setting(_MILLISECONDS, json="chunkTimeout")
+    """Between two pieces of a stream's output, in ms."""
+    header_timeout: int | Literal[False] | None = setting(_MILLISECONDS, json="headerTimeout")
+    """Until the response headers arrive, in ms."""
     extra: Mapping[str, Any] = setting(c.json_object(), factory=dict)
 
 

@@ -56,7 +56,7 @@ class AgentConfig:
     `steps ?? maxSteps`)."""
 
     name: str | None = setting(c.string())
-    model: str | None = setting(c.string(MODEL_REF))
+    model: str | None = setting(c.model_ref(MODEL_REF))
     variant: str | None = setting(c.string())
     prompt: str | None = setting(c.string())
     description: str | None = setting(c.string())
@@ -82,6 +82,15 @@ class CompactionConfig:
     reserved: int | None = setting(c.whole("a whole number of tokens", minimum=0))
     tail_turns: int | None = setting(c.whole("a whole number of turns", minimum=0))
     preserve_recent_tokens: int | None = setting(c.whole("a whole number of tokens", minimum=0))
+
+
+@frozen
+class LimitsConfig:
+    """`limits` (Strata's own): how far one turn may go before it is stopped; None means the default."""
+
+    turn_steps: int | None = setting(c.whole("a positive whole number of steps", minimum=1))
+    step_output_bytes: int | None = setting(c.whole("a positive whole number of bytes", minimum=1))
+    tool_errors: int | None = setting(c.whole("a positive whole number of calls", minimum=1))
 
 
 @frozen
@@ -117,7 +126,7 @@ class CommandConfig:
     template: str | None = setting(c.string())
     description: str | None = setting(c.string())
     agent: str | None = setting(c.string())
-    model: str | None = setting(c.string(MODEL_REF))
+    model: str | None = setting(c.model_ref(MODEL_REF))
     subtask: bool | None = setting(c.boolean())
 
 
@@ -165,8 +174,8 @@ McpServerConfig: TypeAlias = McpLocalConfig | McpRemoteConfig | McpSwitch
 class ConfigBlocks:
     """Every block of a config, typed; what the core, the providers and the CLI read."""
 
-    model: str | None = setting(c.string(MODEL_REF))
-    small_model: str | None = setting(c.string(MODEL_REF))
+    model: str | None = setting(c.model_ref(MODEL_REF))
+    small_model: str | None = setting(c.model_ref(MODEL_REF))
     default_agent: str | None = setting(c.string("an agent name"))
     username: str | None = setting(c.string())
     share: ShareMode | None = setting(c.one_of("manual", "auto", "disabled"))
@@ -175,6 +184,7 @@ class ConfigBlocks:
     instructions: tuple[str, ...] = setting(c.strings("a list of files, globs or URLs"), factory=tuple)
     skills: SkillsConfig = block(SkillsConfig)
     compaction: CompactionConfig = block(CompactionConfig)
+    limits: LimitsConfig = block(LimitsConfig)
     tool_output: ToolOutputConfig = block(ToolOutputConfig)
     permission: PermissionConfig = setting(read_permission, factory=PermissionConfig)
     tools: Mapping[str, bool] = setting(c.bool_map(TOOL_SWITCHES), factory=dict)

@@ -57,6 +57,7 @@ from strata_core.config.schema import (
 )
 from strata_core.config.structure import structure_config
 from strata_core.context.project import Project, ProjectInfo
+from strata_core.permission.outside_content import OutsideContent
 
 __all__ = ["Config", "ConfigError", "ConfigInfo", "ConfigService", "config_directories", "load_config"]
 
@@ -167,9 +168,9 @@ def load_config(paths: StrataPaths, project: ProjectInfo, env: Mapping[str, str]
     data: dict[str, Any] = {}
     sources: list[Path] = []
 
-    def add_file(path: Path) -> None:
+    def add_file(path: Path, outside: OutsideContent | None = None) -> None:
         nonlocal data
-        layer = read_config_file(path, env, paths.home)
+        layer = read_config_file(path, env, paths.home, outside)
         if layer is not None:
             data = merge_config(data, layer)
             sources.append(path)
@@ -181,14 +182,17 @@ def load_config(paths: StrataPaths, project: ProjectInfo, env: Mapping[str, str]
         if not path.is_file():
             raise ConfigError(f"{path}: the config file named by ${variable} does not exist", path=path)
         add_file(path)
+    # A project's `{file:}` may read outside it only where the user's own (global) config allows it.
+    roots = (project.worktree, project.directory, *paths.global_config_dirs)
+    outside = OutsideContent.build(roots, data.get("permission"), paths.home)
     if not _project_config_disabled(env):
         for path in _project_files(project):
-            add_file(path)
+            add_file(path, outside)
     directories = config_directories(paths, project, env)
     for directory in directories:
         if _loads_json_files(directory, env):
             for name in PROJECT_FILES:
-                add_file(directory / name)
+                add_file(directory / name, None if directory in paths.global_config_dirs else outside)
         markdown = {"agent": read_markdown_agents(directory), "mode": read_markdown_modes(directory)}
         data = merge_deep(data, {key: entries for key, entries in markdown.items() if entries})
     for variable, content in _env_pairs(env, "CONFIG_CONTENT"):

@@ -31,6 +31,7 @@ BLOCKS: frozenset[type[Any]] = frozenset(
     {
         s.AgentConfig,
         s.CompactionConfig,
+        s.LimitsConfig,
         s.ToolOutputConfig,
         s.SkillsConfig,
         s.ExperimentalConfig,

@@ -89,6 +89,10 @@ def default_rules(paths: StrataPaths, skill_dirs: Sequence[Path]) -> Ruleset:
             "repo_clone": "deny",
             "repo_overview": "deny",
             "read": {"*": "allow", "*.env": "ask", "*.env.*": "ask", "*.env.example": "allow"},
+            # Strata's own: writes to config files, .strata/, .opencode/ and .git/ (tool/support/content_guard.py).
+            "protected_path": "ask",
+            # Strata's own: webfetch to loopback, link-local and private addresses (tool/support/network_address.py).
+            "private_network": "ask",
         },
         home=paths.home,
     )
@@ -113,6 +117,7 @@ def _plan_rules(paths: StrataPaths, worktree: Path | None) -> dict[str, Any]:
         "plan_exit": "allow",
         "external_directory": {_inside(paths.plans): "allow"},
         "edit": edit,
+        "protected_path": {".opencode/plans/*.md": "allow", ".strata/plans/*.md": "allow"},
     }
 
 

@@ -13,6 +13,7 @@ is attached once per assistant message.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,9 +27,10 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.errors import StrataError
-from strata_core.http import make_client
+from strata_core.http import is_text_media, make_client, read_capped
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
+from strata_core.permission.outside_content import OutsideContent
 
 log = get_logger(__name__)
 
@@ -52,6 +54,10 @@ class InstructionBlock:
         return f"Instructions from: {self.source}\n{self.content}"
 
 
+MAX_URL_BYTES = 5 * 1024 * 1024
+"""What an instruction URL may weigh: webfetch's limit."""
+
+
 class UrlFetchError(StrataError):
     """A URL instruction that answered with something other than a 2xx."""
 
@@ -69,11 +75,23 @@ class HttpUrlFetcher:
     timeout: float = URL_TIMEOUT_SECONDS
 
     async def get_text(self, url: str) -> str:
-        async with make_client(connect_timeout=self.timeout, read_timeout=self.timeout) as client:
-            response = await client.get(url)
-        if not response.is_success:
-            raise UrlFetchError(f"HTTP {response.status_code}")
-        return response.text
+        """The body as text: at most `MAX_URL_BYTES`, and only a text media type (a binary body would be
+        injected into every system prompt as it is)."""
+        async with (
+            make_client(connect_timeout=self.timeout, read_timeout=self.timeout) as client,
+            client.stream("GET", url) as response,
+        ):
+            if not response.is_success:
+                raise UrlFetchError(f"HTTP {response.status_code}")
+            content_type = response.headers.get("content-type", "")
+            if content_type and not is_text_media(content_type):
+                raise UrlFetchError(f"not text: the server says it is {content_type}")
+            body = await read_capped(response, MAX_URL_BYTES)
+            if body is None:
+                raise UrlFetchError(f"larger than the {MAX_URL_BYTES // (1024 * 1024)} MB an instruction URL may be")
+            if b"\0" in body:
+                raise UrlFetchError("not text: the body holds NUL bytes")
+            return body.decode(response.encoding or "utf-8", errors="replace")
 
 
 class Instruction(Protocol):
@@ -165,7 +183,11 @@ def project_instruction_files(project: ProjectInfo, names: Sequence[str]) -> lis
 
 
 def config_instruction_files(
-    entries: Iterable[str], project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str]
+    entries: Iterable[str],
+    project: ProjectInfo,
+    paths: StrataPaths,
+    env: Mapping[str, str],
+    outside: OutsideContent | None = None,
 ) -> list[Path]:
     """Files named by config `instructions` entries (URLs are skipped here), in entry order."""
     found: list[Path] = []
@@ -174,11 +196,17 @@ def config_instruction_files(
             continue
         expanded = str(paths.home / entry[2:]) if entry.startswith("~/") else entry
         try:
-            found += _config_entry_files(expanded, project, paths, env)
+            matches = _config_entry_files(expanded, project, paths, env)
+            if outside is not None and _GLOB_MAGIC.search(entry):
+                matches = [path for path in matches if outside.allows(path, f"instruction glob {entry}")]
+            found += matches
         except OSError as error:
             # A glob over an unreadable directory is not worth failing the turn over.
-            log.warning("instruction glob failed", entry=entry, error=str(error))
+            log.notice("instruction glob failed", entry=entry, error=str(error))
     return found
+
+
+_GLOB_MAGIC = re.compile(r"[*?\[{]")
 
 
 def _config_entry_files(entry: str, project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str]) -> list[Path]:
@@ -191,16 +219,26 @@ def _config_entry_files(entry: str, project: ProjectInfo, paths: StrataPaths, en
 
 
 def discover_system_paths(
-    project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str], instructions: Iterable[str]
+    project: ProjectInfo,
+    paths: StrataPaths,
+    env: Mapping[str, str],
+    instructions: Iterable[str],
+    outside: OutsideContent | None = None,
 ) -> list[Path]:
-    """Global file, project files (nearest first), config files: de-duplicated, first position kept."""
+    """Global file, project files (nearest first), config files: de-duplicated, first position kept.
+
+    With `outside`, a project AGENTS.md (or CLAUDE.md) symlinked from outside the worktree and the global
+    config dirs, or a file a config glob reaches there, is kept only where it allows (`external_directory`);
+    a file a config entry names exactly is the user's choice.
+    """
     found: list[Path] = []
     global_file = global_instruction_file(paths, env)
     if global_file is not None:
         found.append(global_file)
     if not env_flag(env, "DISABLE_PROJECT_CONFIG"):
-        found += project_instruction_files(project, project_file_names(env))
-    found += config_instruction_files(instructions, project, paths, env)
+        chain = project_instruction_files(project, project_file_names(env))
+        found += [path for path in chain if outside is None or outside.allows(path, "instruction file")]
+    found += config_instruction_files(instructions, project, paths, env, outside)
     return list(dict.fromkeys(found))
 
 
@@ -244,10 +282,10 @@ def read_instruction_file(path: Path) -> str | None:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as error:
-        log.warning("instruction file unreadable, skipped", path=str(path), error=str(error))
+        log.notice("instruction file unreadable, skipped", path=str(path), error=str(error))
         return None
     if not text:
-        log.warning("instruction file empty, skipped", path=str(path))
+        log.notice("instruction file empty, skipped", path=str(path))
         return None
     return text
 
@@ -268,9 +306,16 @@ class InstructionService:
     url_timeout: float = URL_TIMEOUT_SECONDS
     _claims: dict[str, set[Path]] = field(factory=dict, init=False, repr=False)
 
-    async def system_paths(self) -> list[Path]:
+    async def _outside(self) -> OutsideContent:
         info, config = await self.project.info(), await self.config.get()
-        return await anyio.to_thread.run_sync(discover_system_paths, info, self.paths, self.env, config.instructions)
+        roots = (info.worktree, info.directory, *self.paths.global_config_dirs)
+        return OutsideContent.build(roots, config.data.get("permission"), self.paths.home)
+
+    async def system_paths(self) -> list[Path]:
+        info, config, outside = await self.project.info(), await self.config.get(), await self._outside()
+        return await anyio.to_thread.run_sync(
+            discover_system_paths, info, self.paths, self.env, config.instructions, outside
+        )
 
     async def system(self) -> list[InstructionBlock]:
         """Every instruction block in order: files read 8 at once and URLs fetched 4 at once, in one task group."""
@@ -302,7 +347,7 @@ class InstructionService:
         if text:
             results[index] = InstructionBlock(url, text)
         elif text is not None:
-            log.warning("instruction URL empty, skipped", url=url)
+            log.notice("instruction URL empty, skipped", url=url)
 
     async def _fetch(self, url: str) -> str | None:
         fetcher = self.fetcher or HttpUrlFetcher(timeout=self.url_timeout)
@@ -312,10 +357,10 @@ class InstructionService:
             except Exception as error:
                 # A URL instruction is best effort: whatever goes wrong (refused, DNS, TLS, non-2xx), the turn
                 # goes on without it. Cancellation is not an Exception and still propagates.
-                log.warning("instruction URL failed, skipped", url=url, error=str(error) or type(error).__name__)
+                log.notice("instruction URL failed, skipped", url=url, error=str(error) or type(error).__name__)
                 return None
         if scope.cancelled_caught:
-            log.warning("instruction URL timed out, skipped", url=url, timeout_seconds=self.url_timeout)
+            log.notice("instruction URL timed out, skipped", url=url, timeout_seconds=self.url_timeout)
         return None
 
     async def resolve(
@@ -328,10 +373,11 @@ class InstructionService:
         target = _absolute(filepath)
         names = project_file_names(self.env)
         found = await anyio.to_thread.run_sync(nearby_instruction_files, target, info.directory, names)
+        outside = await self._outside()
         claimed = self._claims.setdefault(message_id, set())
         blocks: list[InstructionBlock] = []
         for path in found:
-            if path == target or path in skip or path in claimed:
+            if path == target or path in skip or path in claimed or not outside.allows(path, "instruction file"):
                 continue
             claimed.add(path)
             text = await anyio.to_thread.run_sync(read_instruction_file, path)

@@ -31,6 +31,7 @@ from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdow
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.context.skill_pull import pull_skill_dirs
 from strata_core.logging import get_logger
+from strata_core.permission.outside_content import OutsideContent
 from strata_core.permission.rules import Ruleset, evaluate
 from strata_core.prompt.texts import read_prompt
 
@@ -148,7 +149,7 @@ def _skill_files(root: Path, pattern: str, *, dot: bool) -> list[Path]:
     try:
         matches = wcglob.glob(pattern, root_dir=str(root), flags=flags)
     except OSError as error:
-        log.warning("skill directory could not be scanned", directory=str(root), error=str(error))
+        log.notice("skill directory could not be scanned", directory=str(root), error=str(error))
         return []
     return sorted(root / match for match in matches)
 
@@ -179,18 +180,30 @@ def skill_search_plan(
     pulled: Sequence[Path] = (),
 ) -> list[tuple[Path, str, bool]]:
     """Every `(root, pattern, dot files)` to search, in discovery order; `pulled` are downloaded skill dirs."""
+    return [(root, pattern, dot) for root, pattern, dot, _ in _search_plan(project, paths, env, config, pulled)]
+
+
+def _search_plan(
+    project: ProjectInfo,
+    paths: StrataPaths,
+    env: Mapping[str, str],
+    config: ConfigInfo,
+    pulled: Sequence[Path] = (),
+) -> list[tuple[Path, str, bool, bool]]:
+    """`skill_search_plan`, each root also saying whether it is the user's own (global: no consent needed)."""
     names = _external_dir_names(env)
-    plan = [(paths.home / name, EXTERNAL_PATTERN, True) for name in names]
-    plan += [(root, EXTERNAL_PATTERN, True) for root in _project_external_dirs(project, names)]
-    plan += [(directory, CONFIG_DIR_PATTERN, False) for directory in config.config_dirs]
+    plan = [(paths.home / name, EXTERNAL_PATTERN, True, True) for name in names]
+    plan += [(root, EXTERNAL_PATTERN, True, False) for root in _project_external_dirs(project, names)]
+    globals_ = set(paths.global_config_dirs)
+    plan += [(directory, CONFIG_DIR_PATTERN, False, directory in globals_) for directory in config.config_dirs]
     for entry in config.skills.paths:
         expanded = paths.home / entry[2:] if entry.startswith("~/") else Path(entry)
         root = expanded if expanded.is_absolute() else project.directory / expanded
         if not root.is_dir():
-            log.warning("skill path not found", path=str(root))
+            log.notice("skill path not found", path=str(root))
             continue
-        plan.append((root, ANY_DEPTH_PATTERN, False))
-    plan += [(directory, ANY_DEPTH_PATTERN, False) for directory in pulled]
+        plan.append((root, ANY_DEPTH_PATTERN, False, False))
+    plan += [(directory, ANY_DEPTH_PATTERN, False, True) for directory in pulled]
     return plan
 
 
@@ -201,11 +214,19 @@ def discover_skill_files(
     config: ConfigInfo,
     pulled: Sequence[Path] = (),
 ) -> list[Path]:
-    """Every SKILL.md in discovery order; a file reached twice keeps its first position."""
+    """Every SKILL.md in discovery order; a file reached twice keeps its first position.
+
+    A skill found in the project, or through `skills.paths`, that resolves outside the worktree and the global
+    config dirs (a SKILL.md symlinked from elsewhere, a path like `../../elsewhere`) is loaded only where the
+    configured `external_directory` rules allow it (`permission/outside_content.py`).
+    """
+    roots = (project.worktree, project.directory, *paths.global_config_dirs)
+    outside = OutsideContent.build(roots, config.data.get("permission"), paths.home)
     found = [
         p
-        for root, pattern, dot in skill_search_plan(project, paths, env, config, pulled)
+        for root, pattern, dot, trusted in _search_plan(project, paths, env, config, pulled)
         for p in _skill_files(root, pattern, dot=dot)
+        if trusted or outside.allows(p, "skill")
     ]
     return list(dict.fromkeys(found))
 
@@ -215,10 +236,10 @@ def parse_skill(path: Path) -> SkillInfo | None:
     try:
         document = parse_markdown(path)
     except MarkdownFrontmatterError as error:
-        log.warning("skill skipped: broken frontmatter", path=str(path), error=str(error))
+        log.notice("skill skipped: broken frontmatter", path=str(path), error=str(error))
         return None
     except (OSError, UnicodeDecodeError) as error:
-        log.warning("skill skipped: file unreadable", path=str(path), error=str(error))
+        log.notice("skill skipped: file unreadable", path=str(path), error=str(error))
         return None
     name, description = document.data.get("name"), document.data.get("description")
     if not isinstance(name, str) or not (description is None or isinstance(description, str)):
@@ -246,7 +267,7 @@ def build_registry(builtin: SkillInfo, discovered: Iterable[SkillInfo]) -> dict[
     for skill in discovered:
         existing = registry.get(skill.name)
         if existing is not None:
-            log.warning(
+            log.notice(
                 "duplicate skill name, the later one wins",
                 name=skill.name,
                 replaced=existing.location,

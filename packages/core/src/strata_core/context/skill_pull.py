@@ -74,7 +74,7 @@ def plan_downloads(base_url: str, index: Any, cache: Path) -> list[RemoteSkill]:
     base = base_url if base_url.endswith("/") else f"{base_url}/"
     entries = index.get("skills") if isinstance(index, dict) else None
     if not isinstance(entries, list):
-        log.warning("skill index has no `skills` list, skipped", url=base)
+        log.notice("skill index has no `skills` list, skipped", url=base)
         return []
     skills: list[RemoteSkill] = []
     for entry in entries:
@@ -82,7 +82,7 @@ def plan_downloads(base_url: str, index: Any, cache: Path) -> list[RemoteSkill]:
         if not isinstance(name, str) or not isinstance(files, list) or not _safe_segment(name):
             continue
         if "SKILL.md" not in files:
-            log.warning("remote skill has no SKILL.md, skipped", url=base, skill=name)
+            log.notice("remote skill has no SKILL.md, skipped", url=base, skill=name)
             continue
         planned = _plan_files(base, name, files, cache / name)
         if planned is not None:
@@ -95,7 +95,7 @@ def _plan_files(base: str, name: str, files: list[Any], root: Path) -> tuple[Rem
     planned: list[RemoteFile] = []
     for file in files:
         if not isinstance(file, str) or not _safe_relative_path(file):
-            log.warning("remote skill lists an unsafe file, skill skipped", skill=name, file=str(file))
+            log.notice("remote skill lists an unsafe file, skill skipped", skill=name, file=str(file))
             return None
         url = urljoin(skill_url, file)
         if _origin(url) != _origin(base):
@@ -122,7 +122,7 @@ async def _pull(client: HttpClient, url: str, cache: Path) -> list[Path]:
         index = response.json()
     except Exception as error:
         # Remote skills are optional: a server that is down or serves garbage costs its skills, nothing more.
-        log.warning("skill index could not be loaded", url=index_url, error=str(error) or type(error).__name__)
+        log.notice("skill index could not be loaded", url=index_url, error=str(error) or type(error).__name__)
         return []
     skills = plan_downloads(base, index, cache)
     done: list[Path | None] = [None] * len(skills)
@@ -149,7 +149,7 @@ async def _download(client: HttpClient, file: RemoteFile, limiter: anyio.Capacit
             response = await client.get(file.url)
             response.raise_for_status()
         except Exception as error:
-            log.warning("skill file could not be downloaded", url=file.url, error=str(error) or type(error).__name__)
+            log.notice("skill file could not be downloaded", url=file.url, error=str(error) or type(error).__name__)
             return
     await anyio.Path(file.destination.parent).mkdir(parents=True, exist_ok=True)
     await anyio.Path(file.destination).write_bytes(response.content)

@@ -19,8 +19,9 @@ from strata_core import llm
 from strata_core.bus import Bus, SessionCompacted, SessionError
 from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo, Agents
+from strata_core.engine.answer import new_answer
 from strata_core.engine.overflow import CompactionSettings, estimate_tokens, usable_context
-from strata_core.engine.processor import Processor, StepInput, new_answer
+from strata_core.engine.processor import Processor, StepInput
 from strata_core.history import is_media, prune_candidates, to_model_messages
 from strata_core.ids import Ids
 from strata_core.logging import get_logger

@@ -22,9 +22,10 @@ from strata_core.config.service import Config
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.context.instruction import Instruction
 from strata_core.context.project import Project
+from strata_core.engine.answer import new_answer
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
-from strata_core.engine.processor import Processor, StepInput, new_answer
+from strata_core.engine.processor import Processor, StepInput
 from strata_core.engine.prompt_input import (
     FileInput,
     PromptPart,
@@ -33,6 +34,8 @@ from strata_core.engine.prompt_input import (
     TextInput,
     UserMessageWriter,
 )
+from strata_core.engine.run_limits import RunLimits
+from strata_core.engine.session_writer import writing
 from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
 from strata_core.engine.title import TitleService
@@ -130,7 +133,13 @@ class SessionLoop:
     # ------------------------------------------------------------------------------------- public API
 
     async def prompt(self, request: PromptRequest) -> MessageWithParts:
-        """Store the user's message and run (or join) the session's loop; the last assistant message."""
+        """Store the user's message and run (or join) the session's loop; the last assistant message.
+
+        Another process writing the session: `SessionBusyError`, before anything is stored."""
+        async with writing(self.store, request.session_id, self.clock):
+            return await self._prompt(request)
+
+    async def _prompt(self, request: PromptRequest) -> MessageWithParts:
         session = await self.sessions.get(request.session_id)
         agent = await self.targets.agent(session.id, request.agent)
         model = await self.targets.model_ref(session.id, request.model, agent, request.variant)
@@ -151,6 +160,10 @@ class SessionLoop:
 
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (manual compaction: no continue message afterwards)."""
+        async with writing(self.store, session_id, self.clock):
+            return await self._compact(session_id)
+
+    async def _compact(self, session_id: str) -> MessageWithParts:
         history = await self.sessions.messages(session_id)
         self.ids.advance_past(m.info.id for m in history[-1:])
         user = next((m.info for m in reversed(history) if isinstance(m.info, UserMessage)), None)
@@ -167,6 +180,12 @@ class SessionLoop:
 
     def is_running(self, session_id: str) -> bool:
         return session_id in self._runs
+
+    async def ended(self, session_id: str) -> None:
+        """Return once the session's running turn, if any, has ended and stored its end."""
+        run = self._runs.get(session_id)
+        if run is not None:
+            await run.done.wait()
 
     # ------------------------------------------------------------------------------------- runs
 
@@ -305,6 +324,8 @@ class SessionLoop:
             agent_ruleset=agent.permission,
             earlier_tool_calls=turn_tool_calls(state),
             compaction=settings,
+            limits=RunLimits.from_config((await self.config.get()).blocks.limits),
+            step=step,
         )
         try:
             outcome = await self.processor.process(step_input)

@@ -18,8 +18,18 @@ from strata_core import llm
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.bus import SessionRetry as RetryEvent
 from strata_core.clock import Clock
+from strata_core.engine.answer import tokens_from_usage
+from strata_core.engine.call_ids import CallIds
+from strata_core.engine.message_error import message_error
 from strata_core.engine.overflow import CompactionSettings, is_overflow
 from strata_core.engine.part_writer import PartWriter
+from strata_core.engine.run_limits import (
+    OutputMeter,
+    RunLimits,
+    failed_call_streak,
+    tool_errors_error,
+    turn_steps_error,
+)
 from strata_core.engine.tool_calls import ToolCallRunner, ToolExecutor, interrupted, is_doom_loop
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
@@ -29,19 +39,15 @@ from strata_core.message import (
     MessageError,
     MessageTime,
     MessageWithParts,
-    ModelRef,
     PartTime,
-    PathInfo,
     ReasoningPart,
     RetryPart,
     StepFinishPart,
     StepStartPart,
     TextPart,
-    Tokens,
     ToolPart,
     ToolStatePending,
     ToolStateRunning,
-    UserMessage,
 )
 from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import Rule
@@ -73,6 +79,9 @@ class StepInput:
     earlier_tool_calls: Sequence[ToolPart] = ()
     """Tool parts of this turn's earlier steps, oldest first, for the doom-loop check."""
     compaction: CompactionSettings = field(factory=CompactionSettings)
+    limits: RunLimits = field(factory=RunLimits)
+    step: int = 1
+    """This step's number in the turn, for the turn's step limit."""
 
 
 @frozen
@@ -80,59 +89,6 @@ class StepOutcome:
     result: StepResult
     answer: MessageWithParts
     """The assistant message as stored at the end of the step (the loop needs not read it back)."""
-
-
-def new_answer(
-    parent: UserMessage,
-    agent: str,
-    model: ModelRef,
-    path: PathInfo,
-    message_id: str,
-    created: int,
-    *,
-    summary: bool = False,
-) -> AssistantMessage:
-    """An empty assistant message answering `parent`, as a step (or a subtask, or a summary) starts one."""
-    return AssistantMessage(
-        id=message_id,
-        session_id=parent.session_id,
-        parent_id=parent.id,
-        time=MessageTime(created),
-        model_id=model.model_id,
-        provider_id=model.provider_id,
-        mode=agent,
-        agent=agent,
-        variant=model.variant,
-        path=path,
-        summary=summary,
-    )
-
-
-def tokens_from_usage(usage: llm.Usage) -> Tokens:
-    return Tokens(
-        input=usage.input_tokens,
-        output=usage.output_tokens,
-        reasoning=usage.reasoning_tokens,
-        cache_read=usage.cache_read_tokens,
-        cache_write=usage.cache_write_tokens,
-        total=usage.total_tokens,
-    )
-
-
-def message_error(error: BaseException, provider_id: str = "") -> MessageError:
-    """OpenCode's names for what went wrong: ProviderAuthError, APIError, ContextOverflowError, UnknownError."""
-    if isinstance(error, llm.AuthenticationError):
-        return MessageError("ProviderAuthError", error.message, {"providerID": provider_id})
-    if isinstance(error, llm.ContextOverflowError):
-        return MessageError("ContextOverflowError", error.message, {"responseBody": error.body} if error.body else {})
-    if isinstance(error, llm.ModelError):
-        data: dict[str, Any] = {"isRetryable": error.retryable}
-        if error.status is not None:
-            data["statusCode"] = error.status
-        if error.body:
-            data["responseBody"] = error.body
-        return MessageError("APIError", error.message, data)
-    return MessageError("UnknownError", str(error) or type(error).__name__)
 
 
 @define
@@ -168,6 +124,11 @@ class _StepRun:
     started: bool = False
     retrying: bool = False
     needs_compaction: bool = False
+    output: OutputMeter = field(init=False)
+    call_ids: CallIds = field(factory=CallIds)
+
+    def __attrs_post_init__(self) -> None:
+        self.output = OutputMeter(self.step.limits.step_output_bytes)
 
     @property
     def message(self) -> AssistantMessage:
@@ -192,6 +153,7 @@ class _StepRun:
                 if self.message.error is not None:
                     # The step failed: its history is dropped, so calls still running would report to no one.
                     group.cancel_scope.cancel()
+            self._check_turn_limits()
         except anyio.get_cancelled_exc_class():
             self.message.error = MessageError(ABORTED_ERROR, ABORTED_MESSAGE)
             raise
@@ -226,16 +188,16 @@ class _StepRun:
             self._stream_failed(event.error)
             return
         await self._ensure_started()
+        if self.output.over(event):
+            self.message.finish = "length"
+            self._stop(self.output.error())
+            return
         if isinstance(event, llm.TextStart | llm.TextDelta | llm.TextEnd):
             await self._text(event)
         elif isinstance(event, llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd):
             await self._reasoning(event)
-        elif isinstance(event, llm.ToolInputStart):
-            self._tool_input_start(event)
-        elif isinstance(event, llm.ToolInputDelta):
-            self._tool_input_delta(event)
-        elif isinstance(event, llm.ToolCall):
-            await self._tool_call(event)
+        elif isinstance(event, llm.ToolInputStart | llm.ToolInputDelta | llm.ToolCall):
+            await self._tool_event(self.call_ids.rewrite(event))
         elif isinstance(event, llm.Finish):
             await self._finish(event)
 
@@ -265,8 +227,22 @@ class _StepRun:
         self._fail(error)
 
     def _fail(self, error: BaseException) -> None:
-        self.message.error = message_error(error, self.message.provider_id)
-        self.processor.bus.publish(SessionError(self.message.session_id, self.message.error))
+        self._stop(message_error(error, self.message.provider_id))
+
+    def _stop(self, error: MessageError) -> None:
+        self.message.error = error
+        self.processor.bus.publish(SessionError(self.message.session_id, error))
+
+    def _check_turn_limits(self) -> None:
+        """After the step's calls ended: too many failed calls in a row, or the last step allowed, stop here."""
+        if self.message.error is not None or self.needs_compaction:
+            return
+        limits, called = self.step.limits, len(self.tool_calls) > len(self.step.earlier_tool_calls)
+        streak = failed_call_streak(self.tool_calls)
+        if streak >= limits.tool_errors:
+            self._stop(tool_errors_error(streak))
+        elif called and self.step.step >= limits.turn_steps:
+            self._stop(turn_steps_error(limits.turn_steps))
 
     async def _text(self, event: llm.TextStart | llm.TextDelta | llm.TextEnd) -> None:
         part = self.texts.get(event.id)
@@ -304,6 +280,14 @@ class _StepRun:
             del self.reasoning[event.id]
             _close(part, now, event.provider_metadata)
             await self.write.part(part)
+
+    async def _tool_event(self, event: llm.StreamEvent) -> None:
+        if isinstance(event, llm.ToolInputStart):
+            self._tool_input_start(event)
+        elif isinstance(event, llm.ToolInputDelta):
+            self._tool_input_delta(event)
+        elif isinstance(event, llm.ToolCall):
+            await self._tool_call(event)
 
     def _tool_input_start(self, event: llm.ToolInputStart) -> None:
         # Announced now, stored once the call is complete (or by the cleanup, as aborted, if the stream

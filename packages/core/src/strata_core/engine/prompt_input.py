@@ -8,7 +8,6 @@ its content is already there. A file that cannot be read adds a note instead; th
 
 from __future__ import annotations
 
-import base64
 import json
 import mimetypes
 from collections.abc import Mapping, Sequence
@@ -16,13 +15,16 @@ from pathlib import Path
 from typing import TypeAlias
 
 import anyio
+import anyio.to_thread
 from attrs import define, evolve, frozen
 
 from strata_core.bus import Bus, SessionError
 from strata_core.context.agent import parse_model
+from strata_core.engine.attachment import attachment_data_url, mime_of
 from strata_core.history import is_media
 from strata_core.ids import Ids
 from strata_core.message import (
+    AgentPart,
     FilePart,
     MessageError,
     MessageTime,
@@ -33,6 +35,7 @@ from strata_core.message import (
     TextPart,
     UserMessage,
 )
+from strata_core.prompt.texts import read_prompt
 from strata_core.session.store import SessionStore
 from strata_core.tool.contract import Tool, ToolContext, approve_everything
 
@@ -65,7 +68,15 @@ class SubtaskInput:
     """The command that started it; the model is then asked to summarise the result and carry on."""
 
 
-PromptPart: TypeAlias = TextInput | FileInput | SubtaskInput
+@frozen
+class AgentInput:
+    """An `@agent` mention (in a command's template): the agent part, and a note asking the model to hand the
+    work to that subagent through the task tool (OpenCode's agent part)."""
+
+    name: str
+
+
+PromptPart: TypeAlias = TextInput | FileInput | SubtaskInput | AgentInput
 
 
 @frozen
@@ -125,6 +136,8 @@ class UserMessageWriter:
                 parts.append(self._text(info, item.text))
             elif isinstance(item, SubtaskInput):
                 parts.append(self._subtask(info, item))
+            elif isinstance(item, AgentInput):
+                parts += self._agent(info, item)
             else:
                 parts += await self._file(info, item, ctx, read)
         await self.store.put_message(info)
@@ -139,6 +152,11 @@ class UserMessageWriter:
         return TextPart(
             id=self.ids.new("prt"), session_id=info.session_id, message_id=info.id, text=text, synthetic=synthetic
         )
+
+    def _agent(self, info: UserMessage, item: AgentInput) -> list[Part]:
+        part = AgentPart(id=self.ids.new("prt"), session_id=info.session_id, message_id=info.id, name=item.name)
+        note = read_prompt("reminders/agent_mention.txt").replace("{name}", item.name)
+        return [part, self._text(info, note, synthetic=True)]
 
     def _subtask(self, info: UserMessage, item: SubtaskInput) -> SubtaskPart:
         return SubtaskPart(
@@ -158,8 +176,8 @@ class UserMessageWriter:
         called = self._text(info, read_call_text(path), synthetic=True)
         try:
             if is_media(mime):
-                data = base64.b64encode(await anyio.Path(path).read_bytes()).decode()
-                return [called, self._file_part(info, mime, f"data:{mime};base64,{data}", path)]
+                url = await anyio.to_thread.run_sync(attachment_data_url, path, mime)
+                return [called, self._file_part(info, mime_of(url), url, path)]
             if read is None:
                 raise LookupError("the read tool is not available")
             # The user chose the file: like OpenCode, reading it asks nothing (no `external_directory`, no `.env`).

@@ -16,7 +16,7 @@ from attrs import define
 from strata_core.config.service import Config
 from strata_core.context.agent import Agents
 from strata_core.engine.prompt_input import PromptRequest, TextInput
-from strata_core.message import TextPart
+from strata_core.message import AssistantMessage, TextPart
 from strata_core.permission.rules import from_stored, to_config
 from strata_core.permission.subagent import child_session_rules
 from strata_core.session.info import SessionInfo
@@ -64,7 +64,11 @@ class LoopSubagents:
         request = PromptRequest(session_id=child.id, parts=[TextInput(prompt)], agent=agent_name, model=model)
         answer = await self.loop().prompt(request)
         texts = [part.text for part in answer.parts if isinstance(part, TextPart) and not part.synthetic]
-        return SubagentOutcome(child.id, texts[-1] if texts else "")
+        used = answer.info
+        answered_with = (
+            {"modelID": used.model_id, "providerID": used.provider_id} if isinstance(used, AssistantMessage) else None
+        )
+        return SubagentOutcome(child.id, texts[-1] if texts else "", answered_with)
 
     async def _resume(self, parent_session_id: str, task_id: str | None) -> SessionInfo | None:
         if not task_id:

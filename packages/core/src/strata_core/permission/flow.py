@@ -9,6 +9,7 @@ where a later approval wins).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
@@ -52,11 +53,14 @@ class PermissionFlow:
 
     `mode` says who answers an `ask`: a person replying through `reply()` (interactive), nobody (fail at
     once with `NoResponderError`, so a non-interactive run never hangs), or an automatic yes (auto).
+    `reply_timeout` (seconds) bounds an interactive wait: a question nobody answers in time fails the call
+    with `NoResponderError` (the server sets it; a person at the terminal is given all the time they need).
     """
 
     bus: Bus
     ids: Ids
     mode: PermissionMode = "interactive"
+    reply_timeout: float | None = None
     _pending: dict[str, _Pending] = field(factory=dict, init=False, repr=False)
     _approved: dict[str, list[Rule]] = field(factory=dict, init=False, repr=False)
 
@@ -139,7 +143,11 @@ class PermissionFlow:
         self._pending[request.id] = pending
         self.bus.publish(PermissionAsked(request))
         try:
-            await pending.answered.wait()
+            with anyio.move_on_after(self.reply_timeout if self.reply_timeout is not None else math.inf):
+                await pending.answered.wait()
+            if not pending.answered.is_set():
+                reason = f"nobody answered within {self.reply_timeout:g} s"
+                pending.error = NoResponderError(request.permission, request.patterns, reason=reason)
         finally:
             if self._pending.pop(request.id, None) is not None:
                 # Cancelled before an answer (the turn was aborted): tell renderers to drop the question.

@@ -38,14 +38,23 @@ class ReadExport:
 
 def export_data(info: SessionInfo, messages: Sequence[m.MessageWithParts]) -> dict[str, Any]:
     """The export document of a session: what `opencode export` prints, less its `todos`."""
+    return {"info": session_data(info), "messages": [message_data(message) for message in messages]}
+
+
+def session_data(info: SessionInfo) -> dict[str, Any]:
+    """A session record in OpenCode's JSON shape (an export's `info`, the server's `Session`)."""
     # OpenCode's importer requires a `slug`; the one derived from the id lets `opencode import` read it.
-    return {
-        "info": {"slug": info.slug, **converter.unstructure(info)},
-        "messages": [
-            {"info": converter.unstructure(message.info), "parts": [converter.unstructure(p) for p in message.parts]}
-            for message in messages
-        ],
-    }
+    return {"slug": info.slug, **converter.unstructure(info)}
+
+
+def message_data(message: m.MessageWithParts) -> dict[str, Any]:
+    """A message with its parts in OpenCode's JSON shape: `{info, parts}`."""
+    return {"info": converter.unstructure(message.info), "parts": [part_data(p) for p in message.parts]}
+
+
+def part_data(part: m.Part) -> dict[str, Any]:
+    data: dict[str, Any] = converter.unstructure(part)
+    return data
 
 
 def parse_export_text(text: str, where: str = "the export") -> Any:

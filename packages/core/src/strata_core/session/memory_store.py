@@ -9,12 +9,12 @@ meant for thousands of sessions.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from attrs import define, field, frozen
 
-from strata_core.message import Message, MessageWithParts, Part
+from strata_core.message import Message, MessageWithParts, Part, ToolPart
 from strata_core.serialization import (
     message_from_json,
     message_to_json,
@@ -25,6 +25,7 @@ from strata_core.serialization import (
 )
 from strata_core.session._gate import AccessGate
 from strata_core.session.info import SessionInfo
+from strata_core.session.lease import InProcessLeases
 from strata_core.session.store import StoreClosedError
 
 
@@ -69,6 +70,12 @@ class MemorySessionStore:
     _tables: _Tables = field(factory=_Tables, init=False)
     _closed: bool = field(default=False, init=False)
     _gate: AccessGate = field(factory=AccessGate, init=False)
+    _leases: InProcessLeases = field(factory=InProcessLeases, init=False)
+
+    def lease(
+        self, session_id: str, *, wait: bool = False, on_wait: Callable[[], None] | None = None
+    ) -> AbstractAsyncContextManager[bool]:
+        return self._leases.hold(session_id, wait=wait, on_wait=on_wait)
 
     @classmethod
     @asynccontextmanager
@@ -169,6 +176,11 @@ class MemorySessionStore:
                 if bucket is not None:
                     bucket.append(part_from_json(p.data))
             return [MessageWithParts(message_from_json(row.data), parts[mid]) for mid, row in rows]
+
+    async def unfinished_tool_parts(self, session_id: str) -> list[ToolPart]:
+        async with self._access() as tables:
+            found = (part_from_json(p.data) for p in tables.parts.values() if p.session_id == session_id)
+            return [p for p in found if isinstance(p, ToolPart) and p.state.status in ("pending", "running")]
 
     async def newest_message_id(self, session_id: str) -> str | None:
         async with self._access() as tables:

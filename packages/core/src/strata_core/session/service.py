@@ -17,6 +17,7 @@ from typing import Any
 from attrs import define, evolve, frozen
 
 from strata_core import message as m
+from strata_core.bus import Bus, BusEvent, SessionCreated, SessionDeleted, SessionUpdated
 from strata_core.clock import Clock
 from strata_core.errors import StrataError
 from strata_core.ids import Ids
@@ -91,13 +92,18 @@ class ImportResult:
 
 @define
 class SessionService:
-    """Sessions of the project `project_id`, created in `directory`. The constructor does no I/O."""
+    """Sessions of the project `project_id`, created in `directory`. The constructor does no I/O.
+
+    With a `bus`, every change is published (`SessionCreated`, `SessionUpdated`, `SessionDeleted`) after it is
+    stored, so the server's event stream sees sessions a turn makes (subagents) as well as the API's own.
+    """
 
     store: SessionStore
     project_id: str
     directory: str
     clock: Clock
     ids: Ids
+    bus: Bus | None = None
 
     async def create(
         self, *, parent_id: str | None = None, title: str | None = None, permission: list[dict[str, str]] | None = None
@@ -114,6 +120,7 @@ class SessionService:
             permission=permission,
         )
         await self.store.put_session(info)
+        self._publish(SessionCreated(info))
         return info
 
     async def get(self, session_id: str) -> SessionInfo:
@@ -147,7 +154,12 @@ class SessionService:
         info = await self.get(session_id)
         updated = evolve(info, time=evolve(info.time, updated=self.clock.now_ms()), **changes)
         await self.store.put_session(updated)
+        self._publish(SessionUpdated(updated))
         return updated
+
+    def _publish(self, event: BusEvent) -> None:
+        if self.bus is not None:
+            self.bus.publish(event)
 
     async def fork(self, session_id: str, message_id: str | None = None, *, inclusive: bool = True) -> SessionInfo:
         """A new session holding a copy of the history, up to and including `message_id` (all of it if None).
@@ -171,6 +183,7 @@ class SessionService:
             time=SessionTime(created=now, updated=now),
         )
         await self._write(fork, copy_history(history, fork.id, self.ids))
+        self._publish(SessionCreated(fork))
         return fork
 
     async def delete(self, session_id: str) -> None:
@@ -181,7 +194,10 @@ class SessionService:
     async def _delete_tree(self, session_id: str) -> None:
         for child in await self.store.children(session_id):
             await self._delete_tree(child.id)
+        info = await self.store.get_session(session_id)
         await self.store.delete_session(session_id)
+        if info is not None:
+            self._publish(SessionDeleted(info))
 
     async def export(self, session_id: str) -> dict[str, Any]:
         """The session as `opencode export` writes it: `{info, messages: [{info, parts}]}`."""
@@ -212,8 +228,9 @@ class SessionService:
             warnings.append(f"the parent session {info.parent_id} is not here; imported as a top-level session")
             info = evolve(info, parent_id=None)
         await self._write(info, history)
+        self._publish(SessionCreated(info))
         for warning in warnings:
-            log.warning("session.import.warning", session_id=info.id, warning=warning)
+            log.notice("session.import.warning", session_id=info.id, warning=warning)
         parts = sum(len(message.parts) for message in history)
         return ImportResult(info, len(history), parts, tuple(warnings))
 

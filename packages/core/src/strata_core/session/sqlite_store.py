@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -26,7 +26,7 @@ import anyio
 from attrs import define, field
 
 from strata_core.clock import Clock, SystemClock
-from strata_core.message import Message, MessageWithParts, Part
+from strata_core.message import Message, MessageWithParts, Part, ToolPart
 from strata_core.serialization import (
     message_from_json,
     message_to_json,
@@ -38,11 +38,16 @@ from strata_core.serialization import (
 from strata_core.session import migrations
 from strata_core.session._gate import AccessGate
 from strata_core.session.info import SessionInfo
+from strata_core.session.lease import FileLeases
 from strata_core.session.store import StoreClosedError
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], T]
 
+_UNFINISHED_TOOLS = (
+    "SELECT data FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'tool' "
+    "AND json_extract(data, '$.state.status') IN ('pending', 'running') ORDER BY seq"
+)
 BUSY_TIMEOUT_MS = 5000
 """How long a write waits for another process holding the database (two `strata` runs on one data dir)."""
 
@@ -57,6 +62,22 @@ class SqliteSessionStore:
     """Stamps the schema migrations it applies (records carry their own times)."""
     _conn: sqlite3.Connection | None = field(default=None, init=False)
     _gate: AccessGate = field(factory=AccessGate, init=False)
+    _leases: FileLeases = field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._leases = FileLeases(self.path.with_name(self.path.name + "-leases"))
+
+    async def unfinished_tool_parts(self, session_id: str) -> list[ToolPart]:
+        def work(conn: sqlite3.Connection) -> list[ToolPart]:
+            rows = conn.execute(_UNFINISHED_TOOLS, (session_id,)).fetchall()
+            return [part for (data,) in rows if isinstance(part := part_from_json(data), ToolPart)]
+
+        return await self._read(work)
+
+    def lease(
+        self, session_id: str, *, wait: bool = False, on_wait: Callable[[], None] | None = None
+    ) -> AbstractAsyncContextManager[bool]:
+        return self._leases.hold(session_id, wait=wait, on_wait=on_wait)
 
     @classmethod
     @asynccontextmanager

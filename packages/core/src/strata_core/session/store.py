@@ -11,11 +11,12 @@ hands to `open_runtime(store=...)` stays open after the runtime.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from strata_core.errors import StrataError
-from strata_core.message import Message, MessageWithParts, Part
+from strata_core.message import Message, MessageWithParts, Part, ToolPart
 from strata_core.session.info import SessionInfo
 
 
@@ -60,6 +61,18 @@ class SessionStore(Protocol):
 
     async def newest_message_id(self, session_id: str) -> str | None:
         """The greatest message id of a session (the last of `messages`), without loading any message."""
+        ...
+
+    async def unfinished_tool_parts(self, session_id: str) -> list[ToolPart]:
+        """The session's tool parts still `pending` or `running`, in part order, without loading the session."""
+        ...
+
+    def lease(
+        self, session_id: str, *, wait: bool = False, on_wait: Callable[[], None] | None = None
+    ) -> AbstractAsyncContextManager[bool]:
+        """Hold the session's one-writer lease for the block (`lease.py`); yields whether this is the process's
+        first holder. Held by another process: `SessionBusyError` at once, or with `wait` a wait until it is
+        free (`on_wait` called once before waiting). A holder that dies releases it."""
         ...
 
     def batch(self) -> AbstractAsyncContextManager[None]:

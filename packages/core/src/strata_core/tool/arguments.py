@@ -94,8 +94,13 @@ def first_problem(schema: JSONSchema, args: Any) -> str | None:
     return None
 
 
+_INVALID_ARGUMENTS = "tool was called with invalid arguments: "
+
+
 def invalid_arguments_message(tool: str, detail: str) -> str:
-    return (
-        f"The {tool} tool was called with invalid arguments: {detail}.\n"
-        "Please rewrite the input so it satisfies the expected schema."
-    )
+    return f"The {tool} {_INVALID_ARGUMENTS}{detail}.\nPlease rewrite the input so it satisfies the expected schema."
+
+
+def is_invalid_arguments_message(text: str) -> bool:
+    """Whether a tool error is `invalid_arguments_message`'s: the call never ran."""
+    return text.startswith("The ") and _INVALID_ARGUMENTS in text.split("\n", 1)[0]

@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio
-from attrs import frozen
+from attrs import evolve, frozen
 
 from strata_core.permission.rules import NoResponderError, PermissionError_, RejectedError, Rule
+from strata_core.redaction import redact_text
 from strata_core.tool.arguments import first_problem, invalid_arguments_message
 from strata_core.tool.builtin.invalid import NAME as INVALID
 from strata_core.tool.builtin.invalid import InvalidTool, invalid_input_message, unavailable_tool_message
@@ -122,7 +123,29 @@ async def run_tool(
     executed = await _execute(tool, args, ctx)
     if isinstance(executed, ToolRunOutcome):
         return executed
-    return ToolRunOutcome(await _keep_small(executed, truncation, agent_ruleset))
+    return ToolRunOutcome(await _keep_small(_without_secrets(executed), truncation, agent_ruleset))
+
+
+def _hidden(text: str) -> str:
+    return redact_text(text, userinfo=False, credentials_only=True)
+
+
+def _without_secrets(result: ToolResult) -> ToolResult:
+    """The result with every credential Strata holds (`strata_core.redaction`) hidden from the model and the
+    store: a command that prints its environment, a file that holds a configured key. File content is
+    otherwise shown as it is (URL userinfo too), so an edit can quote it back."""
+    return evolve(result, output=_hidden(result.output), metadata=_hidden_in(result.metadata))
+
+
+def _hidden_in(value: Any) -> Any:
+    """`value` with `_hidden` applied to every string in it, however deep (read's `display` holds the text)."""
+    if isinstance(value, str):
+        return _hidden(value)
+    if isinstance(value, Mapping):
+        return {key: _hidden_in(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_hidden_in(item) for item in value]
+    return value
 
 
 def repair_tool_name(name: str, available: Mapping[str, Tool]) -> str | None:

@@ -14,22 +14,24 @@ from attrs import define, frozen
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult
+from strata_core.tool.support.confined_file import Target, checked, patterns
+from strata_core.tool.support.content_guard import (
+    REDACTED_DIFF,
+    ask_to_write,
+    is_secret,
+    read_current,
+    remove,
+    write_content,
+)
 from strata_core.tool.support.file_text import (
     count_changes,
     normalize_line_endings,
-    read_text_file,
     split_bom,
     trim_diff,
     unified_diff,
     with_bom,
 )
-from strata_core.tool.support.file_text import write_text_file as write_file
-from strata_core.tool.support.paths_guard import (
-    absolute,
-    assert_external_directory,
-    permission_patterns,
-    relative_to_worktree,
-)
+from strata_core.tool.support.paths_guard import relative_to_worktree
 
 if TYPE_CHECKING:
     # The patch parser is imported when a patch arrives (~2.5 ms that every start-up would otherwise pay).
@@ -41,11 +43,19 @@ VERIFY = "apply_patch verification failed: "
 @frozen
 class PlannedChange:
     kind: Literal["add", "update", "move", "delete"]
-    path: Path
+    target: Target
     before: str
     after: str
     bom: bool
-    move_path: Path | None = None
+    move: Target | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.target.named
+
+    @property
+    def move_path(self) -> Path | None:
+        return self.move.named if self.move else None
 
     @property
     def diff(self) -> str:
@@ -57,50 +67,70 @@ class PlannedChange:
         return self.move_path or self.path
 
 
-def _plan(hunk: Hunk, directory: Path) -> PlannedChange:
+@frozen
+class _Targets:
+    """A hunk's file and, for a move, where it goes: both resolved and checked before anything is read."""
+
+    hunk: Hunk
+    file: Target
+    move: Target | None
+
+
+async def _targets(ctx: ToolContext, hunk: Hunk) -> _Targets:
+    file = await checked(ctx, hunk.path)
+    move = await checked(ctx, hunk.move_path) if hunk.move_path else None
+    return _Targets(hunk, file, move)
+
+
+async def _plan(ctx: ToolContext, targets: _Targets) -> PlannedChange:
     from strata_core.tool.support.patch import PatchError, updated_contents
 
-    path = absolute(hunk.path, directory)
+    hunk, target = targets.hunk, targets.file
+    path = target.named
     if hunk.kind == "add":
         text = hunk.contents if not hunk.contents or hunk.contents.endswith("\n") else hunk.contents + "\n"
         added = split_bom(text)
-        return PlannedChange("add", path, "", added.text, added.bom)
-    if not path.is_file():
+        return PlannedChange("add", target, "", added.text, added.bom)
+    current = await read_current(ctx, target)
+    if current is None:
         verb = "update" if hunk.kind == "update" else "delete"
         raise ToolFailure(f"{VERIFY}Failed to read file to {verb}: {path}")
-    current = read_text_file(path)
     if hunk.kind == "delete":
-        return PlannedChange("delete", path, current.text, "", current.bom)
+        return PlannedChange("delete", target, current.text, "", current.bom)
     try:
         updated = updated_contents(str(path), hunk.chunks, with_bom(current.text, current.bom))
     except PatchError as error:
         raise ToolFailure(f"{VERIFY}Error: {error}") from None
-    move = absolute(hunk.move_path, directory) if hunk.move_path else None
-    return PlannedChange("move" if move else "update", path, current.text, updated.content, updated.bom, move)
+    kind: Literal["move", "update"] = "move" if targets.move else "update"
+    return PlannedChange(kind, target, current.text, updated.content, updated.bom, targets.move)
 
 
-def _apply(change: PlannedChange) -> None:
+async def _apply(ctx: ToolContext, change: PlannedChange) -> None:
     if change.kind == "delete":
-        change.path.unlink()
+        await anyio.to_thread.run_sync(remove, change.target)
         return
-    write_file(change.final_path, change.after, change.bom)
-    if change.kind == "move" and change.move_path != change.path:
-        change.path.unlink()
+    await write_content(ctx, change.move or change.target, change.after, change.bom)
+    if change.move is not None and change.move.resolved != change.target.resolved:
+        await anyio.to_thread.run_sync(remove, change.target)
 
 
-def _file_entry(change: PlannedChange, worktree: Path) -> dict[str, Any]:
+def _file_entry(change: PlannedChange, ctx: ToolContext) -> dict[str, Any]:
     added, removed = count_changes(change.before, change.after)
     entry: dict[str, Any] = {
         "filePath": str(change.path),
-        "relativePath": relative_to_worktree(worktree, change.final_path),
+        "relativePath": relative_to_worktree(ctx.worktree, change.final_path),
         "type": change.kind,
-        "patch": change.diff,
+        "patch": REDACTED_DIFF if _secret(ctx, change) else change.diff,
         "additions": added,
         "deletions": removed,
     }
     if change.move_path:
         entry["movePath"] = str(change.move_path)
     return entry
+
+
+def _secret(ctx: ToolContext, change: PlannedChange) -> bool:
+    return any(is_secret(ctx, target) for target in (change.target, change.move) if target is not None)
 
 
 def _summary_line(change: PlannedChange, worktree: Path) -> str:
@@ -133,20 +163,19 @@ class ApplyPatchTool(BuiltinTool):
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
         hunks = parse_or_fail(str(args["patchText"]))
-        changes = []
-        for hunk in hunks:
-            await assert_external_directory(ctx, absolute(hunk.path, ctx.directory))
-            if hunk.move_path:
-                await assert_external_directory(ctx, absolute(hunk.move_path, ctx.directory))
-            changes.append(await anyio.to_thread.run_sync(_plan, hunk, ctx.directory))
-        files = [_file_entry(change, ctx.worktree) for change in changes]
+        targets = [await _targets(ctx, hunk) for hunk in hunks]
+        touched = [t for item in targets for t in (item.file, item.move) if t is not None]
+        await ask_to_write(ctx, touched)
+        changes = [await _plan(ctx, item) for item in targets]
+        files = [_file_entry(change, ctx) for change in changes]
         combined = "".join(change.diff + "\n" for change in changes)
         named = [relative_to_worktree(ctx.worktree, change.path) for change in changes]
-        patterns = list(dict.fromkeys(p for change in changes for p in permission_patterns(ctx.worktree, change.path)))
-        await ctx.ask("edit", patterns, ["*"], {"filepath": ", ".join(named), "diff": combined, "files": files})
+        asked = list(dict.fromkeys(p for change in changes for p in patterns(ctx, change.target)))
+        await ctx.ask("edit", asked, ["*"], {"filepath": ", ".join(named), "diff": combined, "files": files})
         for change in changes:
-            await anyio.to_thread.run_sync(_apply, change)
+            await _apply(ctx, change)
         summary = "Success. Updated the following files:\n" + "\n".join(
             _summary_line(change, ctx.worktree) for change in changes
         )
-        return ToolResult(output=summary, title=summary, metadata={"diff": combined, "files": files, "diagnostics": {}})
+        kept = "".join((REDACTED_DIFF if _secret(ctx, c) else c.diff) + "\n" for c in changes)
+        return ToolResult(output=summary, title=summary, metadata={"diff": kept, "files": files, "diagnostics": {}})

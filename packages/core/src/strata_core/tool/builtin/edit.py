@@ -15,24 +15,27 @@ from attrs import define, field, frozen
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult
+from strata_core.tool.support.confined_file import Target, checked, existing_kind, patterns
+from strata_core.tool.support.content_guard import (
+    REDACTED_DIFF,
+    ask_to_write,
+    check_size,
+    is_secret,
+    read_current,
+    write_content,
+)
 from strata_core.tool.support.edit_match import EMPTY_OLD, IDENTICAL, EditMatchError, replace
 from strata_core.tool.support.file_text import (
+    TextFile,
     count_changes,
     line_ending,
     normalize_line_endings,
-    read_text_file,
     split_bom,
     to_line_ending,
     trim_diff,
     unified_diff,
-    write_text_file,
 )
-from strata_core.tool.support.paths_guard import (
-    absolute,
-    assert_external_directory,
-    permission_patterns,
-    relative_to_worktree,
-)
+from strata_core.tool.support.paths_guard import relative_to_worktree
 
 
 @frozen
@@ -49,18 +52,23 @@ class FileChange:
         )
 
 
-async def ask_edit(ctx: ToolContext, change: FileChange) -> None:
+async def ask_edit(ctx: ToolContext, change: FileChange, target: Target) -> None:
     await ctx.ask(
         "edit",
-        permission_patterns(ctx.worktree, change.path),
+        patterns(ctx, target),
         ["*"],
         {"filepath": str(change.path), "diff": change.diff},
     )
 
 
-def change_metadata(change: FileChange) -> dict[str, Any]:
+def kept_diff(ctx: ToolContext, target: Target, diff: str) -> str:
+    """The diff as stored with the result: none for a file the read rules protect (a `.env` file's secrets)."""
+    return REDACTED_DIFF if is_secret(ctx, target) else diff
+
+
+def change_metadata(ctx: ToolContext, target: Target, change: FileChange) -> dict[str, Any]:
     added, removed = count_changes(change.before, change.after)
-    diff = change.diff
+    diff = kept_diff(ctx, target, change.diff)
     return {
         "diagnostics": {},
         "diff": diff,
@@ -68,12 +76,7 @@ def change_metadata(change: FileChange) -> dict[str, Any]:
     }
 
 
-def _planned_replacement(path: Path, old: str, new: str, replace_all: bool) -> FileChange:
-    if not path.exists():
-        raise ToolFailure(f"File {path} not found")
-    if path.is_dir():
-        raise ToolFailure(f"Path is a directory, not a file: {path}")
-    current = read_text_file(path)
+def _planned_replacement(path: Path, current: TextFile, old: str, new: str, replace_all: bool) -> FileChange:
     ending = line_ending(current.text)
     old = to_line_ending(normalize_line_endings(old), ending)
     new = to_line_ending(normalize_line_endings(new), ending)
@@ -85,8 +88,6 @@ def _planned_replacement(path: Path, old: str, new: str, replace_all: bool) -> F
 
 
 def _planned_creation(path: Path, content: str) -> FileChange:
-    if path.exists():
-        raise ToolFailure(EMPTY_OLD)
     created = split_bom(content)
     return FileChange(path, "", created.text, created.bom)
 
@@ -118,17 +119,26 @@ class EditTool(BuiltinTool):
         old, new = str(args["oldString"]), str(args["newString"])
         if old == new:
             raise ToolFailure(IDENTICAL)
-        path = absolute(str(args["filePath"]), ctx.directory)
-        await assert_external_directory(ctx, path)
-        async with self._lock(path):
+        target = await checked(ctx, str(args["filePath"]))
+        path = target.named
+        check_size(path, len(new))
+        await ask_to_write(ctx, [target])
+        async with self._lock(target.resolved):
+            if existing_kind(target) == "directory":
+                raise ToolFailure(f"Path is a directory, not a file: {path}")
+            current = await read_current(ctx, target)
             if old == "":
-                change = await anyio.to_thread.run_sync(_planned_creation, path, new)
+                if current is not None:
+                    raise ToolFailure(EMPTY_OLD)
+                change = _planned_creation(path, new)
             else:
+                if current is None:
+                    raise ToolFailure(f"File {path} not found")
                 replace_all = bool(args.get("replaceAll", False))
-                change = await anyio.to_thread.run_sync(_planned_replacement, path, old, new, replace_all)
-            await ask_edit(ctx, change)
-            await anyio.to_thread.run_sync(write_text_file, path, change.after, change.bom)
-        metadata = change_metadata(change)
+                change = await anyio.to_thread.run_sync(_planned_replacement, path, current, old, new, replace_all)
+            await ask_edit(ctx, change, target)
+            await write_content(ctx, target, change.after, change.bom)
+        metadata = change_metadata(ctx, target, change)
         ctx.update_metadata(None, metadata)
         return ToolResult(
             output="Edit applied successfully.", title=relative_to_worktree(ctx.worktree, path), metadata=metadata

@@ -6,6 +6,7 @@ newline and all, so a blank line follows every match.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -15,8 +16,18 @@ from attrs import define, field
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult
-from strata_core.tool.support.paths_guard import absolute, assert_external_directory
-from strata_core.tool.support.search import LineMatch, Search, SearchError
+from strata_core.tool.support.confined_file import (
+    Target,
+    checked,
+    descriptor,
+    existing_kind,
+    links_outside,
+    open_directory,
+    open_to_read,
+)
+from strata_core.tool.support.content_guard import ask_to_read, readable
+from strata_core.tool.support.paths_guard import relative_to_worktree
+from strata_core.tool.support.search import Found, LineMatch, Search, SearchError
 
 LIMIT = 100
 COLLECT_LIMIT = 2_000
@@ -75,23 +86,78 @@ class GrepTool(BuiltinTool):
             raise ToolFailure("pattern is required")
         raw_path, include = args.get("path"), args.get("include")
         await ctx.ask("grep", [pattern], ["*"], {"pattern": pattern, "path": raw_path, "include": include})
-        requested = absolute(str(raw_path), ctx.directory) if raw_path else ctx.directory
-        if not requested.exists():
+        target = await checked(ctx, str(raw_path) if raw_path else ctx.directory)
+        kind = existing_kind(target)
+        if kind is None:
             raise ToolFailure(f"Search path not found: {raw_path or ctx.directory}")
-        is_dir = requested.is_dir()
-        await assert_external_directory(ctx, requested, kind="directory" if is_dir else "file")
-        root, target = (requested, ".") if is_dir else (requested.parent, requested.name)
         try:
-            found = await self.search.grep(root, pattern, target=target, include=include, limit=COLLECT_LIMIT)
+            if kind == "directory":
+                root, found = target.named, await self._in_directory(target, pattern, include)
+            else:
+                root, found = target.named.parent, await self._in_file(ctx, target, pattern)
         except SearchError as error:
             raise ToolFailure(str(error)) from None
-        if not found.lines:
-            return ToolResult(output="No files found", title=pattern, metadata={"matches": 0, "truncated": False})
-        ordered = await anyio.to_thread.run_sync(newest_files_first, root, found.lines)
+        kept, left_out = await anyio.to_thread.run_sync(shown_to_model, ctx, target, root, found.lines)
+        if not kept:
+            output = "No files found" + left_out_note(left_out)
+            return ToolResult(output=output, title=pattern, metadata={"matches": 0, "truncated": False})
+        ordered = await anyio.to_thread.run_sync(newest_files_first, root, kept)
         shown = ordered[:LIMIT]
         truncated = found.more or len(ordered) > LIMIT
         return ToolResult(
-            output=render(root, shown, truncated),
+            output=render(root, shown, truncated) + left_out_note(left_out),
             title=pattern,
             metadata={"matches": len(shown), "truncated": truncated},
         )
+
+    async def _in_directory(self, target: Target, pattern: str, include: str | None) -> Found:
+        fd = await anyio.to_thread.run_sync(open_directory, target)
+        with descriptor(fd):
+            # rg runs in the directory opened above (through /proc, so no symlink swapped in since is followed).
+            # Inside it, rg follows no symlinks by itself.
+            root = _opened_directory(fd) if self.search.uses_rg() else target.resolved
+            return await self.search.grep(root, pattern, target=".", include=include, limit=COLLECT_LIMIT)
+
+    async def _in_file(self, ctx: ToolContext, target: Target, pattern: str) -> Found:
+        await ask_to_read(ctx, target)  # a file named on purpose asks, as `read` would
+        fd = await open_to_read(ctx, target)
+        with descriptor(fd):
+            return await self.search.grep_descriptor(fd, target.named.name, pattern, limit=COLLECT_LIMIT)
+
+
+def _opened_directory(fd: int) -> Path:
+    return Path(f"/proc/{os.getpid()}/fd/{fd}")
+
+
+def shown_to_model(
+    ctx: ToolContext, target: Target, root: Path, matches: Sequence[LineMatch]
+) -> tuple[list[LineMatch], list[str]]:
+    """The matches the model may see, and the files left out: ones the read rules protect (`.env`), and
+    ones hard-linked from outside the project. The file the model named itself was checked when opened."""
+    verdicts: dict[str, bool] = {}
+    resolved_root = target.resolved if root == target.named else target.resolved.parent
+    for match in matches:
+        if match.path not in verdicts:
+            verdicts[match.path] = _may_show(ctx, root / match.path, resolved_root / match.path)
+    kept = [match for match in matches if verdicts[match.path]]
+    return kept, [str(root / path) for path, ok in verdicts.items() if not ok]
+
+
+def _may_show(ctx: ToolContext, named: Path, resolved: Path) -> bool:
+    for path in (named, resolved):
+        if not readable(ctx, relative_to_worktree(ctx.worktree, path)):
+            return False
+    try:
+        return not links_outside(os.lstat(resolved), ctx)
+    except OSError:
+        return True
+
+
+def left_out_note(paths: Sequence[str]) -> str:
+    if not paths:
+        return ""
+    listed = "\n".join(paths[:10]) + ("\n..." if len(paths) > 10 else "")
+    return (
+        f"\n\n(Matches in {len(paths)} file(s) left out: the read rules protect them, or they are hard-linked "
+        f"from outside the project. Use the read tool to ask for one.)\n{listed}"
+    )

@@ -8,8 +8,9 @@ file and the session directory are appended in a `<system-reminder>` the first t
 from __future__ import annotations
 
 import base64
+import io
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -19,13 +20,17 @@ from attrs import define, frozen
 from strata_core.message import MessageWithParts
 from strata_core.tool.builtin.base import BuiltinTool, non_negative_integer, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
-from strata_core.tool.support.file_kind import is_binary, media_type
-from strata_core.tool.support.paths_guard import (
-    absolute,
-    assert_external_directory,
-    permission_patterns,
-    relative_to_worktree,
+from strata_core.tool.support.confined_file import (
+    Target,
+    checked,
+    descriptor,
+    existing_kind,
+    open_directory,
+    open_to_read,
 )
+from strata_core.tool.support.content_guard import ask_to_read
+from strata_core.tool.support.file_kind import is_binary, media_type
+from strata_core.tool.support.paths_guard import relative_to_worktree
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_LENGTH = 2000
@@ -33,6 +38,8 @@ LINE_CUT_SUFFIX = f"... (line truncated to {MAX_LINE_LENGTH} chars)"
 MAX_BYTES = 50 * 1024
 SAMPLE_BYTES = 4096
 PREVIEW_LINES = 20
+_SKIP_CHUNK = 64 * 1024
+COUNT_PAST_WINDOW = 1_000_000
 
 
 class InstructionText(Protocol):
@@ -63,35 +70,57 @@ class Window:
     count: int
     cut: bool
     more: bool
+    counted_all: bool = True
+    """False when counting stopped `COUNT_PAST_WINDOW` lines after the window: `count` is then a lower bound."""
 
 
-def read_window(path: Path, offset: int, limit: int) -> Window:
+def _lines(fd: int) -> Iterator[tuple[str, bool]]:
+    """The file's lines through `fd`, each cut to `MAX_LINE_LENGTH` characters (and whether it was cut).
+
+    Read in bounded pieces: a 200 MB file with no newline costs a buffer, not 200 MB. Universal newlines:
+    `\r\n` and a lone `\r` end a line, like OpenCode's line splitter; a BOM is dropped.
+    """
+    raw = io.FileIO(fd, "r", closefd=False)
+    with io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8-sig", errors="replace", newline=None) as text:
+        while True:
+            line = text.readline(MAX_LINE_LENGTH + 1)
+            if not line:
+                return
+            if len(line) <= MAX_LINE_LENGTH or line.endswith("\n"):
+                yield line.removesuffix("\n"), False
+                continue
+            rest = line
+            while rest and not rest.endswith("\n"):  # skip the rest of an overlong line, a piece at a time
+                rest = text.readline(_SKIP_CHUNK)
+            yield line[:MAX_LINE_LENGTH], True
+
+
+def read_window(fd: int, offset: int, limit: int) -> Window:
     """Lines `offset..offset+limit-1` (1-based), each capped at 2000 chars, all within 50 KB.
 
     Counting goes on past the window so the footer can say how long the file is, unless the byte cap
-    stopped the read early.
+    stopped the read early, or for at most `COUNT_PAST_WINDOW` more lines (a multi-gigabyte log is not read
+    to its end to print its length).
     """
     kept: list[str] = []
     used = count = 0
     cut = more = False
-    # Universal newlines: \r\n and a lone \r end a line, like OpenCode's line splitter; a BOM is dropped.
-    with path.open(encoding="utf-8-sig", errors="replace", newline=None) as handle:
-        for line in handle:
-            count += 1
-            if count < offset:
-                continue
-            if len(kept) >= limit:
-                more = True
-                continue
-            text = line[:-1] if line.endswith("\n") else line
-            if len(text) > MAX_LINE_LENGTH:
-                text = text[:MAX_LINE_LENGTH] + LINE_CUT_SUFFIX
-            size = len(text.encode("utf-8", errors="surrogatepass")) + (1 if kept else 0)
-            if used + size > MAX_BYTES:
-                cut = more = True
-                break
-            kept.append(text)
-            used += size
+    for line, long in _lines(fd):
+        count += 1
+        if count < offset:
+            continue
+        if len(kept) >= limit:
+            more = True
+            if count - offset - len(kept) >= COUNT_PAST_WINDOW:
+                return Window(tuple(kept), count, cut, more, counted_all=False)
+            continue
+        text = line + LINE_CUT_SUFFIX if long else line
+        size = len(text.encode("utf-8", errors="surrogatepass")) + (1 if kept else 0)
+        if used + size > MAX_BYTES:
+            cut = more = True
+            break
+        kept.append(text)
+        used += size
     return Window(tuple(kept), count, cut, more)
 
 
@@ -100,10 +129,23 @@ def _listing_key(name: str) -> tuple[str, str]:
     return (name.casefold(), name.swapcase())
 
 
-def list_entries(directory: Path) -> list[str]:
-    # `is_dir` follows symlinks: a link to a directory is listed as one.
-    entries = [child.name + "/" if child.is_dir() else child.name for child in directory.iterdir()]
-    return sorted(entries, key=_listing_key)
+def list_entries(fd: int) -> list[str]:
+    """The names in the directory behind `fd`; a symlink to a directory is listed as one."""
+    with os.scandir(fd) as entries:
+        names = [entry.name + "/" if _is_dir(entry) else entry.name for entry in entries]
+    return sorted(names, key=_listing_key)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _listing(fd: int) -> list[str]:
+    with descriptor(fd):
+        return list_entries(fd)
 
 
 def missing_file_message(filepath: Path) -> str:
@@ -118,9 +160,13 @@ def missing_file_message(filepath: Path) -> str:
     return f"File not found: {filepath}"
 
 
-def _sample(path: Path) -> bytes:
-    with path.open("rb") as handle:
-        return handle.read(SAMPLE_BYTES)
+def _sample(fd: int) -> bytes:
+    return os.pread(fd, SAMPLE_BYTES, 0)
+
+
+def _window(fd: int, offset: int, limit: int) -> Window:
+    with descriptor(fd):
+        return read_window(fd, offset, limit)
 
 
 def file_footer(window: Window, offset: int) -> str:
@@ -129,7 +175,8 @@ def file_footer(window: Window, offset: int) -> str:
         shown = f"Showing lines {offset}-{last}. Use offset={last + 1} to continue."
         return f"(Output capped at {MAX_BYTES // 1024} KB. {shown})"
     if window.more:
-        return f"(Showing lines {offset}-{last} of {window.count}. Use offset={last + 1} to continue.)"
+        total = window.count if window.counted_all else f"at least {window.count}"
+        return f"(Showing lines {offset}-{last} of {total}. Use offset={last + 1} to continue.)"
     return f"(End of file - total {window.count} lines)"
 
 
@@ -150,23 +197,23 @@ class ReadTool(BuiltinTool):
     instructions: NearbyInstructions | None = None
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
-        filepath = absolute(str(args["filePath"]), ctx.directory)
-        title = relative_to_worktree(ctx.worktree, filepath)
-        is_dir = filepath.is_dir()
-        exists = is_dir or filepath.exists()
         bypass = bool(ctx.extra.get("bypass_cwd_check"))
-        await assert_external_directory(ctx, filepath, kind="directory" if is_dir else "file", bypass=bypass)
-        await ctx.ask("read", permission_patterns(ctx.worktree, filepath), ["*"], {})
-        if not exists:
-            raise ToolFailure(missing_file_message(filepath))
+        target = await checked(ctx, str(args["filePath"]), bypass=bypass)
+        title = relative_to_worktree(ctx.worktree, target.named)
+        await ask_to_read(ctx, target)
+        kind = existing_kind(target)
+        if kind is None:
+            raise ToolFailure(missing_file_message(target.named))
         offset = int(args.get("offset") or 1)
         limit = int(args.get("limit", DEFAULT_LIMIT))
-        if is_dir:
-            return await self._directory(filepath, title, offset, limit)
-        return await self._file(filepath, title, offset, limit, ctx)
+        if kind == "directory":
+            return await self._directory(target, title, offset, limit)
+        return await self._file(target, title, offset, limit, ctx)
 
-    async def _directory(self, path: Path, title: str, offset: int, limit: int) -> ToolResult:
-        entries = await anyio.to_thread.run_sync(list_entries, path)
+    async def _directory(self, target: Target, title: str, offset: int, limit: int) -> ToolResult:
+        fd = await anyio.to_thread.run_sync(open_directory, target)
+        entries = await anyio.to_thread.run_sync(_listing, fd, abandon_on_cancel=True)
+        path = target.named
         start = offset - 1
         shown = entries[start : start + limit]
         truncated = start + len(shown) < len(entries)
@@ -187,16 +234,23 @@ class ReadTool(BuiltinTool):
             return ()
         return await self.instructions.resolve(ctx.messages, path, ctx.message_id)
 
-    async def _file(self, path: Path, title: str, offset: int, limit: int, ctx: ToolContext) -> ToolResult:
-        nearby = await self._nearby(ctx, path)
+    async def _file(self, target: Target, title: str, offset: int, limit: int, ctx: ToolContext) -> ToolResult:
+        path = target.named
+        fd = await open_to_read(ctx, target)
+        try:
+            nearby = await self._nearby(ctx, path)
+            sample = await anyio.to_thread.run_sync(_sample, fd)
+        except BaseException:
+            os.close(fd)
+            raise
         loaded = [str(item.source) for item in nearby]
-        sample = await anyio.to_thread.run_sync(_sample, path)
         mime = media_type(path, sample)
         if mime is not None:
-            return await self._attachment(path, title, mime, loaded)
+            return await self._attachment(fd, path, title, mime, loaded)
         if is_binary(path, sample):
+            os.close(fd)
             raise ToolFailure(f"Cannot read binary file: {path}")
-        window = await anyio.to_thread.run_sync(read_window, path, offset, limit)
+        window = await anyio.to_thread.run_sync(_window, fd, offset, limit, abandon_on_cancel=True)
         if window.count < offset and not (window.count == 0 and offset == 1):
             raise ToolFailure(f"Offset {offset} is out of range for this file ({window.count} lines)")
         numbered = "\n".join(f"{offset + i}: {line}" for i, line in enumerate(window.lines))
@@ -204,15 +258,29 @@ class ReadTool(BuiltinTool):
         output = f"<path>{path}</path>\n<type>file</type>\n<content>\n{numbered}\n\n{footer}\n</content>"
         if nearby:
             output += "\n\n<system-reminder>\n" + "\n\n".join(item.text for item in nearby) + "\n</system-reminder>"
+        truncated = window.more or window.cut
+        # `display`: what was read, for a client to show (OpenCode's field; `strata run` prints the range).
+        display = {
+            "type": "file",
+            "path": str(path),
+            "text": "\n".join(window.lines),
+            "lineStart": offset,
+            "lineEnd": offset + len(window.lines) - 1,
+            "totalLines": window.count,
+            "truncated": truncated,
+        }
         metadata = {
             "preview": "\n".join(window.lines[:PREVIEW_LINES]),
-            "truncated": window.more or window.cut,
+            "truncated": truncated,
             "loaded": loaded,
+            "display": display,
         }
         return ToolResult(output=output, title=title, metadata=metadata)
 
-    async def _attachment(self, path: Path, title: str, mime: str, loaded: list[str]) -> ToolResult:
-        data = await anyio.Path(path).read_bytes()
+    async def _attachment(self, fd: int, path: Path, title: str, mime: str, loaded: list[str]) -> ToolResult:
+        from strata_core.tool.support.attachment_cap import capped_attachment
+
+        data, mime = await anyio.to_thread.run_sync(capped_attachment, fd, path, mime, abandon_on_cancel=True)
         message = "PDF read successfully" if mime == "application/pdf" else "Image read successfully"
         url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
         return ToolResult(

@@ -7,7 +7,7 @@ tool checks permission, validates the agent, and frames the answer the way OpenC
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
 from attrs import define, frozen
@@ -46,6 +46,8 @@ class SubagentOutcome:
     session_id: str
     text: str
     """The child's last text part."""
+    model: Mapping[str, str] | None = None
+    """The model the subagent answered with, as OpenCode's task metadata has it: `{modelID, providerID}`."""
 
 
 class SubagentRunner(Protocol):
@@ -109,5 +111,9 @@ class TaskTool(BuiltinTool):
         return ToolResult(
             output=task_output(outcome.session_id, outcome.text),
             title=description,
-            metadata={"sessionId": outcome.session_id, "parentSessionId": ctx.session_id},
+            metadata={
+                "sessionId": outcome.session_id,
+                "parentSessionId": ctx.session_id,
+                **({"model": dict(outcome.model)} if outcome.model else {}),
+            },
         )

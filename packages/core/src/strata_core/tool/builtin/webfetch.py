@@ -1,18 +1,22 @@
 """The `webfetch` tool: GET one http(s) URL and return it as markdown, plain text or raw HTML.
 
-At most 5 MB is read (the body is streamed and abandoned past the cap), within a timeout of 30 s by
-default and 120 s at most. Images come back as attachments the model can look at.
+A request to a loopback, link-local or private address (each redirect hop checked, the host name resolved)
+asks `private_network` first. At most 5 MB is read (the body is streamed and abandoned past the cap), within
+a timeout of 30 s by default and 120 s at most. Images come back as attachments the model can look at.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, ClassVar
 
 import anyio
+import httpx
 from attrs import define, frozen
 
-from strata_core.http import make_client
+from strata_core.http import make_client, read_capped
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
 
@@ -60,29 +64,58 @@ class _Fetched:
     body: bytes
 
 
-async def _get(url: str, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
-    async with make_client(headers=headers) as client, client.stream("GET", url) as response:
-        declared = response.headers.get("content-length")
-        if response.is_success and declared and declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
-            raise ToolFailure(TOO_LARGE)
-        body = bytearray()
-        if response.is_success:
-            async for chunk in response.aiter_bytes():
-                body.extend(chunk)
-                if len(body) > MAX_RESPONSE_BYTES:
-                    raise ToolFailure(TOO_LARGE)
-        return response.status_code, dict(response.headers), bytes(body)
+Vet = Callable[[str], Awaitable[None]]
+"""Called with every URL about to be requested (the first and each redirect's); raises to stop it."""
+MAX_REDIRECTS = 10
 
 
-async def fetch(url: str, format: str) -> _Fetched:
+async def _get(url: str, headers: dict[str, str], vet: Vet) -> tuple[int, dict[str, str], bytes]:
+    # Redirects are followed here, one hop at a time, so each target is vetted before it is requested.
+    for _ in range(MAX_REDIRECTS + 1):
+        await vet(url)
+        async with (
+            make_client(headers=headers, follow_redirects=False) as client,
+            client.stream("GET", url) as response,
+        ):
+            if response.is_redirect and "location" in response.headers:
+                url = str(response.url.join(response.headers["location"]))
+                continue
+            return await _body(response)
+    raise ToolFailure(f"Too many redirects (more than {MAX_REDIRECTS})")
+
+
+async def _body(response: httpx.Response) -> tuple[int, dict[str, str], bytes]:
+    if not response.is_success:
+        return response.status_code, dict(response.headers), b""
+    body = await read_capped(response, MAX_RESPONSE_BYTES)
+    if body is None:
+        raise ToolFailure(TOO_LARGE)
+    return response.status_code, dict(response.headers), body
+
+
+async def _allow_everything(url: str) -> None:
+    return None
+
+
+async def fetch(url: str, format: str, vet: Vet = _allow_everything) -> _Fetched:
     headers = {"User-Agent": BROWSER_UA, "Accept": ACCEPT.get(format, "*/*"), "Accept-Language": "en-US,en;q=0.9"}
-    status, response_headers, body = await _get(url, headers)
+    status, response_headers, body = await _get(url, headers, vet)
     if status == 403 and response_headers.get("cf-mitigated") == "challenge":
         # Cloudflare's bot challenge turns away browser look-alikes but often lets an honest client through.
-        status, response_headers, body = await _get(url, {**headers, "User-Agent": "strata"})
+        status, response_headers, body = await _get(url, {**headers, "User-Agent": "strata"}, vet)
     if not 200 <= status < 300:
         raise ToolFailure(f"Request failed with status code: {status}")
     return _Fetched(response_headers.get("content-type", ""), body)
+
+
+async def _ask_if_private(ctx: ToolContext, url: str) -> None:
+    # Imported on the first fetch: ipaddress is not otherwise loaded by a `strata` start-up.
+    from strata_core.tool.support.network_address import PRIVATE_NETWORK, private_address
+
+    address = await private_address(url)
+    if address is not None:
+        host = httpx.URL(url).host
+        await ctx.ask(PRIVATE_NETWORK, [host], [host], {"url": url, "address": address})
 
 
 @define
@@ -112,7 +145,7 @@ class WebFetchTool(BuiltinTool):
         seconds = min(float(timeout) if timeout else DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
         try:
             with anyio.fail_after(seconds):
-                fetched = await fetch(url, format)
+                fetched = await fetch(url, format, partial(_ask_if_private, ctx))
         except TimeoutError:
             raise ToolFailure("Request timed out") from None
         return self._result(url, format, fetched)

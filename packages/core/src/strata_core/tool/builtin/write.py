@@ -1,25 +1,22 @@
-"""The `write` tool: put a whole file in place, creating parent directories; an existing BOM is kept."""
+"""The `write` tool: put a whole file in place, creating parent directories; an existing BOM is kept.
+
+The file is opened by its checked, resolved path (`support/confined_file.py`), obeys the `.env` rule and
+the protected paths (`support/content_guard.py`), and holds at most `MAX_EDIT_BYTES`.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, ClassVar
 
-import anyio
 from attrs import define
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
-from strata_core.tool.builtin.edit import FileChange, ask_edit
+from strata_core.tool.builtin.edit import FileChange, ask_edit, kept_diff
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolResult
-from strata_core.tool.support.file_text import TextFile, read_text_file, split_bom, write_text_file
-from strata_core.tool.support.paths_guard import absolute, assert_external_directory, relative_to_worktree
-
-
-def _planned_write(path: Path, content: str) -> tuple[FileChange, bool]:
-    exists = path.is_file()
-    current = read_text_file(path) if exists else TextFile("", False)
-    new = split_bom(content)
-    return FileChange(path, current.text, new.text, current.bom or new.bom), exists
+from strata_core.tool.support.confined_file import checked
+from strata_core.tool.support.content_guard import ask_to_write, check_size, read_current, write_content
+from strata_core.tool.support.file_text import TextFile, split_bom
+from strata_core.tool.support.paths_guard import relative_to_worktree
 
 
 @define
@@ -34,13 +31,23 @@ class WriteTool(BuiltinTool):
     )
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
-        path = absolute(str(args["filePath"]), ctx.directory)
-        await assert_external_directory(ctx, path)
-        change, exists = await anyio.to_thread.run_sync(_planned_write, path, str(args["content"]))
-        await ask_edit(ctx, change)
-        await anyio.to_thread.run_sync(write_text_file, path, change.after, change.bom)
+        content = str(args["content"])
+        target = await checked(ctx, str(args["filePath"]))
+        check_size(target.named, len(content))  # before any copy of it is made: a character is a byte at least
+        await ask_to_write(ctx, [target])
+        current = await read_current(ctx, target)
+        new = split_bom(content)
+        before = current or TextFile("", False)
+        change = FileChange(target.named, before.text, new.text, before.bom or new.bom)
+        await ask_edit(ctx, change, target)
+        await write_content(ctx, target, change.after, change.bom)
         return ToolResult(
             output="Wrote file successfully.",
-            title=relative_to_worktree(ctx.worktree, path),
-            metadata={"diagnostics": {}, "filepath": str(path), "exists": exists, "diff": change.diff},
+            title=relative_to_worktree(ctx.worktree, target.named),
+            metadata={
+                "diagnostics": {},
+                "filepath": str(target.named),
+                "exists": current is not None,
+                "diff": kept_diff(ctx, target, change.diff),
+            },
         )

@@ -33,14 +33,24 @@ def with_bom(text: str, bom: bool) -> str:
     return BOM + bare if bom else bare
 
 
-def read_text_file(path: Path) -> TextFile:
-    return split_bom(path.read_bytes().decode("utf-8", errors="surrogateescape"))
+MAX_EDIT_BYTES = 5 * 1024 * 1024
+"""The largest file edit, write and apply_patch handle: a diff of more is neither readable nor cheap."""
 
 
-def write_text_file(path: Path, text: str, bom: bool) -> None:
-    """Write exactly `text` (no newline translation), creating parent directories."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(with_bom(text, bom).encode("utf-8", errors="surrogateescape"))
+def too_large(path: Path, size: int) -> str:
+    return (
+        f"{path} would be {size / 1024 / 1024:.1f} MB; edit, write and apply_patch handle files up to "
+        f"{MAX_EDIT_BYTES // 1024 // 1024} MB. Write a smaller file, or generate large files with a command."
+    )
+
+
+def decode_text(data: bytes) -> TextFile:
+    return split_bom(data.decode("utf-8", errors="surrogateescape"))
+
+
+def encode_text(text: str, bom: bool) -> bytes:
+    """Exactly `text` (no newline translation) as the bytes to write."""
+    return with_bom(text, bom).encode("utf-8", errors="surrogateescape")
 
 
 def normalize_line_endings(text: str) -> str:

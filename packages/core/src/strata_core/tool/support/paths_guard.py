@@ -3,6 +3,8 @@
 Anything else needs the `external_directory` permission for `{dir}/*` (reference §12.10). Unlike OpenCode,
 which compares paths as written, the check here runs on the *real* path, after `..` and symlinks are
 resolved: a link inside the project that points elsewhere is elsewhere, and `a/../../b` is not inside `a`.
+The tools that open file content resolve once and open what they checked through `confined_file.py`; the
+helpers here serve the rest (glob, bash).
 """
 
 from __future__ import annotations
@@ -73,15 +75,3 @@ async def assert_external_directory(
 def relative_to_worktree(worktree: Path, path: Path) -> str:
     """The path as a permission pattern and a title: relative to the worktree, `/`-separated."""
     return os.path.relpath(path, worktree).replace(os.sep, "/")
-
-
-def permission_patterns(worktree: Path, path: Path) -> list[str]:
-    """Relative patterns for a file permission: the path as named and, if a symlink changes it, as it really is.
-
-    So `notes.txt -> .env` is still judged by the `*.env` read rule.
-    """
-    patterns = [relative_to_worktree(worktree, path)]
-    resolved = relative_to_worktree(real(worktree), real(path))
-    if resolved not in patterns:
-        patterns.append(resolved)
-    return patterns

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -67,13 +68,15 @@ def _strip_dot(path: str) -> str:
 # --------------------------------------------------------------------------------------------- ripgrep
 
 
-async def _rg_lines(rg: str, args: list[str], cwd: Path, limit: int) -> tuple[list[str], bool, int, str]:
+async def _rg_lines(
+    rg: str, args: list[str], cwd: Path, limit: int, stdin: int = subprocess.DEVNULL
+) -> tuple[list[str], bool, int, str]:
     """Run rg, keep up to `limit` stdout lines (then stop it); returns lines, stopped-early, exit code, stderr."""
     lines: list[str] = []
     errors = bytearray()
     stopped = False
     async with await anyio.open_process(
-        [rg, *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [rg, *args], cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     ) as process:
         assert process.stdout is not None and process.stderr is not None
         stderr = process.stderr
@@ -225,10 +228,19 @@ def _python_files(root: Path, pattern: str | None, limit: int) -> Found:
 
 
 def _grep_file(root: Path, relative: str, regex: re.Pattern[str]) -> Iterator[LineMatch]:
+    # Like rg: never through a symlink, and only regular files (a FIFO opened for reading would block).
     try:
-        data = (root / relative).read_bytes()
+        fd = os.open(root / relative, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return
+        data = handle.read()
+    yield from _grep_bytes(data, relative, regex)
+
+
+def _grep_bytes(data: bytes, relative: str, regex: re.Pattern[str]) -> Iterator[LineMatch]:
     if b"\x00" in data[:8192]:  # rg skips binary files it was not asked for by name
         return
     for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(keepends=True), start=1):
@@ -263,6 +275,10 @@ class Search:
     def _rg(self) -> str | None:
         return find_rg() if self.use_rg else None
 
+    def uses_rg(self) -> bool:
+        """Whether searches run ripgrep (else the pure-Python walk)."""
+        return self._rg() is not None
+
     async def files(self, root: Path, *, pattern: str | None, limit: int) -> Found:
         """Up to `limit` files under `root` matching the glob `pattern` (every file when `None`)."""
         rg = self._rg()
@@ -295,6 +311,35 @@ class Search:
             raise SearchError(stderr.strip() or f"ripgrep failed with code {code}")
         matches = [m for m in (_parse_match(record) for record in records) if m is not None]
         return Found(lines=tuple(matches[:limit]), more=more or len(matches) > limit)
+
+    async def grep_descriptor(self, fd: int, name: str, pattern: str, *, limit: int) -> Found:
+        """Lines matching in the one open file behind `fd` (reported as `name`): what was checked is searched."""
+        rg = self._rg()
+        if rg is not None:
+            args = ["--no-config", "--json", "--no-messages", "--", pattern, "-"]
+            try:
+                records, more, code, stderr = await _rg_lines(rg, args, Path("/"), _RECORD_BUDGET * limit, stdin=fd)
+            except OSError:
+                rg = None
+            else:
+                if code == 2 and ("regex parse error" in stderr or "error parsing regex" in stderr):
+                    raise SearchError(stderr.strip())
+                found = [m for m in (_parse_match(record) for record in records) if m is not None]
+                named = [LineMatch(name, m.line, m.text) for m in found]
+                return Found(lines=tuple(named[:limit]), more=more or len(named) > limit)
+        return await anyio.to_thread.run_sync(_python_grep_descriptor, fd, name, pattern, limit)
+
+
+def _python_grep_descriptor(fd: int, name: str, pattern: str, limit: int) -> Found:
+    try:
+        regex = re.compile(pattern)
+    except re.error as error:
+        raise SearchError(f"regex parse error: {error}") from None
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    matches = list(_grep_bytes(b"".join(chunks), name, regex))
+    return Found(lines=tuple(matches[:limit]), more=len(matches) > limit)
 
 
 _RECORD_BUDGET = 4

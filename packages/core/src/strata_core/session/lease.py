@@ -1,0 +1,114 @@
+"""One writer per session: a lease a process holds while it runs a turn in the session.
+
+Two `strata run -c` on one session would otherwise both append to it and interleave their turns. The SQLite
+store's leases are OS file locks (`flock`) on one small file per session beside the database: the kernel
+drops a lock when its holder dies, however it dies, so a lease can never outlive a crashed process and needs
+no heartbeat. Inside one process the lease is re-entrant (the loop already runs one turn per session and
+joins the rest), so nested holders in the same process share it. `InProcessLeases` serves the memory store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+from attrs import define, field
+
+from strata_core.errors import StrataError
+
+POLL_SECONDS = 0.1
+"""How often a waiting holder tries again (an flock cannot be awaited)."""
+
+
+class SessionBusyError(StrataError, RuntimeError):
+    """Another process is running a turn in the session."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(
+            f"session is busy: {session_id} has a turn running in another strata process; "
+            "wait for it to finish, or continue in a new session"
+        )
+        self.session_id = session_id
+
+
+OnWait = Callable[[], None]
+
+
+@define(eq=False)
+class FileLeases:
+    """Leases as `flock`s on `<directory>/<session>.lock`, re-entrant within the process."""
+
+    directory: Path
+    _held: dict[str, tuple[int, int]] = field(factory=dict, init=False)
+    """session id -> (file descriptor, holders in this process)."""
+
+    @asynccontextmanager
+    async def hold(self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None) -> AsyncIterator[bool]:
+        """Hold the session's lease for the block; yields whether this holder is the process's first.
+
+        Busy elsewhere: `SessionBusyError` at once, or with `wait`, a poll until it is free (`on_wait` is
+        called once first, to say so); cancelling the wait is always possible.
+        """
+        first = session_id not in self._held
+        if first:
+            self._held[session_id] = (await self._acquire(session_id, wait, on_wait), 0)
+        fd, holders = self._held[session_id]
+        self._held[session_id] = (fd, holders + 1)
+        try:
+            yield first
+        finally:
+            fd, holders = self._held[session_id]
+            if holders > 1:
+                self._held[session_id] = (fd, holders - 1)
+            else:
+                del self._held[session_id]
+                os.close(fd)  # closing the descriptor releases the lock
+
+    async def _acquire(self, session_id: str, wait: bool, on_wait: OnWait | None) -> int:
+        import fcntl  # POSIX only; imported here so the memory store works everywhere
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.directory / _file_name(session_id), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            told = False
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    return fd
+                except BlockingIOError:
+                    if not wait:
+                        raise SessionBusyError(session_id) from None
+                if not told and on_wait is not None:
+                    on_wait()
+                    told = True
+                await anyio.sleep(POLL_SECONDS)
+        except BaseException:
+            os.close(fd)
+            raise
+
+
+@define(eq=False)
+class InProcessLeases:
+    """Leases for a store that lives in one process: re-entrant, and never busy elsewhere."""
+
+    _holders: dict[str, int] = field(factory=dict, init=False)
+
+    @asynccontextmanager
+    async def hold(self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None) -> AsyncIterator[bool]:
+        first = session_id not in self._holders
+        self._holders[session_id] = self._holders.get(session_id, 0) + 1
+        try:
+            yield first
+        finally:
+            self._holders[session_id] -= 1
+            if not self._holders[session_id]:
+                del self._holders[session_id]
+
+
+def _file_name(session_id: str) -> str:
+    # Session ids are safe file names today; a hash keeps an imported or hostile id from naming a path.
+    return hashlib.sha256(session_id.encode()).hexdigest()[:32] + ".lock"

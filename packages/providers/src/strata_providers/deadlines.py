@@ -1,0 +1,104 @@
+"""How long one model call may take: until its headers, between two pieces of output, and in total.
+
+OpenCode's provider options name them (`provider.<id>.options`, milliseconds, `false` for none):
+`headerTimeout` (until the response headers), `chunkTimeout` (between two chunks of the stream) and
+`timeout` (the whole request). Strata reads the same keys with shorter defaults: a minute without
+output is a stuck call, not a thinking model, and a keepalive that carries no output (`: ping` comments,
+Anthropic `ping` events) does not reset the clock. The timers are anyio deadlines around each wait, never
+around a `yield`, so an async generator can use them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Awaitable
+from typing import Literal, TypeVar
+
+import anyio
+from attrs import define, frozen
+
+from strata_core.config.provider_schema import ProviderOptions
+from strata_core.llm import TransportError
+
+T = TypeVar("T")
+
+DEFAULT_HEADER_TIMEOUT = 60.0
+DEFAULT_CHUNK_TIMEOUT = 60.0
+"""Seconds without output before a call fails (OpenCode waits 300 s)."""
+
+Phase = Literal["header", "chunk", "total"]
+_OPTION: dict[Phase, str] = {"header": "headerTimeout", "chunk": "chunkTimeout", "total": "timeout"}
+
+
+@frozen
+class Deadlines:
+    """Seconds each wait of one call may last; None waits without limit."""
+
+    header: float | None = DEFAULT_HEADER_TIMEOUT
+    chunk: float | None = DEFAULT_CHUNK_TIMEOUT
+    total: float | None = None
+
+    @classmethod
+    def from_options(cls, options: ProviderOptions) -> Deadlines:
+        """A provider's `options.headerTimeout`, `chunkTimeout` and `timeout` (ms, or false for none)."""
+        return cls(
+            header=_seconds(options.header_timeout, DEFAULT_HEADER_TIMEOUT),
+            chunk=_seconds(options.chunk_timeout, DEFAULT_CHUNK_TIMEOUT),
+            total=_seconds(options.timeout, None),
+        )
+
+
+@define
+class AttemptTimer:
+    """The deadlines of one attempt, started when the request is sent."""
+
+    deadlines: Deadlines
+    url: str
+    started: float
+    last_output: float
+
+    @classmethod
+    def start(cls, deadlines: Deadlines, url: str) -> AttemptTimer:
+        now = anyio.current_time()
+        return cls(deadlines, url, now, now)
+
+    def output(self) -> None:
+        """The stream produced something: the chunk timer starts again."""
+        self.last_output = anyio.current_time()
+
+    async def headers(self, waiting: Awaitable[T]) -> T:
+        return await self._bounded(waiting, "header", self.started)
+
+    async def chunk(self, waiting: Awaitable[T]) -> T:
+        return await self._bounded(waiting, "chunk", self.last_output)
+
+    async def next_item(self, items: AsyncIterator[T]) -> T | None:
+        """The next item of `items` within the chunk deadline, or None at their end."""
+        try:
+            return await self.chunk(anext(items))
+        except StopAsyncIteration:
+            return None
+
+    async def _bounded(self, waiting: Awaitable[T], phase: Phase, since: float) -> T:
+        limit = getattr(self.deadlines, phase)
+        own = since + limit if limit is not None else math.inf
+        total = self.started + self.deadlines.total if self.deadlines.total is not None else math.inf
+        expired: Phase = "total" if total <= own else phase
+        with anyio.CancelScope(deadline=min(own, total)):
+            return await waiting
+        raise self._expired(expired)
+
+    def _expired(self, phase: Phase) -> TransportError:
+        seconds = getattr(self.deadlines, phase)
+        option = f"provider option {_OPTION[phase]}, in milliseconds"
+        if phase == "header":
+            return TransportError(f"no response from {self.url} within {seconds:g} s ({option})")
+        if phase == "chunk":
+            return TransportError(f"no output from the model for {seconds:g} s ({option}) from {self.url}")
+        return TransportError(f"the request to {self.url} ran past its {seconds:g} s deadline ({option})")
+
+
+def _seconds(value: int | Literal[False] | None, default: float | None) -> float | None:
+    if value is None:
+        return default
+    return None if value is False else value / 1000

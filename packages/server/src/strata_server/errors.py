@@ -1,0 +1,70 @@
+"""The API's errors: OpenCode's JSON shape `{"name": ..., "data": {"message": ...}}`, with the right status.
+
+Handlers raise `ApiError` (or let a core error through); `error_response` turns both into a response. A
+failure nobody expected is logged with its traceback and answered as `UnknownError` (500) with its message,
+never a stack trace on the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from strata_core import llm
+from strata_core.engine.turn_targets import AgentNotFoundError
+from strata_core.logging import get_logger
+from strata_core.session.lease import SessionBusyError
+from strata_core.session.service import MessageNotFoundError
+from strata_core.session.store import SessionNotFoundError
+
+log = get_logger(__name__)
+
+
+class ApiError(Exception):
+    """A request the API refuses: `status`, OpenCode's error `name`, a message saying what and how to fix it."""
+
+    def __init__(self, status: int, name: str, message: str, **data: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.name = name
+        self.message = message
+        self.data = data
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, "BadRequest", message, kind="Payload")
+
+
+def not_found(message: str) -> ApiError:
+    return ApiError(404, "NotFoundError", message)
+
+
+def error_body(name: str, message: str, **data: Any) -> dict[str, Any]:
+    return {"name": name, "data": {"message": message, **data}}
+
+
+def json_error(error: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(error.name, error.message, **error.data), error.status, headers=headers)
+
+
+def as_api_error(error: Exception) -> ApiError:
+    """The API error for an exception a handler let through: the core's lookups are the client's mistakes."""
+    if isinstance(error, ApiError):
+        return error
+    if isinstance(error, SessionNotFoundError | MessageNotFoundError):
+        return not_found(str(error))
+    if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError):
+        return bad_request(str(error))
+    if isinstance(error, SessionBusyError):
+        # Another process (a `strata run -s`) is writing the session: the client may try again later.
+        return ApiError(409, "BusyError", str(error))
+    return ApiError(500, "UnknownError", f"{type(error).__name__}: {error}")
+
+
+async def error_response(request: Request, error: Exception) -> Response:
+    api_error = as_api_error(error)
+    if api_error.status >= 500:
+        log.error("server.request_failed", path=request.url.path, exc_info=error)
+    return json_error(api_error)

@@ -1,0 +1,105 @@
+"""The core's bus events in OpenCode's event shapes (`{id, type, properties}`), as `/event` streams them.
+
+One bus event may become several OpenCode events (an idle status is also `session.idle`) or none (the
+core's own bookkeeping). Text and reasoning deltas become `message.part.delta`, as OpenCode 1.18.33 sends
+them; the part itself is sent whole when it starts and when it ends. Permission questions are
+`permission.asked`/`permission.replied`, the names 1.18.33 uses (the older `permission.updated` is gone).
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from attrs import define
+
+from strata_core import bus as b
+from strata_core.clock import Clock
+from strata_core.ids import Ids
+from strata_core.message import ReasoningPart, TextPart
+from strata_core.serialization import converter
+from strata_core.session.export import part_data, session_data
+from strata_core.session.store import SessionStore
+
+Payload = dict[str, Any]
+
+
+@define
+class EventShapes:
+    store: SessionStore
+    ids: Ids
+    clock: Clock
+
+    def event(self, kind: str, properties: Payload) -> Payload:
+        return {"id": self.ids.new("evt"), "type": kind, "properties": properties}
+
+    async def shape(self, event: b.BusEvent) -> list[Payload]:
+        kind_and_properties = await self._properties(event)
+        return [self.event(kind, properties) for kind, properties in kind_and_properties]
+
+    async def _properties(self, event: b.BusEvent) -> list[tuple[str, Payload]]:
+        if isinstance(event, b.MessageUpdated):
+            info = converter.unstructure(event.message)
+            return [("message.updated", {"sessionID": event.message.session_id, "info": info})]
+        if isinstance(event, b.PartUpdated):
+            return [self._part(event)]
+        if isinstance(event, b.SessionStatus | b.SessionRetry):
+            return status_events(event, self.clock.now_ms())
+        if isinstance(event, b.SessionCreated | b.SessionUpdated | b.SessionDeleted):
+            return [(event.type, {"sessionID": event.info.id, "info": session_data(event.info)})]
+        if isinstance(event, b.TitleUpdated):
+            info = await self.store.get_session(event.session_id)
+            return [] if info is None else [("session.updated", {"sessionID": info.id, "info": session_data(info)})]
+        if isinstance(event, b.SessionError):
+            return [("session.error", {"sessionID": event.session_id, "error": converter.unstructure(event.error)})]
+        if isinstance(event, b.SessionCompacted):
+            return [("session.compacted", {"sessionID": event.session_id})]
+        if isinstance(event, b.PermissionAsked):
+            return [("permission.asked", permission_data(event.request))]
+        if isinstance(event, b.PermissionReplied):
+            replied = {"sessionID": event.session_id, "requestID": event.request_id, "reply": event.reply}
+            return [("permission.replied", replied)]
+        assert_never(event)
+
+    def _part(self, event: b.PartUpdated) -> tuple[str, Payload]:
+        part = event.part
+        if event.delta is not None and isinstance(part, TextPart | ReasoningPart):
+            delta = {"sessionID": part.session_id, "messageID": part.message_id, "partID": part.id}
+            return ("message.part.delta", {**delta, "field": "text", "delta": event.delta})
+        return (
+            "message.part.updated",
+            {"sessionID": part.session_id, "part": part_data(part), "time": self.clock.now_ms()},
+        )
+
+
+def status_data(event: b.SessionStatus | b.SessionRetry, now_ms: int) -> Payload:
+    """OpenCode's `SessionStatus`: `{type: busy|idle}`, or a retry with its attempt and when it comes."""
+    if isinstance(event, b.SessionRetry):
+        return {
+            "type": "retry",
+            "attempt": event.attempt,
+            "message": event.message,
+            "next": now_ms + int(event.delay * 1000),
+        }
+    return {"type": event.status}
+
+
+def status_events(event: b.SessionStatus | b.SessionRetry, now_ms: int) -> list[tuple[str, Payload]]:
+    status = ("session.status", {"sessionID": event.session_id, "status": status_data(event, now_ms)})
+    if isinstance(event, b.SessionStatus) and event.status == "idle":
+        return [status, ("session.idle", {"sessionID": event.session_id})]
+    return [status]
+
+
+def permission_data(request: b.PermissionRequest) -> Payload:
+    """OpenCode's `PermissionRequest` (what `GET /permission` lists and `permission.asked` carries)."""
+    data: Payload = {
+        "id": request.id,
+        "sessionID": request.session_id,
+        "permission": request.permission,
+        "patterns": list(request.patterns),
+        "metadata": dict(request.metadata),
+        "always": list(request.always),
+    }
+    if request.message_id is not None and request.call_id is not None:
+        data["tool"] = {"messageID": request.message_id, "callID": request.call_id}
+    return data

@@ -1,0 +1,64 @@
+"""A prompt's JSON body (OpenCode's `session.prompt` input, already schema-checked) as the core's `PromptRequest`.
+
+What Strata cannot do yet is refused with a 400 that says so, rather than silently dropped: `noReply`,
+a caller-chosen `messageID`, `agent` mention parts and inline `data:` files. A `file://` part outside the
+project is refused (403) like the file routes: the prompt would otherwise read any file for the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from strata_core.context.project import ProjectInfo
+from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, SubtaskInput, TextInput
+from strata_core.message import OutputFormat
+from strata_core.serialization import converter
+from strata_server.errors import bad_request
+from strata_server.project_files import project_path
+
+
+def prompt_request(session_id: str, body: Mapping[str, Any], project: ProjectInfo) -> PromptRequest:
+    """The core's request for a prompt body; file parts must name files in the project (as the file routes)."""
+    if body.get("noReply"):
+        raise bad_request("noReply: storing a message without a reply is not supported by Strata's server.")
+    if "messageID" in body:
+        raise bad_request("messageID: Strata's server chooses the user message's id; leave it out.")
+    parts = [_part(index, raw, project) for index, raw in enumerate(body["parts"])]
+    if not parts:
+        raise bad_request("parts: a prompt needs at least one part.")
+    fmt = body.get("format")
+    return PromptRequest(
+        session_id,
+        parts,
+        agent=body.get("agent"),
+        model=model_ref(body.get("model")),
+        format=converter.structure(fmt, OutputFormat) if fmt is not None else None,
+        system=body.get("system"),
+        tools=body.get("tools"),
+    )
+
+
+def model_ref(raw: Mapping[str, str] | None) -> str | None:
+    return None if raw is None else f"{raw['providerID']}/{raw['modelID']}"
+
+
+def _part(index: int, raw: Mapping[str, Any], project: ProjectInfo) -> PromptPart:
+    kind = raw["type"]
+    if kind == "text":
+        return TextInput(raw["text"])
+    if kind == "subtask":
+        return SubtaskInput(
+            raw["prompt"], raw["description"], raw["agent"], model_ref(raw.get("model")), raw.get("command")
+        )
+    if kind == "file":
+        url = urlparse(raw["url"])
+        if url.scheme != "file":
+            raise bad_request(
+                f"parts[{index}].url: only file:// URLs are supported, not {url.scheme or 'a bare path'}:"
+            )
+        return FileInput(project_path(project, unquote(url.path)), raw.get("mime"))
+    raise bad_request(
+        f"parts[{index}]: {kind} parts are not supported by Strata's server; send text, file or subtask parts."
+    )

@@ -1,0 +1,189 @@
+"""What a client asks about the server and its project: health, paths, vcs, project, config, providers,
+agents, skills and commands."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from strata_core.context.agent import AgentInfo
+from strata_core.permission.rules import to_config
+from strata_server.provider_shapes import catalog_of, default_models, provider_data
+from strata_server.state import server_state
+from strata_server.version import VERSION
+
+
+async def health(request: Request) -> JSONResponse:
+    return JSONResponse({"healthy": True, "version": VERSION})
+
+
+async def paths(request: Request) -> JSONResponse:
+    runtime = server_state(request).runtime
+    strata = runtime.container.paths()
+    project = runtime.project
+    return JSONResponse(
+        {
+            "home": str(strata.home),
+            "state": str(strata.state),
+            "config": str(strata.config),
+            "worktree": str(project.worktree),
+            "directory": str(project.directory),
+        }
+    )
+
+
+async def vcs(request: Request) -> JSONResponse:
+    project = server_state(request).runtime.project
+    if project.vcs != "git":
+        return JSONResponse({})
+    branch = await _git(project.directory, "symbolic-ref", "--short", "HEAD")
+    remote_head = await _git(project.directory, "symbolic-ref", "--short", "refs/remotes/origin/HEAD")
+    info: dict[str, str] = {}
+    if branch:
+        info["branch"] = branch
+    default = remote_head.removeprefix("origin/") if remote_head else branch
+    if default:
+        info["default_branch"] = default
+    return JSONResponse(info)
+
+
+async def _git(directory: Any, *args: str) -> str:
+    """A git command's one-line answer, or "" when git fails (no commits, no remote)."""
+    try:
+        done = await anyio.run_process(["git", "-C", str(directory), *args], check=False)
+    except OSError:
+        return ""
+    return done.stdout.decode(errors="replace").strip() if done.returncode == 0 else ""
+
+
+async def current_project(request: Request) -> JSONResponse:
+    state = server_state(request)
+    project = state.runtime.project
+    sessions = await state.runtime.sessions.list_sessions()
+    created = min((s.time.created for s in sessions), default=state.started_ms)
+    updated = max((s.time.updated for s in sessions), default=created)
+    data: dict[str, Any] = {
+        "id": project.id,
+        "worktree": str(project.worktree),
+        "time": {"created": created, "updated": updated},
+        "sandboxes": [],
+    }
+    if project.vcs:
+        data["vcs"] = project.vcs
+    return JSONResponse(data)
+
+
+SECRET_KEYS = ("apikey", "api_key", "password", "secret", "token")
+REDACTED = "<redacted>"
+
+
+async def config(request: Request) -> JSONResponse:
+    """The merged config, with secret values (`apiKey`, tokens, passwords) replaced: `{env:}` has put real
+    keys there, and a CORS-allowed browser page may read this route."""
+    return JSONResponse(redacted(server_state(request).runtime.config.data))
+
+
+def redacted(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {
+            key: REDACTED if isinstance(item, str) and any(s in key.lower() for s in SECRET_KEYS) else redacted(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [redacted(item) for item in value]
+    return value
+
+
+async def config_providers(request: Request) -> JSONResponse:
+    runtime = server_state(request).runtime
+    catalog = catalog_of(runtime.models)
+    connected = catalog.connected_providers() if catalog is not None else []
+    configured = runtime.config.blocks.provider
+    return JSONResponse(
+        {"providers": [provider_data(s, configured) for s in connected], "default": default_models(connected)}
+    )
+
+
+async def providers(request: Request) -> JSONResponse:
+    runtime = server_state(request).runtime
+    catalog = catalog_of(runtime.models)
+    every = list(catalog.providers.values()) if catalog is not None else []
+    connected = catalog.connected_providers() if catalog is not None else []
+    configured = runtime.config.blocks.provider
+    return JSONResponse(
+        {
+            "all": [provider_data(s, configured) for s in every],
+            "default": default_models(every),
+            "connected": [s.id for s in connected],
+        }
+    )
+
+
+async def agents(request: Request) -> JSONResponse:
+    return JSONResponse([agent_data(a) for a in await server_state(request).runtime.agents.list()])
+
+
+def agent_data(agent: AgentInfo) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "name": agent.name,
+        "mode": agent.mode,
+        "native": agent.native,
+        "permission": to_config(agent.permission),
+        "options": dict(agent.options),
+    }
+    optional = {
+        "description": agent.description,
+        "hidden": agent.hidden or None,
+        "topP": agent.top_p,
+        "temperature": agent.temperature,
+        "color": agent.color,
+        "variant": agent.variant,
+        "prompt": agent.prompt,
+        "steps": agent.steps,
+    }
+    data.update({key: value for key, value in optional.items() if value is not None})
+    if agent.model is not None:
+        data["model"] = {"providerID": agent.model.provider_id, "modelID": agent.model.model_id}
+    return data
+
+
+async def skills(request: Request) -> JSONResponse:
+    found = await server_state(request).runtime.container.skills().all()
+    return JSONResponse(
+        [
+            {"name": s.name, "description": s.description or "", "location": s.location, "content": s.content}
+            for s in found
+        ]
+    )
+
+
+async def commands(request: Request) -> JSONResponse:
+    found = await server_state(request).runtime.container.commands().list()
+    listed = []
+    for command in found:
+        data: dict[str, Any] = {"name": command.name, "source": "command", "template": command.template, "hints": []}
+        optional = {"description": command.description, "agent": command.agent, "model": command.model}
+        data.update({key: value for key, value in optional.items() if value is not None})
+        if command.subtask is not None:
+            data["subtask"] = command.subtask
+        listed.append(data)
+    return JSONResponse(listed)
+
+
+ROUTES = [
+    Route("/global/health", health, methods=["GET"]),
+    Route("/path", paths, methods=["GET"]),
+    Route("/vcs", vcs, methods=["GET"]),
+    Route("/project/current", current_project, methods=["GET"]),
+    Route("/config", config, methods=["GET"]),
+    Route("/config/providers", config_providers, methods=["GET"]),
+    Route("/provider", providers, methods=["GET"]),
+    Route("/agent", agents, methods=["GET"]),
+    Route("/skill", skills, methods=["GET"]),
+    Route("/command", commands, methods=["GET"]),
+]

@@ -1,0 +1,54 @@
+"""`GET /event` and `GET /global/event`: the server's events as server-sent events, one JSON object per `data:`.
+
+Each stream opens with `server.connected`. `/global/event` wraps each event as `{directory, project, payload}`
+(and `server.connected` as `{payload}`), as OpenCode's global stream does. A client that hangs up ends its
+subscription at once; one that stops reading is dropped by the hub or by the send timeout.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from sse_starlette import EventSourceResponse
+from starlette.requests import Request
+from starlette.routing import Route
+
+from strata_server.event_shapes import Payload
+from strata_server.state import ServerState, server_state
+
+PING_SECONDS = 10
+SEND_TIMEOUT_SECONDS = 30
+
+
+def _stream(state: ServerState, wrap: Callable[[Payload], dict[str, Any]]) -> EventSourceResponse:
+    async def events() -> AsyncIterator[dict[str, str]]:
+        async with state.hub.subscribe() as payloads:
+            yield {"data": json.dumps(wrap(state.hub.shapes.event("server.connected", {})), separators=(",", ":"))}
+            async for payload in payloads:
+                yield {"data": json.dumps(wrap(payload), separators=(",", ":"))}
+
+    return EventSourceResponse(events(), ping=PING_SECONDS, send_timeout=SEND_TIMEOUT_SECONDS)
+
+
+async def events(request: Request) -> EventSourceResponse:
+    return _stream(server_state(request), lambda payload: payload)
+
+
+async def global_events(request: Request) -> EventSourceResponse:
+    state = server_state(request)
+    project = state.runtime.project
+
+    def wrap(payload: Payload) -> dict[str, Any]:
+        if payload["type"] == "server.connected":
+            return {"payload": payload}
+        return {"directory": str(project.directory), "project": project.id, "payload": payload}
+
+    return _stream(state, wrap)
+
+
+ROUTES = [
+    Route("/event", events, methods=["GET"]),
+    Route("/global/event", global_events, methods=["GET"]),
+]

@@ -1,0 +1,142 @@
+"""Searching and reading the project's files: text search, file-name search, directory listing, content."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from strata_core.context.project import ProjectInfo
+from strata_core.tool.support.search import Search, SearchError, walk_files
+from strata_server.errors import bad_request
+from strata_server.project_files import list_directory, project_path, read_content
+from strata_server.state import server_state
+
+FIND_LIMIT = 100
+FILE_LIMIT = 10
+
+
+def _query(request: Request, name: str) -> str:
+    value = request.query_params.get(name)
+    if value is None:
+        raise bad_request(f"The query parameter {name!r} is required.")
+    return value
+
+
+async def find_text(request: Request) -> JSONResponse:
+    project = server_state(request).runtime.project
+    pattern = _query(request, "pattern")
+    try:
+        found = await Search().grep(project.directory, pattern, include=None, limit=FIND_LIMIT)
+    except SearchError as error:
+        raise bad_request(f"pattern: {error}") from error
+    matches = await anyio.to_thread.run_sync(_text_matches, project.directory, pattern, found.lines)
+    return JSONResponse(matches)
+
+
+def _text_matches(root: Path, pattern: str, lines: Any) -> list[dict[str, Any]]:
+    """OpenCode's match records: the line, its number, its byte offset in the file, and where it matched."""
+    try:
+        regex: re.Pattern[str] | None = re.compile(pattern)
+    except re.error:
+        regex = None  # a ripgrep-only syntax: the line still matched, the spans are not known here
+    offsets: dict[str, list[int]] = {}
+    out = []
+    for line in lines:
+        if line.path not in offsets:
+            with (root / line.path).open("rb") as file:
+                starts, total = [], 0
+                for raw in file:
+                    starts.append(total)
+                    total += len(raw)
+            offsets[line.path] = starts
+        starts = offsets[line.path]
+        spans = [] if regex is None else [(m.start(), m.end(), m.group()) for m in regex.finditer(line.text)]
+        out.append(
+            {
+                "path": {"text": line.path},
+                "lines": {"text": line.text},
+                "line_number": line.line,
+                "absolute_offset": starts[line.line - 1] if line.line <= len(starts) else 0,
+                "submatches": [{"match": {"text": text}, "start": start, "end": end} for start, end, text in spans],
+            }
+        )
+    return out
+
+
+async def find_files(request: Request) -> JSONResponse:
+    project = server_state(request).runtime.project
+    query = _query(request, "query").lower()
+    kind = request.query_params.get("type")
+    dirs = request.query_params.get("dirs", "true") != "false"
+    limit_text = request.query_params.get("limit", str(FILE_LIMIT))
+    if not limit_text.isdigit() or not 1 <= int(limit_text) <= 200:
+        raise bad_request("limit: expected a whole number from 1 to 200.")
+    names = await anyio.to_thread.run_sync(_candidates, project.directory, kind, dirs)
+    ranked = sorted((c for c in names if _fuzzy(query, c.lower())), key=lambda c: (query not in c.lower(), len(c), c))
+    return JSONResponse(ranked[: int(limit_text)])
+
+
+def _candidates(root: Path, kind: str | None, dirs: bool) -> list[str]:
+    files = list(walk_files(root))
+    folders = sorted({f"{parent}/" for f in files for parent in _parents(f)})
+    if kind == "directory":
+        return folders
+    if kind == "file" or not dirs:
+        return files
+    return files + folders
+
+
+def _parents(relative: str) -> list[str]:
+    parts = relative.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _fuzzy(query: str, candidate: str) -> bool:
+    """Every character of the query, in order, somewhere in the candidate."""
+    rest = iter(candidate)
+    return all(char in rest for char in query)
+
+
+async def list_files(request: Request) -> JSONResponse:
+    project = server_state(request).runtime.project
+    raw = _query(request, "path")
+    ignored = await _ignored(project, project_path(project, raw))
+    return JSONResponse(await anyio.to_thread.run_sync(list_directory, project, raw, ignored))
+
+
+async def _ignored(project: ProjectInfo, directory: Path) -> set[str]:
+    """Entries of `directory` git ignores, as project-relative paths (none outside a repository)."""
+    names = await anyio.to_thread.run_sync(_entries, project, directory) if project.vcs == "git" else []
+    if not names:
+        return set()
+    done = await anyio.run_process(
+        ["git", "-C", str(project.directory), "check-ignore", "--stdin"], input="\n".join(names).encode(), check=False
+    )
+    return {line for line in done.stdout.decode(errors="replace").splitlines() if line}
+
+
+def _entries(project: ProjectInfo, directory: Path) -> list[str]:
+    if not directory.is_dir():
+        return []
+    return [str(child.relative_to(project.directory)) for child in directory.iterdir() if child.name != ".git"]
+
+
+async def file_content(request: Request) -> JSONResponse:
+    project = server_state(request).runtime.project
+    raw = _query(request, "path")
+    return JSONResponse(await anyio.to_thread.run_sync(read_content, project, raw))
+
+
+ROUTES = [
+    Route("/find", find_text, methods=["GET"]),
+    Route("/find/file", find_files, methods=["GET"]),
+    Route("/file", list_files, methods=["GET"]),
+    Route("/file/content", file_content, methods=["GET"]),
+]

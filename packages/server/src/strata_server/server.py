@@ -1,0 +1,95 @@
+"""`serve()`: the API on a running runtime, until the process is told to stop.
+
+The server's task group holds the event hub and every turn started over the API; uvicorn serves the app in
+the same event loop. On stop, uvicorn closes the connections (event streams are given a short grace), then
+the running turns are cancelled, which leaves each one stored as aborted, as an abort would.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import anyio
+import uvicorn
+
+from strata_core.errors import StrataError
+from strata_core.runtime import Runtime
+from strata_server.app import create_app
+from strata_server.event_hub import EventHub
+from strata_server.event_shapes import EventShapes
+from strata_server.settings import ServerSettings
+from strata_server.state import ServerState
+from strata_server.turns import Turns
+
+SHUTDOWN_GRACE_SECONDS = 2
+
+
+async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[str], None] | None = None) -> None:
+    """Serve until SIGINT/SIGTERM; `ready(url)` is called once the socket listens (port 0 gets a free one)."""
+    settings.check()
+    sock = listen(settings)
+    async with anyio.create_task_group() as group:
+        hub = EventHub(runtime.bus, EventShapes(runtime.store, runtime.container.ids(), runtime.clock))
+        await group.start(hub.run)
+        state = ServerState(runtime, settings, Turns(runtime, group), hub, runtime.clock.now_ms())
+        config = uvicorn.Config(
+            create_app(state),
+            host=settings.hostname,
+            port=settings.port,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        )
+        server = _Server(config)
+        if ready is not None:
+            group.start_soon(_announce, server, settings, ready)
+        await server.serve(sockets=[sock])
+        group.cancel_scope.cancel()
+
+
+class ServerStartError(StrataError, OSError):
+    """The server cannot listen where it was asked to; the message says where and what to do."""
+
+
+def listen(settings: ServerSettings) -> socket.socket:
+    """The listening socket, bound before uvicorn starts, so a taken port is one clear error."""
+    family = socket.AF_INET6 if ":" in settings.hostname else socket.AF_INET
+    try:
+        return socket.create_server((settings.hostname, settings.port), family=family)
+    except OSError as error:
+        raise ServerStartError(
+            f"Cannot listen on {settings.hostname}:{settings.port}: {error.strerror or error}. Choose another "
+            "--port (0 picks a free one), or stop what is listening there."
+        ) from error
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, except that a stop signal ends `serve()` normally: uvicorn raises the signal again
+    after shutting down, which would kill the process before the runtime stores the aborted turns."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        original = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in original.items():
+                signal.signal(sig, handler)
+
+
+async def _announce(server: uvicorn.Server, settings: ServerSettings, ready: Callable[[str], None]) -> None:
+    while not server.started:
+        if server.should_exit:
+            return
+        await anyio.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1] if server.servers else settings.port  # port 0: the real one
+    host = f"[{settings.hostname}]" if ":" in settings.hostname else settings.hostname
+    ready(f"http://{host}:{port}")

@@ -1,0 +1,33 @@
+"""What every route works with: the open runtime, the server's settings, its turns and its event hub."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import frozen
+from starlette.requests import Request
+
+from strata_core.runtime import Runtime
+from strata_server.body import read_json
+from strata_server.event_hub import EventHub
+from strata_server.settings import ServerSettings
+from strata_server.turns import Turns
+
+
+@frozen
+class ServerState:
+    runtime: Runtime
+    settings: ServerSettings
+    turns: Turns
+    hub: EventHub
+    started_ms: int
+    """When the server started (the project's creation time while it has no sessions)."""
+
+    async def body(self, request: Request, operation_id: str, *, optional: bool = False) -> dict[str, Any]:
+        return await read_json(request, operation_id, self.settings.max_body_bytes, optional=optional)
+
+
+def server_state(request: Request) -> ServerState:
+    state = request.app.state.strata
+    assert isinstance(state, ServerState)
+    return state

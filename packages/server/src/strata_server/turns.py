@@ -1,0 +1,86 @@
+"""Turns started over the API: each runs in the server's task group, so it outlives the request that
+started it (`prompt_async` returns at once; a client that hangs up on `POST /message` does not abort it).
+
+A prompt is checked before it is handed to the loop (session, agent, model: the loop's own checks), so a
+bad one is refused with its error and stores nothing. A prompt to a busy session joins that session's loop,
+as OpenCode's does: it is stored, picked up by the running turn, and its caller gets the same answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+import anyio
+from attrs import define, field
+
+from strata_core.engine.prompt_input import PromptRequest
+from strata_core.logging import get_logger
+from strata_core.message import MessageWithParts
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
+    from strata_core.runtime import Runtime
+
+log = get_logger(__name__)
+
+STOP_SECONDS = 5.0
+
+
+@define
+class RunningTurn:
+    """One prompt's run: `done` is set when it has an answer or an error."""
+
+    session_id: str
+    done: anyio.Event = field(factory=anyio.Event)
+    answer: MessageWithParts | None = None
+    error: Exception | None = None
+
+    async def result(self) -> MessageWithParts:
+        await self.done.wait()
+        if self.error is not None:
+            raise self.error
+        assert self.answer is not None
+        return self.answer
+
+
+@define
+class Turns:
+    runtime: Runtime
+    group: TaskGroup
+
+    async def start(self, request: PromptRequest) -> RunningTurn:
+        """Check the prompt, then run it in the background; raises what the loop would raise for a bad one."""
+        targets = self.runtime.loop.targets
+        await self.runtime.sessions.get(request.session_id)
+        agent = await targets.agent(request.session_id, request.agent)
+        await targets.model_ref(request.session_id, request.model, agent)
+        return self._launch(request.session_id, lambda: self.runtime.loop.prompt(request))
+
+    async def compact(self, session_id: str) -> RunningTurn:
+        """Summarise the session now (`POST /session/{id}/summarize`)."""
+        await self.runtime.sessions.get(session_id)
+        return self._launch(session_id, lambda: self.runtime.loop.compact(session_id))
+
+    async def stop(self, session_id: str) -> None:
+        """Abort the session's running turn and wait until it has stored its end (before a delete, so the
+        aborted answer is not written into a session that is gone)."""
+        loop = self.runtime.loop
+        await loop.cancel(session_id)
+        with anyio.move_on_after(STOP_SECONDS):
+            await loop.ended(session_id)
+
+    def _launch(self, session_id: str, work: Callable[[], Awaitable[MessageWithParts]]) -> RunningTurn:
+        turn = RunningTurn(session_id)
+        self.group.start_soon(self._run, turn, work, name=f"turn {session_id}")
+        return turn
+
+    async def _run(self, turn: RunningTurn, work: Callable[[], Awaitable[MessageWithParts]]) -> None:
+        try:
+            turn.answer = await work()
+        except Exception as error:  # the turn's failure is its caller's answer, never the server's end
+            log.warning("server.turn_failed", session_id=turn.session_id, error=str(error))
+            turn.error = error
+        finally:
+            turn.done.set()

@@ -1,0 +1,128 @@
+"""Regenerate strata_server/openapi.json and opencode-routes.json from OpenCode's published OpenAPI document.
+
+    uv run python packages/server/tools/build_openapi.py ../shared/reference/opencode-openapi-1.18.33.json
+
+The document keeps OpenCode's paths, operation ids, parameters and schemas for the routes the app
+implements (so OpenCode's generated SDK fits it), drops OpenCode's prose (descriptions, summaries) and adds
+Strata's own one-line summaries. The routes file lists every path and method OpenCode serves (501 targets).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from starlette.routing import Route
+
+from strata_server.app import implemented_routes
+from strata_server.openapi import DOCUMENT, OPENCODE_ROUTES
+from strata_server.version import VERSION
+
+METHODS = ("get", "post", "put", "patch", "delete")
+PROSE = {"description", "summary"}
+
+SUMMARIES = {
+    "global.health": "Whether the server is up, and its version.",
+    "global.event": "Every event of the server, wrapped with its directory and project (server-sent events).",
+    "event.subscribe": "The project's events as they happen (server-sent events).",
+    "path.get": "The directories the server works with.",
+    "vcs.get": "The project's current and default git branch.",
+    "project.current": "The project the server serves.",
+    "config.get": "The merged configuration.",
+    "config.providers": "The providers a turn can use now, with each one's default model.",
+    "provider.list": "Every known provider, the default model of each, and the ones that can be used now.",
+    "app.agents": "The agents sessions can use.",
+    "app.skills": "The skills the agents can load.",
+    "command.list": "The custom commands (config entries and command files).",
+    "session.list": "The project's sessions, most recently updated first.",
+    "session.create": "Create a session.",
+    "session.status": "The sessions that are busy or retrying, with their status.",
+    "session.get": "One session.",
+    "session.update": "Rename a session or replace its permission rules.",
+    "session.delete": "Delete a session with its messages and child sessions (a running turn is aborted first).",
+    "session.children": "The sessions a session started (subagent runs).",
+    "session.todo": "The session's todo list.",
+    "session.messages": "The session's messages with their parts, oldest first.",
+    "session.prompt": "Send a message and wait for the turn to finish; answers with the last assistant message.",
+    "session.message": "One message with its parts.",
+    "session.fork": "Copy a session, up to (not including) a message, or all of it.",
+    "session.abort": "Abort the session's running turn, its tool calls and open questions.",
+    "session.summarize": "Compact the session's history into a summary now.",
+    "session.prompt_async": "Send a message and return at once; the turn runs in the server.",
+    "permission.respond": "Answer a permission question (deprecated form).",
+    "permission.list": "The permission questions waiting for an answer.",
+    "permission.reply": "Answer a permission question: once, always (for this session) or reject.",
+    "find.text": "Lines of the project's files matching a regular expression.",
+    "find.files": "Project files and directories whose path fuzzily matches a query.",
+    "file.list": "The entries of a directory of the project.",
+    "file.read": "A project file's content (text, or base64 for binary files).",
+}
+
+DOC_OPERATION = {
+    "operationId": "strata.doc",
+    "summary": "This document.",
+    "responses": {"200": {"content": {"application/json": {"schema": {"type": "object"}}}}},
+}
+
+
+def without_prose(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_prose(v) for k, v in value.items() if k not in PROSE or not isinstance(v, str)}
+    if isinstance(value, list):
+        return [without_prose(v) for v in value]
+    return value
+
+
+def references(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        found = {value["$ref"].rsplit("/", 1)[1]} if isinstance(value.get("$ref"), str) else set()
+        return found.union(*(references(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(references(v) for v in value))
+    return set()
+
+
+def build(reference: dict[str, Any]) -> dict[str, Any]:
+    paths: dict[str, dict[str, Any]] = {}
+    for route in implemented_routes():
+        assert isinstance(route, Route)
+        for method in sorted(m.lower() for m in route.methods or () if m != "HEAD"):
+            if route.path == "/doc":
+                paths.setdefault(route.path, {})[method] = DOC_OPERATION
+                continue
+            operation = without_prose(reference["paths"][route.path][method])
+            operation["summary"] = SUMMARIES[operation["operationId"]]
+            paths.setdefault(route.path, {})[method] = operation
+    schemas = reference["components"]["schemas"]
+    wanted, todo = set(), references(paths)
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo |= references(schemas[name])
+    return {
+        "openapi": reference["openapi"],
+        "info": {
+            "title": "strata",
+            "version": VERSION,
+            "description": "Strata's server: OpenCode's API, as far as implemented.",
+        },
+        "paths": paths,
+        "components": {"schemas": {name: without_prose(schemas[name]) for name in sorted(wanted)}},
+    }
+
+
+def opencode_routes(reference: dict[str, Any]) -> dict[str, list[str]]:
+    return {path: [m.upper() for m in METHODS if m in item] for path, item in reference["paths"].items()}
+
+
+def main(reference_path: str) -> None:
+    reference = json.loads(Path(reference_path).read_text(encoding="utf-8"))
+    DOCUMENT.write_text(json.dumps(build(reference), indent=1) + "\n", encoding="utf-8")
+    OPENCODE_ROUTES.write_text(json.dumps(opencode_routes(reference), indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,180 @@
+"""One writer per session: a second run on a busy session fails at once, a crashed writer's calls settle."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from cli_harness import RUN_TIMEOUT, STRATA, Cli, mock_provider_config, write_config
+from hostile_server import Behaviour, HostileServer, Wire, sse
+
+from strata_providers.testing import ScriptedServer
+
+Scripted = Callable[[list[dict[str, Any]]], ScriptedServer]
+
+
+@contextmanager
+def background_run(cli: Cli, *args: str) -> Iterator[subprocess.Popen[str]]:
+    """`strata <args>` started in its own process group, killed with it if still running at the end."""
+    process = subprocess.Popen(
+        [str(STRATA), *args],
+        cwd=cli.project,
+        env=dict(cli.env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate(timeout=RUN_TIMEOUT)
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.05)
+
+
+def only_session(cli: Cli) -> str:
+    sessions = json.loads(cli("session", "list", "--json").stdout)
+    assert len(sessions) == 1
+    session_id: str = sessions[0]["id"]
+    return session_id
+
+
+def user_texts(cli: Cli, session_id: str) -> list[str]:
+    document = json.loads(cli("session", "show", session_id, "--json").stdout)
+    return [
+        part["text"]
+        for message in document["messages"]
+        if message["info"]["role"] == "user"
+        for part in message["parts"]
+        if part["type"] == "text"
+    ]
+
+
+def held_answers(gate: threading.Event) -> Behaviour:
+    """Answers every model call with one text; the second call waits for `gate` before it finishes."""
+    calls = 0
+
+    def behaviour(wire: Wire) -> Iterator[bytes | None]:
+        nonlocal calls
+        calls += 1
+        yield sse({"choices": [{"index": 0, "delta": {"content": f"Answer {calls}."}}]})
+        if calls == 2:
+            gate.wait(RUN_TIMEOUT)
+        yield sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        yield sse("[DONE]")
+
+    return behaviour
+
+
+def test_a_second_run_on_a_busy_session_fails_at_once_and_never_interleaves(cli: Cli) -> None:
+    gate = threading.Event()
+    with HostileServer(held_answers(gate)) as server:
+        write_config(cli.project, mock_provider_config(server.base_url))
+        assert cli("run", "first").returncode == 0
+        session_id = only_session(cli)
+        with background_run(cli, "run", "-s", session_id, "slow one") as slow:
+            wait_until(lambda: server.model_requests == 2, "the slow run's request arrived")
+            second = cli("run", "-s", session_id, "interloper")
+            third = cli("run", "-c", "interloper")
+            gate.set()
+            out, err = slow.communicate(timeout=RUN_TIMEOUT)
+    assert slow.returncode == 0, err
+    assert "Answer 2." in out
+    for busy in (second, third):
+        assert busy.returncode == 1
+        assert f"Error: session is busy: {session_id} has a turn running" in busy.stderr
+    assert server.model_requests == 2 and "interloper" not in json.dumps(server.bodies)
+    assert user_texts(cli, session_id) == ["first", "slow one"]
+
+
+def test_ten_runs_on_ten_sessions_all_complete(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Hi."}] * 10)
+    write_config(cli.project, mock_provider_config(server.base_url))
+    runs = [
+        subprocess.Popen(
+            [str(STRATA), "run", f"hello {n}"],
+            cwd=cli.project,
+            env=dict(cli.env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(10)
+    ]
+    results = [run.communicate(timeout=RUN_TIMEOUT * 2) for run in runs]
+    assert [run.returncode for run in runs] == [0] * 10, [err for _, err in results]
+    assert len(json.loads(cli("session", "list", "--json").stdout)) == 10
+
+
+def test_a_killed_run_leaves_no_running_call_and_no_stale_lease(cli: Cli, scripted: Scripted) -> None:
+    marker = cli.project / "started"
+    bash = {"name": "bash", "arguments": {"command": f"touch {marker} && sleep 60", "description": "wait"}}
+    server = scripted([{"tool_calls": [bash]}, {"text": "Continued."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    with background_run(cli, "run", "--auto", "wait a minute") as run:
+        wait_until(marker.exists, "the tool call started")
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait(timeout=RUN_TIMEOUT)
+    session_id = only_session(cli)
+    document = json.loads(cli("session", "show", session_id, "--json").stdout)
+    tools = [p for m in document["messages"] for p in m["parts"] if p["type"] == "tool"]
+    assert [t["state"]["status"] for t in tools] == ["error"]
+    assert tools[0]["state"]["metadata"]["interrupted"] is True
+    resumed = cli("run", "-c", "go on")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "Continued." in resumed.stdout
+
+
+def test_a_lease_held_by_a_dead_process_is_free(cli: Cli, tmp_path: Path, scripted: Scripted) -> None:
+    server = scripted([{"text": "One."}, {"text": "Two."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    assert cli("run", "first").returncode == 0
+    session_id = only_session(cli)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LEASE, str(Path(cli.env["XDG_DATA_HOME"]) / "strata" / "strata.db"), session_id],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert "session is busy" in cli("run", "-c", "while held").stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    again = cli("run", "-c", "after")
+    assert again.returncode == 0, again.stderr
+    assert user_texts(cli, session_id) == ["first", "after"]
+
+
+HOLD_LEASE = """
+import sys, time, anyio
+from pathlib import Path
+from strata_core.session.lease import FileLeases
+
+async def main() -> None:
+    db = Path(sys.argv[1])
+    async with FileLeases(db.with_name(db.name + "-leases")).hold(sys.argv[2]):
+        print("held", flush=True)
+        await anyio.sleep(60)
+
+anyio.run(main)
+"""

@@ -1,0 +1,120 @@
+"""`strata serve` as a real subprocess on a free loopback port, and the tools the server tests drive it with.
+
+`running_server(...)` starts it in a project with an isolated environment, waits for its `listening on URL`
+line, and stops it (SIGTERM, then SIGKILL) when the block exits, so no test leaves a server behind. The
+official `@opencode-ai/sdk` is looked for where `.ci/run` installs it (`sdk_dir()`); tests that need it or
+node skip with the reason when either is missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import attrs
+from cli_harness import STRATA
+
+SDK_VERSION = "1.18.33"
+ORACLE = Path(os.environ.get("STRATA_ORACLE", "/work/shared/oracle"))
+ORACLE_CACHE = Path(os.environ.get("STRATA_ORACLE_CACHE", Path.home() / ".cache" / "strata-oracle"))
+OPENCODE = ORACLE_CACHE / "node_modules/opencode-linux-x64/bin/opencode"
+START_TIMEOUT = 30.0
+ASK_BASH = {"bash": "ask"}
+"""The permission config the server tests run with: shell commands need an answer."""
+LISTENING = "listening on "
+
+
+def sdk_dir() -> Path:
+    """Where `npm install --prefix DIR @opencode-ai/sdk@1.18.33` put the SDK (`.ci/run` does it)."""
+    return ORACLE_CACHE / "sdk"
+
+
+def sdk_missing() -> str | None:
+    """Why the SDK tests cannot run here, or None when they can."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    package = sdk_dir() / "node_modules/@opencode-ai/sdk/package.json"
+    if not package.is_file():
+        return f"@opencode-ai/sdk@{SDK_VERSION} is not installed in {sdk_dir()} (.ci/run installs it with npm)"
+    if f'"version": "{SDK_VERSION}"' not in package.read_text(encoding="utf-8"):
+        return f"{package} is not version {SDK_VERSION}"
+    return None
+
+
+@attrs.frozen
+class Server:
+    url: str
+    process: subprocess.Popen[str]
+    output: list[str]
+    """Everything the server printed (stdout and stderr), for failure messages."""
+
+
+ServeFactory = Callable[..., Server]
+"""The `serve` fixture: `serve(script, args=(), extra_env=None, permission=ASK_BASH) -> Server`."""
+
+
+@contextmanager
+def running_server(
+    project: Path,
+    env: Mapping[str, str],
+    args: Sequence[str] = (),
+    *,
+    command: Sequence[str] | None = None,
+    listening: str = LISTENING,
+) -> Iterator[Server]:
+    """`strata serve --port 0 ARGS` (or `command`, announcing its URL after `listening`) in `project`."""
+    argv = list(command) if command is not None else [str(STRATA), "serve", "--port", "0", *args]
+    process = subprocess.Popen(
+        argv,
+        cwd=project,
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group: stopping it stops whatever it started too
+    )
+    output: list[str] = []
+    found = threading.Event()
+    url: list[str] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            output.append(line)
+            if not url and listening in line:
+                url.append(line.split(listening, 1)[1].split()[0])
+                found.set()
+        found.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        found.wait(START_TIMEOUT)
+        if not url:
+            raise RuntimeError(f"the server did not start: {''.join(output)}")
+        yield Server(url[0], process, output)
+    finally:
+        stop(process)
+        reader.join(5)
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    """SIGTERM to the server's process group (a wrapper script's children included), SIGKILL if it lingers."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(10)
+            if sig == signal.SIGTERM:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)  # anything the leader left behind
+            return
+        except subprocess.TimeoutExpired:
+            continue

@@ -1,0 +1,80 @@
+"""The one-writer lease: busy elsewhere fails at once or waits (saying so once), re-entrant in a process."""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+import anyio
+import pytest
+
+from strata_core.engine.session_writer import settle_interrupted_calls
+from strata_core.message import PartTime, ToolCompletedTime, ToolPart, ToolStateCompleted, ToolStateRunning
+from strata_core.session.lease import FileLeases, SessionBusyError
+from strata_core.session.memory_store import MemorySessionStore
+from strata_core.session.sqlite_store import SqliteSessionStore
+from strata_core.session.store import SessionStore
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_held_lease_is_busy_for_another_holder_and_waiting_says_so_once(tmp_path: Path) -> None:
+    # Two FileLeases on one directory lock through different descriptors, as two processes would.
+    mine, theirs = FileLeases(tmp_path), FileLeases(tmp_path)
+    told: list[str] = []
+    acquired = anyio.Event()
+
+    async def wait_for_it() -> None:
+        async with theirs.hold("ses_1", wait=True, on_wait=lambda: told.append("waiting")) as first:
+            assert first
+            acquired.set()
+
+    async with anyio.create_task_group() as group:
+        async with mine.hold("ses_1"):
+            with pytest.raises(SessionBusyError, match="session is busy: ses_1"):
+                async with theirs.hold("ses_1"):
+                    pass
+            group.start_soon(wait_for_it)
+            await anyio.sleep(0.3)
+            assert told == ["waiting"] and not acquired.is_set()
+            async with theirs.hold("ses_2"):  # another session is not busy
+                pass
+        with anyio.fail_after(10):
+            await acquired.wait()
+    assert told == ["waiting"]
+
+
+async def test_a_lease_is_reentrant_within_a_process(tmp_path: Path) -> None:
+    leases = FileLeases(tmp_path)
+    async with leases.hold("ses_1") as outer, leases.hold("ses_1") as inner:
+        assert outer and not inner
+    async with leases.hold("ses_1") as again:
+        assert again  # released when the last holder left
+
+
+async def test_the_memory_store_lease_is_reentrant() -> None:
+    async with MemorySessionStore.open() as store, store.lease("ses_1") as outer, store.lease("ses_1") as inner:
+        assert outer and not inner
+
+
+def tool_part(part_id: str, session_id: str, state: ToolStateRunning | ToolStateCompleted) -> ToolPart:
+    return ToolPart(id=part_id, session_id=session_id, message_id="msg_1", call_id=part_id, tool="bash", state=state)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "memory"])
+async def test_unfinished_tool_parts_are_found_and_settled_without_loading_the_session(
+    tmp_path: Path, kind: str
+) -> None:
+    running = ToolStateRunning(input={"command": "sleep 60"}, time=PartTime(1))
+    done = ToolStateCompleted(input={}, output="ok", title="t", metadata={}, time=ToolCompletedTime(start=1, end=2))
+    async with AsyncExitStack() as stack:
+        store: SessionStore = await stack.enter_async_context(
+            SqliteSessionStore.open(tmp_path / "s.db") if kind == "sqlite" else MemorySessionStore.open()
+        )
+        for part in (tool_part("prt_1", "ses_1", running), tool_part("prt_2", "ses_1", done)):
+            await store.put_part(part)
+        await store.put_part(tool_part("prt_3", "ses_2", running))
+        assert [p.id for p in await store.unfinished_tool_parts("ses_1")] == ["prt_1"]
+        assert await settle_interrupted_calls(store, "ses_1", 5) == 1
+        assert await store.unfinished_tool_parts("ses_1") == []
+        assert [p.id for p in await store.unfinished_tool_parts("ses_2")] == ["prt_3"]
