@@ -41,6 +41,7 @@ MODULES = (
     "bounded_memory",
     "hostile_model",
     "server_load",
+    "sandbox_cost",
 )
 README = Path(__file__).with_name("README.md")
 SUMMARY_HEADING = "## Summary"

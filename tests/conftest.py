@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,3 +34,14 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """After the whole suite: no MCP server process a test started is still running (each carries its test
+    process's pid in `STRATA_TEST_MCP_OWNER`); a leftover fails the run."""
+    from mcp_servers import wait_for_no_leftovers
+
+    left = wait_for_no_leftovers()
+    if left:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        print(f"\nMCP server processes left running after the suite: {left}", file=sys.stderr)

@@ -164,3 +164,18 @@ def test_server_load_runs_sessions_at_once_and_checks_every_answer() -> None:
 
     latencies, walls = server_load.measure(runs=1, sessions=2)
     assert latencies and len(walls) == 1
+
+
+def test_sandbox_cost_quick_run_has_a_row_per_mechanism_and_mode() -> None:
+    from benchmarks import sandbox_cost
+
+    rows = sandbox_cost.run(quick=True, runs=1, files=20)
+    assert [row.metric for row in rows] == [
+        "process only, bare",
+        "process only, under the reaper",
+        "process only, inside bwrap (workspace-write layout)",
+        "tool call, danger-full-access",
+        "tool call, workspace-write",
+        "tool call, read-only",
+    ]
+    assert rows[0].strata is not None and rows[3].strata is not None

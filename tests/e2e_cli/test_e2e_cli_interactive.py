@@ -8,6 +8,7 @@ from typing import Any
 
 import pexpect
 from cli_harness import STRATA, Cli, mock_provider_config, user_text, write_config
+from mcp_servers import fixture_server, wait_for_no_leftovers
 from pty_terminal import Terminal
 
 from strata_providers.testing import ScriptedServer
@@ -213,3 +214,28 @@ def test_a_variant_is_picked_with_slash_variant_and_the_toolbar_shows_the_sessio
     term.toolbar_shows("tokens 1,000,000 in · 0 out · 0 cache read · 0 cache write · $2.00")
     term.send("/quit\r")
     term.child.expect(pexpect.EOF, timeout=20)
+
+
+def test_an_mcp_tools_ask_is_answered_in_the_terminal_and_mcp_shows_the_servers(
+    cli: Cli, scripted: Scripted, terminal: Callable[..., Terminal]
+) -> None:
+    server = scripted(
+        [{"tool_calls": [{"name": "fixture_shout", "arguments": {"text": "quiet"}}]}, {"text": "It shouted."}]
+    )
+    config = {**mock_provider_config(server.base_url), "mcp": {"fixture": fixture_server()}}
+    write_config(cli.project, {**config, "permission": {"fixture_*": "ask"}})
+    term = terminal()
+    term.expect("build >")
+    term.send("/mcp\r")
+    term.expect("fixture connected 7")
+    term.expect("build >")
+    term.send("shout quietly\r")
+    term.expect("Permission needed: fixture_shout")
+    term.expect("allow? [o/a/r]")
+    term.send("o")
+    term.expect("It shouted.")
+    term.expect("build >")
+    assert server.main_requests[1].body["messages"][-1]["content"] == "QUIET"
+    term.send("\x04")
+    term.child.expect(pexpect.EOF, timeout=20)
+    assert wait_for_no_leftovers() == []

@@ -12,11 +12,11 @@ from PIL import Image
 
 from strata_core.engine.attachment import (
     MAX_ATTACHMENT_BYTES,
-    MAX_IMAGE_EDGE,
     AttachmentError,
     attachment_data_url,
     mime_of,
 )
+from strata_core.image_fit import MAX_SIDE
 
 
 def image_file(path: Path, size: tuple[int, int], format: str, noise: bool = False) -> Path:
@@ -45,7 +45,7 @@ def test_a_large_image_is_downscaled_to_the_edge_limit(
     path = image_file(tmp_path / name, size, format)
     url = attachment_data_url(path, mime)
     image = decoded(url)
-    assert max(image.size) <= MAX_IMAGE_EDGE and image.size[0] == 2 * image.size[1]
+    assert max(image.size) <= MAX_SIDE and image.size[0] == 2 * image.size[1]
     assert mime_of(url) in ("image/png", "image/jpeg")
 
 

@@ -3,7 +3,6 @@ long output saved to a file, live progress, the environment, and permissions rea
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+from process_probe import processes_with_argument
 from tool_fakes import Asker, MakeContext, Updates, rules
 
 from strata_core.permission.rules import DeniedError, RejectedError
@@ -28,18 +28,6 @@ def bash(truncation: Truncation) -> BashTool:
 
 async def run(tool: BashTool, ctx: ToolContext, command: str, **extra: object) -> ToolResult:
     return await tool.execute({"command": command, **extra}, ctx)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still answers signal 0; it is dead for our purposes.
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return True
 
 
 async def test_stdout_and_stderr_come_back_together_with_the_exit_code(bash: BashTool, ctx: ToolContext) -> None:
@@ -67,10 +55,9 @@ async def test_a_timeout_stops_the_command_and_says_so(bash: BashTool, ctx: Tool
 
 
 async def test_a_timeout_kills_everything_the_command_started(bash: BashTool, ctx: ToolContext) -> None:
-    result = await run(bash, ctx, "sleep 30 & echo $!; sleep 30", timeout=300)
-    background = int(result.output.splitlines()[0])
+    await run(bash, ctx, "sleep 30.0101 & sleep 30", timeout=300)
     await anyio.sleep(0.1)
-    assert not alive(background)
+    assert processes_with_argument("30.0101") == []
 
 
 async def test_an_abort_kills_the_group_and_keeps_the_output_so_far(
@@ -85,17 +72,16 @@ async def test_an_abort_kills_the_group_and_keeps_the_output_so_far(
 
     ctx = make_ctx(update_metadata=watch)
     async with anyio.create_task_group() as group:
-        group.start_soon(run, bash, ctx, "echo started; sleep 30 & echo $!; sleep 30")
+        group.start_soon(run, bash, ctx, "echo started; sleep 30.0202 & echo $!; sleep 30")
         with anyio.fail_after(5):
             await printed_both.wait()
         group.cancel_scope.cancel()
     title, final = updates.seen[-1]
-    assert title == "echo started; sleep 30 & echo $!; sleep 30"
+    assert title == "echo started; sleep 30.0202 & echo $!; sleep 30"
     assert final["output"].startswith("started\n")
     assert final["output"].endswith("\n\n<shell_metadata>\nUser aborted the command\n</shell_metadata>")
-    background = int(final["output"].splitlines()[1])
     await anyio.sleep(0.1)
-    assert not alive(background)
+    assert processes_with_argument("30.0202") == []
 
 
 async def test_long_output_keeps_the_tail_and_saves_everything(bash: BashTool, ctx: ToolContext) -> None:
@@ -118,11 +104,11 @@ async def test_strata_api_keys_are_hidden_from_commands(
     bash: BashTool, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
-    monkeypatch.setenv("MY_APP_TOKEN", "visible")
-    result = await run(bash, ctx, 'echo "${OPENAI_API_KEY:-hidden} $MY_APP_TOKEN"')
+    monkeypatch.setenv("MY_APP_SETTING", "visible")
+    result = await run(bash, ctx, 'echo "${OPENAI_API_KEY:-hidden} $MY_APP_SETTING"')
     assert result.output == "hidden visible\n"
-    custom = BashTool(truncation=bash.truncation, hidden_env=frozenset({"MY_APP_TOKEN"}))
-    assert (await run(custom, ctx, 'echo "${MY_APP_TOKEN:-hidden}"')).output == "hidden\n"
+    custom = BashTool(truncation=bash.truncation, hidden_env=frozenset({"MY_APP_SETTING"}))
+    assert (await run(custom, ctx, 'echo "${MY_APP_SETTING:-hidden}"')).output == "hidden\n"
 
 
 async def test_workdir_is_resolved_against_the_project(bash: BashTool, project: Path, ctx: ToolContext) -> None:

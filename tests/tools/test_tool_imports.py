@@ -25,7 +25,11 @@ LAZY_MODULES = (
     "strata_core.tool.support.patch",
     "strata_core.tool.support.html_text",
     "strata_core.tool.support.attachment_cap",
+    "strata_core.image_fit",
     "strata_core.tool.support.network_address",
+    "strata_core.sandbox",
+    "strata_core.sandbox.bubblewrap",
+    "strata_core.sandbox.environment",
     "html.parser",
 )
 

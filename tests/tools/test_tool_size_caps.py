@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from strata_core.image_fit import MAX_SIDE
 from strata_core.tool.builtin.edit import EditTool
 from strata_core.tool.builtin.read import MAX_LINE_LENGTH, ReadTool
 from strata_core.tool.builtin.write import WriteTool
 from strata_core.tool.contract import ToolContext
 from strata_core.tool.runner import run_tool
-from strata_core.tool.support.attachment_cap import MAX_ATTACHMENT_BYTES, MAX_IMAGE_SIDE
+from strata_core.tool.support.attachment_cap import MAX_ATTACHMENT_BYTES
 from strata_core.tool.support.file_text import MAX_EDIT_BYTES
 
 pytestmark = pytest.mark.anyio
@@ -56,7 +57,7 @@ async def test_a_large_image_is_downscaled_before_it_is_attached(project: Path, 
     result = await ReadTool().execute({"filePath": "big.png"}, ctx)
     (attachment,) = result.attachments
     image = _attached(attachment.url)
-    assert max(image.size) <= MAX_IMAGE_SIDE and image.size[0] == 2 * image.size[1]
+    assert max(image.size) <= MAX_SIDE and image.size[0] == 2 * image.size[1]
 
 
 async def test_a_small_image_is_attached_unchanged(project: Path, ctx: ToolContext) -> None:

@@ -97,8 +97,11 @@ def build_container(directory: Path, env: Mapping[str, str] | None = None) -> Ap
     return container
 
 
-def start_runtime(container: AppContainer, permission_mode: PermissionMode) -> AbstractAsyncContextManager[Runtime]:
-    """`async with start_runtime(...) as runtime:` — the core opened with this container's pieces."""
+def start_runtime(
+    container: AppContainer, permission_mode: PermissionMode, *, mcp: bool = True
+) -> AbstractAsyncContextManager[Runtime]:
+    """`async with start_runtime(...) as runtime:` — the core opened with this container's pieces (`mcp`:
+    whether the config's MCP servers start; a command that runs no turn says False)."""
     return open_runtime(
         container.directory(),
         container.env(),
@@ -106,6 +109,7 @@ def start_runtime(container: AppContainer, permission_mode: PermissionMode) -> A
         model_resolver_factory=container.model_resolver_factory(),
         parameters=container.parameters(),
         container=container.core(),
+        mcp=mcp,
     )
 
 

@@ -102,6 +102,9 @@ class JsonEventWriter:
         elif isinstance(event, b.TitleUpdated):
             if event.session_id == self.session_id:
                 self.line("title", title=event.title)
+        elif isinstance(event, b.McpServerFailed):
+            # OpenCode's MCPStatusFailed shape, under the server's name.
+            self.line("mcp", server=event.server, status="failed", error=event.error)
         elif isinstance(event, b.SessionError) and event.session_id == self.session_id:
             self._print_error(event.error)
 

@@ -25,6 +25,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "models": ("strata_cli.commands.models", "models"),
     "stats": ("strata_cli.commands.stats", "stats"),
     "agent": ("strata_cli.commands.agent", "agent"),
+    "mcp": ("strata_cli.commands.mcp", "mcp"),
     "debug": ("strata_cli.commands.debug", "debug"),
     "completion": ("strata_cli.commands.completion", "completion"),
     "serve": ("strata_cli.commands.serve", "serve"),
@@ -58,6 +59,7 @@ class LazyGroup(click.Group):
 @options.agent
 @options.continue_last
 @options.session_id
+@options.sandbox
 @click.pass_context
 def cli(
     ctx: click.Context,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -20,6 +21,28 @@ continue_last = click.option(
 )
 session_id = click.option("-s", "--session", "session_id", default=None, metavar="ID", help="Continue this session.")
 json_output = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
+"""`strata_core.config.schema.SANDBOX_MODES`, spelled out so `--help` imports nothing (a test keeps them equal)."""
+SANDBOX_VARIABLE = "STRATA_SANDBOX"
+"""`strata_core.sandbox.settings.MODE_VARIABLE`: how the flag reaches the runtime (and nested runs)."""
+
+
+def _set_sandbox(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        os.environ[SANDBOX_VARIABLE] = value
+    return value
+
+
+sandbox = click.option(
+    "--sandbox",
+    "sandbox_mode",
+    type=click.Choice(SANDBOX_MODES),
+    default=None,
+    expose_value=False,
+    callback=_set_sandbox,
+    help="How shell commands are contained (default: workspace-write where bubblewrap works; config `sandbox.mode`).",
+)
 
 
 def resolve_directory(value: Path | None) -> Path:

@@ -29,6 +29,10 @@ Segment = str | tuple[str, str]
 """A piece of a status line: plain text, or (text, rich style)."""
 
 
+def mcp_failure_line(event: b.McpServerFailed) -> str:
+    return f'MCP server "{event.server}" failed: {event.error} (its tools are not offered)'
+
+
 def error_console(file: TextIO | None = None) -> Console:
     """The stderr console: colours only on a terminal, and no syntax guessing inside our own lines."""
     from rich.console import Console
@@ -154,6 +158,8 @@ class RunRenderer:
                 self.note(
                     ("↻", "yellow"), " ", event.message, f" — retrying in {event.delay:.0f}s (attempt {event.attempt})"
                 )
+        elif isinstance(event, b.McpServerFailed):
+            self.note(("!", "yellow"), " ", mcp_failure_line(event))
         elif isinstance(event, b.SessionError) and event.session_id == self.session_id:
             self.error(event.error.message)
 

@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("", "start a new session"),
     "compact": ("", "summarise the session so far to free context"),
     "export": ("[FILE]", "write the session as JSON (default: session-<id>.json)"),
+    "mcp": ("", "show the MCP servers: connected, failed (and why) or disabled, and their tools"),
     "quit": ("", "leave (Ctrl-D does the same)"),
 }
 ALIASES = {"exit": "quit", "q": "quit", "?": "help", "models": "model", "agents": "agent", "session": "sessions"}

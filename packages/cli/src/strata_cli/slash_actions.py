@@ -49,6 +49,8 @@ async def run_slash(app: Interactive, command: SlashCommand) -> bool:
         await app.compact()
     elif command.name == "export":
         await _export(app, command.argument)
+    elif command.name == "mcp":
+        await _mcp(app)
     return True
 
 
@@ -134,3 +136,15 @@ async def _export(app: Interactive, target: str) -> None:
     await path.parent.mkdir(parents=True, exist_ok=True)
     await path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     app.console.print(f"Exported to {escape(str(path))}")
+
+
+async def _mcp(app: Interactive) -> None:
+    from strata_cli.mcp_view import server_views, views_rows
+
+    if app.runtime.mcp is None:
+        app.console.print('No MCP servers configured (add them under "mcp" in opencode.json or strata.json).')
+        return
+    table = Table("NAME", "STATUS", "TOOLS", "DETAIL", box=None, pad_edge=False)
+    for row in views_rows(await server_views(app.runtime.mcp)):
+        table.add_row(*(escape(cell) for cell in row))
+    app.console.print(table)

@@ -132,6 +132,15 @@ class SessionDeleted:
     type: Literal["session.deleted"] = "session.deleted"
 
 
+@frozen
+class McpServerFailed:
+    """An MCP server did not start (or stopped); its tools are not offered. Published once per server."""
+
+    server: str
+    error: str
+    type: Literal["mcp.failed"] = "mcp.failed"
+
+
 BusEvent: TypeAlias = (
     MessageUpdated
     | PartUpdated
@@ -145,6 +154,7 @@ BusEvent: TypeAlias = (
     | SessionCreated
     | SessionUpdated
     | SessionDeleted
+    | McpServerFailed
 )
 
 

@@ -54,7 +54,7 @@ from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_core.tool.builtin.defaults import builtin_tools
 from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore
 from strata_core.tool.contract import Tool
-from strata_core.tool.registry import ToolRegistry
+from strata_core.tool.registry import ToolRegistry, ToolSource
 from strata_core.tool.runner import run_call
 from strata_core.tool.truncation import Truncation
 
@@ -145,8 +145,10 @@ class ToolsContainer(containers.DeclarativeContainer):
     """The tools a session may use: the built-ins and the caller's custom tools, and how a call is run."""
 
     paths: providers.Dependency[StrataPaths] = providers.Dependency(instance_of=StrataPaths)
+    env: providers.Dependency[Mapping[str, str]] = providers.Dependency(default={})
+    """The runtime's environment: where the shell sandbox reads `STRATA_SANDBOX` (`--sandbox`)."""
     config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
-    """The loaded config, for what is built synchronously from it (tool output limits)."""
+    """The loaded config, for what is built synchronously from it (tool output limits, the sandbox)."""
     config: providers.Dependency[Config] = providers.Dependency()
     skills: providers.Dependency[Skills] = providers.Dependency()
     agents: providers.Dependency[Agents] = providers.Dependency()
@@ -161,6 +163,8 @@ class ToolsContainer(containers.DeclarativeContainer):
     """Variables shell commands must not see: the API keys' (the composition root adds its catalogue's)."""
     custom_tools: providers.Provider[Sequence[Tool]] = providers.Object(())
     """Tools of the application, offered alongside the built-ins (`open_runtime(..., tools=[...])`)."""
+    tool_sources: providers.Provider[Sequence[ToolSource]] = providers.Object(())
+    """Tools known once something has started: the runtime puts the MCP servers here when configured."""
     plan_exit: providers.Dependency[Tool | None] = providers.Dependency(default=None)
     """Experimental plan mode's tool, or None when it is not offered (`plan_exit_offered`)."""
 
@@ -176,9 +180,13 @@ class ToolsContainer(containers.DeclarativeContainer):
         todos=todos,
         hidden_env=hidden_env,
         plan_exit=plan_exit,
+        sandbox=config_info.provided.blocks.sandbox,
+        config_env=config_info.provided.env_names,
+        env=env,
+        paths=paths,
     )
     tools = providers.Singleton(with_custom_tools, builtins, custom_tools)
-    registry = providers.Singleton(ToolRegistry, tools=tools)
+    registry = providers.Singleton(ToolRegistry, tools=tools, sources=tool_sources)
     execute_tool: providers.Provider[ToolExecutor] = providers.Singleton(partial, run_call, truncation=truncation)
 
 
@@ -278,6 +286,8 @@ class CoreContainer(containers.DeclarativeContainer):
     todos: providers.Provider[TodoStore] = providers.Singleton(InMemoryTodoStore)
     hidden_env: providers.Provider[Collection[str]] = providers.Object(DEFAULT_HIDDEN_ENV)
     custom_tools: providers.Provider[Sequence[Tool]] = providers.Object(())
+    tool_sources: providers.Provider[Sequence[ToolSource]] = providers.Object(())
+    """Run-time tool sources: the runtime puts the MCP servers here when the config has any."""
 
     ids = providers.Singleton(Ids, clock=clock, entropy=id_entropy)
 
@@ -311,6 +321,7 @@ class CoreContainer(containers.DeclarativeContainer):
     tools_part = providers.Container(
         ToolsContainer,
         paths=prompt_part.paths,
+        env=env,
         config_info=config_info,
         config=prompt_part.config,
         skills=prompt_part.skills,
@@ -323,6 +334,7 @@ class CoreContainer(containers.DeclarativeContainer):
         todos=todos,
         hidden_env=hidden_env,
         custom_tools=custom_tools,
+        tool_sources=tool_sources,
         plan_exit=plan_exit,
     )
     engine_part = providers.Container(

@@ -1,7 +1,7 @@
 """How Strata's libraries log: key-value events through structlog, handed to stdlib `logging`.
 
     log = get_logger(__name__)
-    log.warning("skill path not found", path=str(root))
+    log.notice("skill path not found", path=str(root))
 
 A library must leave the process's logging to the application, so nothing here calls `structlog.configure`
 or installs a handler other than the `NullHandler` that stdlib's guide asks libraries to add to their

@@ -15,7 +15,8 @@ Every keyword of `open_runtime` is a container override (`store=` overrides `sto
   says what this runtime uses.
 
 It opens what the container only declares: the session store (SQLite under the data directory, or
-`store_path`, or memory), one shared HTTP client (handed to the model resolver's factory), and the task
+`store_path`, or memory), one shared HTTP client (handed to the model resolver's factory), the MCP servers
+of the config (started in the background, their tools offered through `tool_sources`), and the task
 group background work runs in (titles, prune, and the removal of saved tool outputs older than seven days,
 started once at opening). These lifecycles are supplied to the runtime's copy only. On exit, background
 work gets a short grace period to finish (a title arriving just after the answer is still saved), then is
@@ -63,6 +64,8 @@ from strata_core.tool.truncation import Truncation
 if TYPE_CHECKING:
     from httpx import AsyncClient
 
+    from strata_core.mcp.servers import McpServers
+
 ClientHandle: TypeAlias = "Callable[[], AsyncClient]"
 ModelResolverFactory: TypeAlias = "Callable[[ConfigInfo, Mapping[str, str], ClientHandle], llm.ModelResolver]"
 """Builds the model resolver once the config is loaded, e.g. `ProviderCatalog(config.blocks, env, client)`."""
@@ -94,12 +97,16 @@ class Runtime:
     abandon_background: Callable[[], None] = field(default=lambda: None, repr=False)
     """Cancels the runtime's background work (titles, pruning) now rather than granting it its grace at exit:
     for a run that was interrupted and will not wait for a title."""
+    mcp: McpServers | None = None
+    """The MCP servers of the config (starting or started), or None when the config has none."""
 
 
 @frozen
 class _StoreChoice:
     store_path: Path | None
     in_memory: bool
+    mcp: bool = True
+    """Whether the config's MCP servers are started (not for a runtime that only reads sessions)."""
 
 
 class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
@@ -149,6 +156,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             self._background = await self._stack.enter_async_context(anyio.create_task_group())
             c.background.override(providers.Object(self._background))
             self._background.start_soon(_remove_old_tool_outputs, c.truncation())
+        mcp = await self._start_mcp(config)
         return Runtime(
             container=c,
             loop=c.loop(),
@@ -163,11 +171,32 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             store=c.store(),
             clock=c.clock(),
             abandon_background=self._abandon_background,
+            mcp=mcp,
         )
 
     def _abandon_background(self) -> None:
         if self._background is not None:
             self._background.cancel_scope.cancel()
+
+    async def _start_mcp(self, config: ConfigInfo) -> McpServers | None:
+        """Start the config's MCP servers in the background (each bounded by its timeout) and offer their
+        tools; closed with the runtime, before the store."""
+        c = self._container
+        if not self._choice.mcp or not config.blocks.mcp or _overridden(c.tool_sources):
+            return None
+        # Imported here: a config without servers never loads the MCP SDK (~100 ms of imports).
+        from strata_core.mcp.servers import McpServersRunning
+
+        running = McpServersRunning(
+            config.blocks.mcp,
+            env=c.env(),
+            directory=c.directory(),
+            default_timeout_ms=config.blocks.experimental.mcp_timeout,
+            bus=c.bus(),
+        )
+        servers = await self._stack.enter_async_context(running)
+        c.tool_sources.override(providers.Object((servers,)))
+        return servers
 
     async def _open_store(self) -> SessionStore:
         if self._choice.in_memory:
@@ -213,6 +242,7 @@ def open_runtime(
     permission_mode: PermissionMode | None = None,
     url_fetcher: UrlFetcher | None = None,
     container: CoreContainer | None = None,
+    mcp: bool = True,
 ) -> AbstractAsyncContextManager[Runtime]:
     """`async with open_runtime(directory, env, ...) as runtime:` — the core, ready to run turns.
 
@@ -227,6 +257,7 @@ def open_runtime(
     - `permission_mode`: who answers permission questions (default: the container's, "interactive").
     - `url_fetcher`: how instruction URLs are fetched (default: over HTTP).
     - `container`: a `CoreContainer` configured by the caller; the runtime opens on a copy of it.
+    - `mcp`: start the config's MCP servers (default); False for a runtime that runs no turn.
     """
     if store is not None and (store_path is not None or in_memory_store):
         raise RuntimeOptionsError("open_runtime: pass either store= or store_path=/in_memory_store=, not both")
@@ -250,4 +281,4 @@ def open_runtime(
     for name, value in overrides.items():
         if value is not None:
             getattr(c, name).override(providers.Object(value))
-    return _OpenRuntime(c, model_resolver_factory, _StoreChoice(store_path, in_memory_store))
+    return _OpenRuntime(c, model_resolver_factory, _StoreChoice(store_path, in_memory_store, mcp))

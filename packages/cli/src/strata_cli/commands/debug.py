@@ -46,7 +46,8 @@ def paths(as_json: bool) -> None:
 @debug.command(short_help="The merged config and its sources.")
 @options.directory
 def config(directory: Path | None) -> None:
-    """The merged configuration and the files it came from (credentials redacted), as JSON.
+    """The merged configuration and the files it came from (credentials redacted), as JSON; with `mcp`
+    servers, each one's status and tools (they are started to see).
 
     Hidden by key (API keys, tokens, passwords, credentials, auth, cookies, every header and MCP environment
     value) and by value (whatever `{env:}`/`{file:}` put in, wherever it sits; URL userinfo), so the output
@@ -55,15 +56,23 @@ def config(directory: Path | None) -> None:
     import anyio
 
     from strata_cli.app import build_container
+    from strata_cli.mcp_view import ServerView, configured_views, views_json
+    from strata_core.config.service import ConfigInfo
     from strata_core.redaction import redact_data
 
     container = build_container(options.resolve_directory(directory))
-    info = anyio.run(container.core.config().get)
+
+    async def load() -> tuple[ConfigInfo, list[ServerView]]:
+        info = await container.core.config().get()
+        return info, await configured_views(container, info)
+
+    info, servers = anyio.run(load)
     echo_json(
         {
             "sources": [str(path) for path in info.sources],
             "config_dirs": [str(path) for path in info.config_dirs],
             "config": redact_data(info.data),
+            **({"mcp": views_json(servers)} if servers else {}),
         }
     )
 
@@ -113,25 +122,70 @@ def skill_list(directory: Path | None, as_json: bool) -> None:
 @options.json_output
 def prompt(directory: Path | None, agent: str | None, model: str | None, as_json: bool) -> None:
     """The exact system prompt a turn would send, and the layers it is made of (no model is called)."""
+    from contextlib import AsyncExitStack
+
     import anyio
 
     from strata_cli.app import build_container, load_config, pick_agent, pick_model_info
+    from strata_cli.mcp_view import ServerView, offered_to, server_views, start_servers, views_json
     from strata_core.prompt.system import AssembledSystemPrompt
 
     container = build_container(options.resolve_directory(directory))
 
-    async def assemble() -> tuple[str, str, AssembledSystemPrompt]:
+    async def assemble() -> tuple[str, str, AssembledSystemPrompt, list[ServerView]]:
         config = await load_config(container)
         chosen = await pick_agent(container.core.agents(), agent)
         info = pick_model_info(container.models.catalog(), config, chosen, model)
-        return chosen.name, info.ref, await container.core.system_prompt().build(chosen, info, None, False)
+        async with AsyncExitStack() as stack:
+            servers = await start_servers(stack, container, config)
+            views = offered_to(await server_views(servers), chosen.permission) if servers else []
+            block = await servers.system_block(chosen.permission) if servers else None
+        built = await container.core.system_prompt().build(chosen, info, None, False, mcp=block)
+        return chosen.name, info.ref, built, views
 
-    agent_name, model_ref, assembled = anyio.run(assemble)
+    agent_name, model_ref, assembled, servers = anyio.run(assemble)
     layers = [{"kind": layer.kind, "source": layer.source, "chars": layer.chars} for layer in assembled.layers]
     if as_json:
-        echo_json({"system": assembled.text, "layers": layers, "agent": agent_name, "model": model_ref})
+        mcp = {"mcp": views_json(servers)} if servers else {}
+        echo_json({"system": assembled.text, "layers": layers, "agent": agent_name, "model": model_ref, **mcp})
         return
     click.echo(assembled.text)
     click.echo(f"\n# agent {agent_name} · model {model_ref} · {len(assembled.text)} chars", err=True)
     for layer in layers:
         click.echo(f"#   {layer['kind']:<17} {layer['chars']:>7}  {layer['source']}", err=True)
+    for server in servers:
+        detail = f": {server.error}" if server.error else f", tools: {', '.join(server.tools) or 'none'}"
+        click.echo(f"# mcp {server.name} {server.status}{detail}", err=True)
+
+
+@debug.command("sandbox", short_help="How shell commands are contained here.")
+@options.sandbox
+@options.directory
+@options.json_output
+def sandbox_info(directory: Path | None, as_json: bool) -> None:
+    """The sandbox in force for shell commands in this project: its mode (and why, if not the one wanted),
+    what commands may write and read, what stays protected or hidden, and the variables they do not see."""
+    import anyio
+
+    from strata_cli.app import build_container
+    from strata_core.config.paths import StrataPaths
+    from strata_core.sandbox import SandboxSettings, describe, shell_sandbox, writable_root
+    from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
+
+    container = build_container(options.resolve_directory(directory))
+    info = anyio.run(container.core.config().get)
+    project = anyio.run(container.core.project().info)
+    paths = StrataPaths.from_env(os.environ)
+    settings = SandboxSettings.from_config(info.blocks.sandbox, os.environ, paths.home, info.env_names)
+    root = writable_root(project.directory, project.worktree)
+    shown = describe(shell_sandbox(settings, paths), root, os.environ, DEFAULT_HIDDEN_ENV)
+    if as_json:
+        echo_json(shown)
+        return
+    for key, value in shown.items():
+        if isinstance(value, list):
+            click.echo(f"{key}:" + ("" if value else " (none)"))
+            for item in value:
+                click.echo(f"  {item}")
+        else:
+            click.echo(f"{key}: {value if value is not None else '-'}")

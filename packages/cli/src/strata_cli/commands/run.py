@@ -49,6 +49,7 @@ from strata_cli import options
     metavar="URL",
     help="Run the turn on a running server (`strata serve` or `opencode serve`) instead of here.",
 )
+@options.sandbox
 @options.directory
 def run(
     message: tuple[str, ...],

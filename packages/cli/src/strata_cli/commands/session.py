@@ -28,7 +28,7 @@ def _with_sessions(directory: Path | None, action: Callable[[Runtime], Awaitable
     container = build_container(options.resolve_directory(directory))
 
     async def main() -> T:
-        async with start_runtime(container, "non_interactive") as runtime:
+        async with start_runtime(container, "non_interactive", mcp=False) as runtime:  # no turn, no servers
             return await action(runtime)
 
     return anyio.run(main)

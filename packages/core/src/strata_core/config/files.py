@@ -46,11 +46,16 @@ _FILE_TOKEN = re.compile(r"\{file:([^}]+)\}")
 
 
 def read_config_file(
-    path: Path, env: Mapping[str, str], home: Path, outside: OutsideContent | None = None
+    path: Path,
+    env: Mapping[str, str],
+    home: Path,
+    outside: OutsideContent | None = None,
+    seen_env: set[str] | None = None,
 ) -> dict[str, Any] | None:
     """A config file's checked content, or None when the file does not exist.
 
-    With `outside`, a `{file:}` reference that resolves outside the project is read only if it allows it.
+    With `outside`, a `{file:}` reference that resolves outside the project is read only if it allows it;
+    `seen_env` collects the names its `{env:}` tokens read.
     """
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -58,7 +63,7 @@ def read_config_file(
         return None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read config file: {error}", path=path) from error
-    return parse_config_text(text, path, env=env, home=home, base_dir=path.parent, outside=outside)
+    return parse_config_text(text, path, env=env, home=home, base_dir=path.parent, outside=outside, seen_env=seen_env)
 
 
 def parse_config_text(
@@ -69,9 +74,10 @@ def parse_config_text(
     home: Path,
     base_dir: Path,
     outside: OutsideContent | None = None,
+    seen_env: set[str] | None = None,
 ) -> dict[str, Any]:
     """Substitute, parse JSONC and check one source; `source` names it in errors."""
-    text = substitute(text, source, env=env, home=home, base_dir=base_dir, outside=outside)
+    text = substitute(text, source, env=env, home=home, base_dir=base_dir, outside=outside, seen_env=seen_env)
     if not text.strip():
         return {}  # an empty file configures nothing; not worth refusing to start over
     data = parse_jsonc(text, source)
@@ -90,14 +96,18 @@ def substitute(
     home: Path,
     base_dir: Path,
     outside: OutsideContent | None = None,
+    seen_env: set[str] | None = None,
 ) -> str:
     """OpenCode's variables: `{env:VAR}` is inserted as is, `{file:path}` as JSON-escaped trimmed contents.
 
     `{file:}` tokens on `//` comment lines are left alone, so commenting a line out also stops its file read.
     `{env:}` values are inserted raw (OpenCode does too), which lets `"port": {env:PORT}` be a number.
     Every substituted value is remembered as a secret (`strata_core.redaction`): logs, crash files and
-    `debug config` hide it wherever it appears.
+    `debug config` hide it wherever it appears. The names read are added to `seen_env`: shell commands must not
+    see them (a key put in a header, say).
     """
+    if seen_env is not None:
+        seen_env.update(_ENV_TOKEN.findall(text))
     text = _ENV_TOKEN.sub(_env_value(env), text)
     lines = text.split("\n")
     for number, line in enumerate(lines, start=1):

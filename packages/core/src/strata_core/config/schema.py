@@ -131,6 +131,8 @@ class CommandConfig:
 
 
 MCP_TIMEOUT = "a positive whole number of milliseconds"
+"""`timeout` bounds a server's start (connect and tool listing; 30 s without one, as OpenCode) and each of its
+requests (without one, `experimental.mcp_timeout`, else the MCP SDK's 60 s), as OpenCode 1.18.33 uses it."""
 
 
 @frozen
@@ -139,6 +141,7 @@ class McpLocalConfig:
 
     type: Literal["local"] = setting(c.one_of("local"), default="local")
     command: tuple[str, ...] = setting(c.strings("the command and its arguments, as a list of strings"), factory=tuple)
+    cwd: str | None = setting(c.string("a directory (relative paths resolve from the project directory)"))
     environment: Mapping[str, str] = setting(c.string_map(), factory=dict)
     enabled: bool | None = setting(c.boolean())
     timeout: int | None = setting(c.whole(MCP_TIMEOUT, minimum=1))
@@ -170,6 +173,26 @@ McpServerConfig: TypeAlias = McpLocalConfig | McpRemoteConfig | McpSwitch
 """Tagged by `type` (`local` or `remote`), as OpenCode's parts are; untagged only as an `enabled` switch."""
 
 
+SandboxMode: TypeAlias = Literal["read-only", "workspace-write", "danger-full-access"]
+SANDBOX_MODES: tuple[SandboxMode, ...] = ("read-only", "workspace-write", "danger-full-access")
+
+
+@frozen
+class SandboxConfig:
+    """`sandbox` (Strata's own block; OpenCode has none): how shell commands are contained (`strata_core.sandbox`).
+
+    `mode` None means workspace-write where the mechanism works; `network` lets contained commands reach the
+    network; `writable`/`readable` add paths (`~` allowed) to what a contained command may write or read;
+    `env_allow` names variables (or `*` patterns) kept in a shell command's environment though they look secret.
+    """
+
+    mode: SandboxMode | None = setting(c.one_of(*SANDBOX_MODES))
+    network: bool = setting(c.boolean(), default=False)
+    writable: tuple[str, ...] = setting(c.strings("a list of paths"), factory=tuple)
+    readable: tuple[str, ...] = setting(c.strings("a list of paths"), factory=tuple)
+    env_allow: tuple[str, ...] = setting(c.strings("a list of variable names or * patterns"), factory=tuple)
+
+
 @frozen
 class ConfigBlocks:
     """Every block of a config, typed; what the core, the providers and the CLI read."""
@@ -196,5 +219,6 @@ class ConfigBlocks:
     experimental: ExperimentalConfig = block(ExperimentalConfig)
     mcp: Mapping[str, McpServerConfig] = blocks(McpServerConfig, "an object of MCP servers")
     command: Mapping[str, CommandConfig] = blocks(CommandConfig, "an object of commands")
+    sandbox: SandboxConfig = block(SandboxConfig)
     extra: Mapping[str, Any] = setting(c.json_object(), factory=dict)
     """Every other top-level key, as written (`formatter`, `lsp`, `plugin`, `theme`, keys of newer OpenCodes...)."""

@@ -78,6 +78,8 @@ class ConfigInfo:
     """Directories searched for agent(s)/, skill(s)/ and command(s)/, in OpenCode's order (see the module doc)."""
     blocks: ConfigBlocks = field(default=Factory(lambda self: structure_config(self.data), takes_self=True))
     """`data`, typed (structured once, when the config is loaded; from `data` when only that is given)."""
+    env_names: frozenset[str] = frozenset()
+    """Every variable a source names with `{env:NAME}` (provider keys, headers, MCP environments...)."""
 
     @property
     def instructions(self) -> tuple[str, ...]:
@@ -167,10 +169,11 @@ def load_config(paths: StrataPaths, project: ProjectInfo, env: Mapping[str, str]
     """Read and merge every config source for `project`."""
     data: dict[str, Any] = {}
     sources: list[Path] = []
+    env_names: set[str] = set()
 
     def add_file(path: Path, outside: OutsideContent | None = None) -> None:
         nonlocal data
-        layer = read_config_file(path, env, paths.home, outside)
+        layer = read_config_file(path, env, paths.home, outside, env_names)
         if layer is not None:
             data = merge_config(data, layer)
             sources.append(path)
@@ -196,11 +199,13 @@ def load_config(paths: StrataPaths, project: ProjectInfo, env: Mapping[str, str]
         markdown = {"agent": read_markdown_agents(directory), "mode": read_markdown_modes(directory)}
         data = merge_deep(data, {key: entries for key, entries in markdown.items() if entries})
     for variable, content in _env_pairs(env, "CONFIG_CONTENT"):
-        layer = parse_config_text(content, Path(f"${variable}"), env=env, home=paths.home, base_dir=project.directory)
+        layer = parse_config_text(
+            content, Path(f"${variable}"), env=env, home=paths.home, base_dir=project.directory, seen_env=env_names
+        )
         data = merge_config(data, layer)
     data = _post_process(data, env)
     # Every source was checked as it was read, so an error here is one only the merge could make.
-    return ConfigInfo(data, tuple(sources), directories, structure_config(data))
+    return ConfigInfo(data, tuple(sources), directories, structure_config(data), frozenset(env_names))
 
 
 def config_directories(paths: StrataPaths, project: ProjectInfo, env: Mapping[str, str]) -> tuple[Path, ...]:

@@ -36,6 +36,7 @@ BLOCKS: frozenset[type[Any]] = frozenset(
         s.SkillsConfig,
         s.ExperimentalConfig,
         s.CommandConfig,
+        s.SandboxConfig,
         s.McpLocalConfig,
         s.McpRemoteConfig,
         s.McpSwitch,

@@ -87,6 +87,7 @@ class _Gathered:
     environment: str = ""
     instructions: list[InstructionBlock] = field(factory=list)
     skills: str | None = None
+    mcp: str | None = None
     tools: list[ResolvedTool] = field(factory=list)
     messages: list[llm.ModelMessage] = field(factory=list)
 
@@ -125,6 +126,7 @@ class TurnRequestBuilder:
 
         async def tools() -> None:
             found.tools = await self._resolve_tools(target, state.user.tools, structured)
+            found.mcp = await self.registry.system_blocks(target.ruleset)
 
         async def messages() -> None:
             found.messages = state.converted.convert(history, model)
@@ -132,7 +134,7 @@ class TurnRequestBuilder:
         async with anyio.create_task_group() as group:
             for gather in (skills, environment, instructions, tools, messages):
                 group.start_soon(gather)
-        parts = SystemPromptParts(found.environment, found.instructions, found.skills)
+        parts = SystemPromptParts(found.environment, found.instructions, found.skills, found.mcp)
         system = assemble(state.agent, model, parts, state.user.system, json_schema)
         return StepRequest(self._request(state, system.text, found, json_schema), tool_map(found.tools), structured)
 

@@ -119,9 +119,15 @@ def evaluate(permission: str, pattern: str, *rulesets: Iterable[Rule]) -> Rule:
     return Rule(permission, "*", "ask")
 
 
+_MCP_RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")
+
+
 def permission_key(tool: str) -> str:
-    """The permission a tool is governed by: edit, write and apply_patch share `edit`."""
-    return "edit" if tool in ("edit", "write", "apply_patch") else tool
+    """The permission a tool is governed by: edit, write and apply_patch share `edit`; the MCP resource
+    tools are `read` (OpenCode's mapping)."""
+    if tool in ("edit", "write", "apply_patch"):
+        return "edit"
+    return "read" if tool in _MCP_RESOURCE_TOOLS else tool
 
 
 def disabled(tools: Iterable[str], ruleset: Sequence[Rule]) -> set[str]:

@@ -13,7 +13,7 @@ from datetime import date
 from typing import Literal, TypeAlias
 
 import anyio
-from attrs import define, field, frozen
+from attrs import define, evolve, field, frozen
 
 from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo
@@ -26,7 +26,7 @@ from strata_core.prompt.reminders import STRUCTURED_OUTPUT_SYSTEM_PROMPT
 from strata_core.prompt.texts import read_prompt
 
 LayerKind: TypeAlias = Literal[
-    "agent", "provider", "environment", "instructions", "skills", "structured_output", "user"
+    "agent", "provider", "environment", "instructions", "mcp", "skills", "structured_output", "user"
 ]
 
 SKILLS_INTRO = (
@@ -134,6 +134,8 @@ class SystemPromptParts:
     environment: str
     instructions: list[InstructionBlock]
     skills: str | None
+    mcp: str | None = None
+    """The connected MCP servers' own instructions (`<mcp_instructions>`), between instructions and skills."""
 
 
 def assemble(
@@ -148,6 +150,8 @@ def assemble(
         pieces.append(("provider", name, read_prompt(f"{name}.txt")))
     pieces.append(("environment", "environment", parts.environment))
     pieces += [("instructions", block.source, block.text) for block in parts.instructions]
+    if parts.mcp is not None:
+        pieces.append(("mcp", "mcp", parts.mcp))
     if parts.skills is not None:
         pieces.append(("skills", "skills", parts.skills))
     if json_schema:
@@ -206,7 +210,8 @@ class SystemPromptService:
         return SystemPromptParts(found.environment, found.instructions, found.skills)
 
     async def build(
-        self, agent: AgentInfo, model: ModelInfo, user_system: str | None, json_schema: bool
+        self, agent: AgentInfo, model: ModelInfo, user_system: str | None, json_schema: bool, mcp: str | None = None
     ) -> AssembledSystemPrompt:
-        """The whole system prompt for one model call of a normal turn."""
-        return assemble(agent, model, await self.gather(agent, model), user_system, json_schema)
+        """The whole system prompt for one model call of a normal turn (`mcp`: the servers' instructions)."""
+        parts = evolve(await self.gather(agent, model), mcp=mcp)
+        return assemble(agent, model, parts, user_system, json_schema)

@@ -4,16 +4,20 @@ A tool is dropped when the model family uses another (OpenCode gives `gpt-` mode
 of `edit`/`write`), when the agent's rules switch it off entirely (`permission.disabled`), or when the
 user's message turns it off. The rest go out sorted by name, as OpenCode sends them; `invalid` never goes
 out (it only catches bad calls).
+
+Tools known only at run time (an MCP server's) come from `sources`, asked at each resolve; a source's tool
+named like a registered one is left out (the built-in or custom tool keeps its name).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from attrs import define, frozen
 
 from strata_core.llm import ModelInfo, ToolDefinition
-from strata_core.permission.rules import disabled
+from strata_core.permission.rules import Ruleset, disabled
 from strata_core.tool.builtin.invalid import NAME as INVALID
 from strata_core.tool.contract import Tool, ToolTarget
 
@@ -44,11 +48,27 @@ def _offered_for_model(name: str, model: ModelInfo, registered: set[str]) -> boo
     return True
 
 
+class ToolSource(Protocol):
+    """Tools that exist once something has started (the MCP servers): asked for at every resolve."""
+
+    async def tools(self) -> Sequence[Tool]: ...
+
+    async def system_block(self, ruleset: Ruleset) -> str | None:
+        """What the source adds to the system prompt for a caller with `ruleset` (the servers' instructions)."""
+        ...
+
+
 @define
 class ToolRegistry:
     """The tools a session may use; `resolve` picks and describes them for one agent and model."""
 
     tools: Sequence[Tool]
+    sources: Sequence[ToolSource] = ()
+
+    async def system_blocks(self, ruleset: Ruleset) -> str | None:
+        """The sources' additions to the system prompt, joined; None when they add nothing."""
+        blocks = [block for source in self.sources if (block := await source.system_block(ruleset))]
+        return "\n".join(blocks) or None
 
     def get(self, name: str) -> Tool | None:
         return next((tool for tool in self.tools if tool.name == name), None)
@@ -65,7 +85,9 @@ class ToolRegistry:
         extra: Sequence[Tool] = (),
     ) -> list[ResolvedTool]:
         """The tools to offer, sorted by name. `extra` (e.g. `StructuredOutput`) goes through the same filters."""
-        candidates = [*self.tools, *extra]
+        registered_names = {tool.name for tool in self.tools}
+        found = [tool for source in self.sources for tool in await source.tools()]
+        candidates = [*self.tools, *(tool for tool in found if tool.name not in registered_names), *extra]
         registered = {tool.name for tool in candidates}
         offered = [
             tool

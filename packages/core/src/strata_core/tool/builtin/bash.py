@@ -2,7 +2,9 @@
 
 Before anything runs, the command is parsed (tree-sitter-bash): paths outside the project that `cd`, `rm`,
 `cp` ... name, and a `workdir` outside it, need `external_directory`; every simple command needs `bash`,
-remembered by its arity prefix. The environment is the user's, minus the API keys Strata itself holds.
+remembered by its arity prefix. The command then runs in the shell sandbox (`strata_core.sandbox`): inside
+bubblewrap in `read-only`/`workspace-write` mode where it works, its processes ended with the call in every
+mode, its environment the user's less every variable that is or looks like a secret.
 """
 
 from __future__ import annotations
@@ -10,14 +12,16 @@ from __future__ import annotations
 import os
 import platform
 import shutil
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import anyio
+import anyio.to_thread
 from attrs import define, field
 
 from strata_core.config.paths import StrataPaths
+from strata_core.config.schema import SandboxConfig
 from strata_core.tool.builtin.base import MAX_SAFE_INTEGER, BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult, ToolTarget
 from strata_core.tool.descriptions import render, tool_description
@@ -25,6 +29,7 @@ from strata_core.tool.support.paths_guard import absolute, directory_pattern, in
 from strata_core.tool.truncation import Truncation
 
 if TYPE_CHECKING:
+    from strata_core.sandbox import ShellSandbox
     from strata_core.tool.support.shell_parse import CommandScan
     from strata_core.tool.support.shell_process import OutputCollector
 
@@ -55,10 +60,6 @@ def shell_metadata_block(lines: list[str]) -> str:
     return "\n\n<shell_metadata>\n" + "\n".join(lines) + "\n</shell_metadata>" if lines else ""
 
 
-def shell_environment(base: Mapping[str, str], hidden: Collection[str]) -> dict[str, str]:
-    return {key: value for key, value in base.items() if key not in hidden}
-
-
 def default_shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
@@ -79,7 +80,9 @@ async def ask_permissions(ctx: ToolContext, command: str, found: CommandScan, cw
 
 @define
 class BashTool(BuiltinTool):
-    """Runs shell commands. `hidden_env` names the variables kept from commands (Strata's own API keys)."""
+    """Runs shell commands. `hidden_env` names the variables kept from commands (Strata's own API keys);
+    `sandbox` and `config_env` (the config's `{env:}` names, hidden too) configure the sandbox, whose
+    variables (`STRATA_SANDBOX`, `STRATA_BWRAP`) are read from `settings_env`."""
 
     NAME: ClassVar[str] = "bash"
     PARAMETERS: ClassVar[JSONSchema] = object_schema(
@@ -101,6 +104,11 @@ class BashTool(BuiltinTool):
     hidden_env: frozenset[str] = DEFAULT_HIDDEN_ENV
     shell: str = field(factory=default_shell)
     home: Path = field(factory=Path.home)
+    sandbox: SandboxConfig = field(factory=SandboxConfig)
+    config_env: frozenset[str] = frozenset()
+    settings_env: Mapping[str, str] = field(factory=lambda: os.environ)
+    paths: StrataPaths = field(factory=StrataPaths.from_env)
+    _sandbox: ShellSandbox | None = field(default=None, init=False, repr=False)
 
     async def description(self, target: ToolTarget) -> str:
         values = {
@@ -131,21 +139,48 @@ class BashTool(BuiltinTool):
             raise ToolFailure(f"Working directory does not exist: {cwd}")
         return await self._run(command, cwd, timeout_ms, ctx)
 
+    def shell_sandbox(self) -> ShellSandbox:
+        """The sandbox commands run in, built at the first command (its modules stay out of start-up)."""
+        if self._sandbox is None:
+            from strata_core.sandbox import SandboxSettings, shell_sandbox
+
+            settings = SandboxSettings.from_config(self.sandbox, self.settings_env, self.home, self.config_env)
+            self._sandbox = shell_sandbox(settings, self.paths, self.truncation.directory)
+        return self._sandbox
+
+    def environment(self) -> dict[str, str]:
+        """The environment commands get: the user's, scrubbed (`strata_core.sandbox.environment`)."""
+        from strata_core.sandbox import scrubbed_environment
+
+        settings = self.shell_sandbox().settings
+        hidden = self.hidden_env | settings.hidden_env
+        return scrubbed_environment(os.environ, hidden=hidden, allow=settings.env_allow)
+
     async def _run(self, command: str, cwd: Path, timeout_ms: int, ctx: ToolContext) -> ToolResult:
+        from strata_core.sandbox import writable_root
         from strata_core.tool.support.shell_process import OutputCollector, run_shell
 
         ctx.update_metadata(None, {"output": ""})
         collector = OutputCollector(self.truncation, lambda live: ctx.update_metadata(None, {"output": live}))
-        env = shell_environment(os.environ, self.hidden_env)
+        sandbox = self.shell_sandbox()
+        root = writable_root(ctx.directory, ctx.worktree)
+        prepared = await anyio.to_thread.run_sync(
+            lambda: sandbox.prepare([self.shell, "-c", command], cwd=cwd, root=root)
+        )
+        limit = timeout_ms / 1000 + 0.1
         try:
+            env = self.environment()
             exit = await run_shell(
-                self.shell, command, cwd=cwd, env=env, time_limit=timeout_ms / 1000 + 0.1, collector=collector
+                prepared.argv, cwd=cwd, env=env, time_limit=limit, collector=collector, pass_fds=prepared.pass_fds
             )
         except anyio.get_cancelled_exc_class():
             # Cancelled (the user aborted): leave the output so far where the session can keep it, then go.
             partial = self._result(command, collector, None, [ABORTED])
             ctx.update_metadata(command, {**partial.metadata, "output": partial.output})
             raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(sandbox.finish, prepared)
         notes = [timeout_message(timeout_ms)] if exit.timed_out else []
         return self._result(command, collector, exit.code, notes)
 

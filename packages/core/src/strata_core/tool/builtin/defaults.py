@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import os
+from collections.abc import Collection, Mapping
 
+from strata_core.config.paths import StrataPaths
+from strata_core.config.schema import SandboxConfig
 from strata_core.tool.builtin.apply_patch import ApplyPatchTool
 from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV, BashTool
 from strata_core.tool.builtin.edit import EditTool
@@ -31,17 +34,30 @@ def builtin_tools(
     hidden_env: Collection[str] = DEFAULT_HIDDEN_ENV,
     search: Search | None = None,
     plan_exit: Tool | None = None,
+    sandbox: SandboxConfig | None = None,
+    config_env: Collection[str] = (),
+    env: Mapping[str, str] | None = None,
+    paths: StrataPaths | None = None,
 ) -> list[Tool]:
     """bash, read, glob, grep, edit, write, task, webfetch, todowrite, skill and apply_patch (OpenCode's order).
 
     The registry offers apply_patch instead of edit and write to GPT-5-style models, as OpenCode does.
 
-    `hidden_env` lists the environment variables shell commands must not see (the API keys Strata holds).
+    `hidden_env` lists the environment variables shell commands must not see (the API keys Strata holds), as
+    does `config_env` (every `{env:}` name of the config); `sandbox` (the config block), `env` (for
+    `STRATA_SANDBOX`) and `paths` (the dirs kept writable) configure the shell sandbox.
     `plan_exit` (experimental plan mode) comes last when given, where OpenCode registers it.
     """
     search = search or Search()
     tools: list[Tool] = [
-        BashTool(truncation=truncation, hidden_env=frozenset(hidden_env)),
+        BashTool(
+            truncation=truncation,
+            hidden_env=frozenset(hidden_env),
+            sandbox=sandbox or SandboxConfig(),
+            config_env=frozenset(config_env),
+            settings_env=os.environ if env is None else env,
+            paths=paths or StrataPaths.from_env(env),
+        ),
         ReadTool(instructions=instructions),
         GlobTool(search=search),
         GrepTool(search=search),

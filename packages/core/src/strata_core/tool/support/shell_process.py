@@ -1,19 +1,21 @@
 """Running a shell command for the bash tool: its own process group, combined output, a deadline.
 
-The command runs as `bash -c` in a new session, so a timeout or an abort can end it *and* everything it
-started (SIGTERM to the group, SIGKILL after a grace period). Output is streamed: the caller sees progress
-after every chunk, memory holds only the recent tail, and once the output outgrows the byte limit all of it
-goes to a file under `tool-output/` as it arrives.
+The command (`bash -c`, wrapped by the sandbox) runs in a new session, so a timeout or an abort can end it
+*and* everything it started (SIGTERM to the group, SIGKILL after a grace period); when it ends by itself the
+group is killed too. What left the group (`setsid`) is ended by the sandbox's PID namespace or the reaper.
+Output is streamed: the caller sees progress after every chunk, memory holds only the recent tail, and once
+the output outgrows the byte limit all of it goes to a file under `tool-output/` as it arrives.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import signal
 import subprocess
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -131,8 +133,36 @@ def _signal_group(process: Process, signum: int) -> None:
         pass
 
 
+def child_pids(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc; empty where there is none)."""
+    found: list[int] = []
+    try:
+        entries = list(Path("/proc").iterdir())
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
 async def stop_group(process: Process, grace: float = KILL_GRACE_SECONDS) -> None:
-    """SIGTERM the command's process group, wait a little for the shell, then SIGKILL whatever is left."""
+    """End the command and all it started, and return only once they are gone.
+
+    First the started process's own children get SIGKILL: the sandbox's init (its PID namespace dies with it,
+    and bwrap exits only once the namespace is empty) or, under the reaper, the shell (the reaper then ends
+    what is left and exits). Then, as before, SIGTERM to the group, a grace period, SIGKILL."""
+    for child in child_pids(process.pid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(child, signal.SIGKILL)
+    with anyio.move_on_after(grace):
+        await process.wait()
     _signal_group(process, signal.SIGTERM)
     with anyio.move_on_after(grace):
         await process.wait()
@@ -153,14 +183,21 @@ async def _pump(process: Process, collector: OutputCollector, done: anyio.Event)
 
 
 async def run_shell(
-    shell: str, command: str, *, cwd: Path, env: Mapping[str, str], time_limit: float, collector: OutputCollector
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    time_limit: float,
+    collector: OutputCollector,
+    pass_fds: Sequence[int] = (),
 ) -> ShellExit:
-    """Run `command` until it exits or `time_limit` seconds pass.
+    """Run `argv` (given the descriptors `pass_fds`) until it exits or `time_limit` seconds pass.
 
     Cancellation stops the whole process group, then propagates.
     """
     process = await anyio.open_process(
-        [shell, "-c", command],
+        list(argv),
+        pass_fds=pass_fds,
         cwd=cwd,
         env=dict(env),
         stdin=subprocess.DEVNULL,
@@ -177,6 +214,8 @@ async def run_shell(
             if deadline.cancelled_caught:
                 code = None
                 await stop_group(process)
+            else:
+                _signal_group(process, signal.SIGKILL)  # `cmd &` left in the group ends with the call
             with anyio.move_on_after(DRAIN_SECONDS):
                 await drained.wait()
             group.cancel_scope.cancel()

@@ -1,0 +1,232 @@
+"""One configured MCP server: started in a task of its own, connected through the `mcp` SDK, kept open until
+the runtime closes.
+
+A local server is spawned from `launch.local_launch` over stdio (the SDK puts it in a process group of its
+own and ends that group on close); a remote one is reached over streamable HTTP, and over SSE when that
+fails, with the configured headers, as OpenCode tries them. The start (connect, initialize, list the tools)
+is bounded by the server's `timeout` (30 s without one, OpenCode's default): past it the server is failed,
+its task cancelled, and its process group ended. A connection never raises into its task group; a failure
+is its `status`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+import anyio
+from attrs import define, field, frozen
+from mcp import types
+from mcp.client.session import ClientSession
+from mcp.client.sse import sse_client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from strata_core.config.schema import McpLocalConfig, McpRemoteConfig
+from strata_core.mcp.launch import local_launch
+
+START_TIMEOUT_MS = 30_000
+"""How long a server without a `timeout` may take to start (OpenCode's default)."""
+
+PING_SECONDS = 2.0
+"""How long a server whose call failed has to answer a ping before it counts as gone."""
+
+StatusName: TypeAlias = Literal["connected", "failed", "disabled"]
+ServerConfig: TypeAlias = McpLocalConfig | McpRemoteConfig
+
+
+@frozen
+class McpStatus:
+    """OpenCode's `MCPStatus`: connected, failed (with the reason) or disabled."""
+
+    status: StatusName
+    error: str | None = None
+
+
+PENDING = McpStatus("failed", "still starting")
+
+
+def failure_reason(error: BaseException) -> str:
+    """A failure as one line: the first real exception of a group, its message or its type."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return str(error) or type(error).__name__
+
+
+@define
+class ServerConnection:
+    """A started (or failed) server: its tools, its capabilities, and the session to call them on."""
+
+    name: str
+    config: ServerConfig
+    env: Mapping[str, str]
+    directory: Path
+    call_timeout_ms: int | None = None
+    """Per request: the server's `timeout`, else `experimental.mcp_timeout`, else the SDK's 60 s."""
+    status: McpStatus = PENDING
+    tools: tuple[types.Tool, ...] = ()
+    capabilities: types.ServerCapabilities | None = None
+    instructions: str | None = None
+    _session: ClientSession | None = field(default=None, init=False)
+    _settled: anyio.Event = field(factory=anyio.Event, init=False)
+    _scope: anyio.CancelScope = field(factory=anyio.CancelScope, init=False)
+
+    @property
+    def start_timeout_ms(self) -> int:
+        return self.config.timeout or START_TIMEOUT_MS
+
+    async def wait_started(self) -> McpStatus:
+        await self._settled.wait()
+        return self.status
+
+    async def run(self) -> None:
+        """The server's task: start it within its timeout, then hold it open until `close`."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._time_start)
+            with self._scope:
+                try:
+                    await self._serve()
+                except Exception as error:  # a broken server is a status, never a crash of the runtime
+                    self._settle(McpStatus("failed", failure_reason(error)))
+            group.cancel_scope.cancel()
+        self._session = None
+        if self.status.status == "connected":
+            self.status = McpStatus("failed", "Connection closed")
+
+    def close(self) -> None:
+        self._scope.cancel()
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
+        session = self._live()
+        try:
+            result = await session.call_tool(name, dict(arguments), read_timeout_seconds=self._seconds())
+        except Exception:
+            await self._check_alive(session)
+            raise
+        if not isinstance(result, types.CallToolResult):
+            raise RuntimeError(f"MCP server {self.name!r} answered tools/call with {type(result).__name__}")
+        return result
+
+    async def read_resource(self, uri: str) -> types.ReadResourceResult:
+        with anyio.fail_after(self._seconds()):
+            return await self._live().read_resource(uri)
+
+    async def resources(self) -> list[types.Resource]:
+        session, found, cursor = self._live(), [], None
+        while True:
+            with anyio.fail_after(self._seconds()):
+                page = await session.list_resources(params=_page(cursor))
+            found.extend(page.resources)
+            if (cursor := page.next_cursor) is None:
+                return found
+
+    async def resource_templates(self) -> list[types.ResourceTemplate]:
+        session, found, cursor = self._live(), [], None
+        while True:
+            with anyio.fail_after(self._seconds()):
+                page = await session.list_resource_templates(params=_page(cursor))
+            found.extend(page.resource_templates)
+            if (cursor := page.next_cursor) is None:
+                return found
+
+    @property
+    def has_resources(self) -> bool:
+        return self.status.status == "connected" and bool(self.capabilities and self.capabilities.resources)
+
+    # -- starting ------------------------------------------------------------------------------------------
+
+    async def _time_start(self) -> None:
+        with anyio.move_on_after(self.start_timeout_ms / 1000):
+            await self._settled.wait()
+            return
+        self._settle(McpStatus("failed", f"did not start within {self.start_timeout_ms} ms"))
+        self._scope.cancel()
+
+    async def _serve(self) -> None:
+        if isinstance(self.config, McpLocalConfig):
+            async with AsyncExitStack() as stack:
+                await self._connect(stack, await self._local_streams(stack))
+                await anyio.sleep_forever()
+        attempts = (self._streamable_http_streams, self._sse_streams)
+        for attempt, open_streams in enumerate(attempts):
+            async with AsyncExitStack() as stack:
+                try:
+                    await self._connect(stack, await open_streams(stack))
+                except Exception:
+                    if attempt == len(attempts) - 1:
+                        raise
+                    continue  # OpenCode's order: streamable HTTP first, then SSE
+                await anyio.sleep_forever()
+
+    async def _connect(self, stack: AsyncExitStack, streams: Any) -> None:
+        read, write = streams
+        session = await stack.enter_async_context(ClientSession(read, write, client_info=_CLIENT))
+        initialized = await session.initialize()
+        self.capabilities = initialized.capabilities
+        self.instructions = (initialized.instructions or "").strip() or None
+        self.tools = tuple(await self._list_tools(session)) if initialized.capabilities.tools else ()
+        self._session = session
+        self._settle(McpStatus("connected"))
+
+    async def _list_tools(self, session: ClientSession) -> list[types.Tool]:
+        found: list[types.Tool] = []
+        cursor: str | None = None
+        while True:
+            page = await session.list_tools(params=_page(cursor))
+            found.extend(page.tools)
+            if (cursor := page.next_cursor) is None:
+                return found
+
+    async def _local_streams(self, stack: AsyncExitStack) -> Any:
+        assert isinstance(self.config, McpLocalConfig)
+        launch = local_launch(self.config, self.env, self.directory)
+        # The server's stderr is its own log; OpenCode pipes it away from the terminal too.
+        errlog = stack.enter_context(open(os.devnull, "w"))  # noqa: SIM115, ASYNC230 (opening /dev/null does not block)
+        parameters = StdioServerParameters(
+            command=launch.argv[0], args=list(launch.argv[1:]), env=dict(launch.env), cwd=launch.cwd
+        )
+        return await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
+
+    async def _streamable_http_streams(self, stack: AsyncExitStack) -> Any:
+        assert isinstance(self.config, McpRemoteConfig)
+        client = await stack.enter_async_context(create_mcp_http_client(headers=dict(self.config.headers)))
+        return await stack.enter_async_context(streamable_http_client(self.config.url, http_client=client))
+
+    async def _sse_streams(self, stack: AsyncExitStack) -> Any:
+        assert isinstance(self.config, McpRemoteConfig)
+        return await stack.enter_async_context(sse_client(self.config.url, headers=dict(self.config.headers)))
+
+    async def _check_alive(self, session: ClientSession) -> None:
+        """After a failed call: a server that no longer answers a ping is failed ("Connection closed", as
+        OpenCode says) and its process ended, so later calls fail at once and status shows it."""
+        try:
+            with anyio.fail_after(PING_SECONDS):
+                await session.send_ping()
+        except Exception:
+            self.status = McpStatus("failed", "Connection closed")
+            self._session = None
+            self._scope.cancel()
+
+    def _settle(self, status: McpStatus) -> None:
+        if not self._settled.is_set():
+            self.status = status
+            self._settled.set()
+
+    def _live(self) -> ClientSession:
+        if self._session is None or self.status.status != "connected":
+            raise RuntimeError(f'MCP server "{self.name}" is not connected ({self.status.error or "closed"})')
+        return self._session
+
+    def _seconds(self) -> float | None:
+        return self.call_timeout_ms / 1000 if self.call_timeout_ms is not None else None
+
+
+_CLIENT = types.Implementation(name="strata", version="0.1.0")
+
+
+def _page(cursor: str | None) -> types.PaginatedRequestParams | None:
+    return types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None

@@ -1,0 +1,30 @@
+"""How shell commands are contained: modes, the bubblewrap sandbox, the scrubbed environment, process lifetime.
+
+Modes (as Codex names them): `read-only` (nothing on disk writable but a private /tmp), `workspace-write`
+(the project and Strata's tool-output and temp dirs writable; the default where bubblewrap works) and
+`danger-full-access` (no sandbox). Set by `sandbox.mode` in config or `--sandbox MODE`. The bash tool, and
+so every subagent (same runtime), runs its commands through `ShellSandbox`; `contained` (a context manager)
+wraps any other argv, such as a local MCP server's, the same way. See `bubblewrap.py` for what is visible
+inside, `protected.py` for what stays read-only or hidden in the project, `environment.py` for the
+environment's scrubbing.
+"""
+
+from strata_core.sandbox.describe import describe
+from strata_core.sandbox.environment import SECRET_PATTERNS, looks_secret, scrubbed_environment
+from strata_core.sandbox.sandbox import PreparedCommand, SandboxState, ShellSandbox, shell_sandbox, writable_root
+from strata_core.sandbox.settings import SandboxSettingError, SandboxSettings, parse_mode
+
+__all__ = [
+    "SECRET_PATTERNS",
+    "PreparedCommand",
+    "SandboxSettingError",
+    "SandboxSettings",
+    "SandboxState",
+    "ShellSandbox",
+    "describe",
+    "looks_secret",
+    "parse_mode",
+    "scrubbed_environment",
+    "shell_sandbox",
+    "writable_root",
+]

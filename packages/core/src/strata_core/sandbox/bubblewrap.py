@@ -1,0 +1,138 @@
+"""Bubblewrap (`bwrap`, Debian's `bubblewrap`): the mount, PID and network namespaces a contained command runs in.
+
+The command's file system is built from nothing rather than by hiding parts of `/`: system directories
+read-only, the toolchains on PATH and Strata's own Python read-only, a private `/tmp` and an empty private
+home, the writable root (the worktree) and Strata's tool-output and temp dirs bound read-write (read-only in
+`read-only` mode), the protected paths read-only over that, and an empty file over every `.env`-style file.
+Everything else (other projects, the rest of the home directory with its keys, sibling directories of the
+project) does not exist inside. `--unshare-pid` gives the command its own PID namespace: it sees no Strata
+process, and when the shell ends bwrap's init ends every process still in it. `--die-with-parent` ends the
+namespace when Strata's end of it is killed (a timeout, an abort).
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from attrs import frozen
+
+SYSTEM_DIRS = ("/usr", "/etc", "/opt", "/var", "/nix", "/snap")
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""On merged-/usr systems these are symlinks into /usr, recreated as such; elsewhere they are bound."""
+MASKED_SYSTEM_FILES = ("/etc/shadow", "/etc/gshadow")
+"""Readable by root, who owns them; a command run as root has no business with the password hashes."""
+HOME_TOOLCHAIN_DENY = frozenset({".ssh", ".gnupg", ".aws", ".config", ".local", ".docker", ".kube", ".azure"})
+"""Dot-dirs of the home directory never exposed whole, even when a PATH entry lies inside one."""
+PROBE_TIMEOUT_SECONDS = 10.0
+
+
+@frozen
+class Mount:
+    """One bind of `source` at `target` (the same path unless a mask or a placeholder is bound)."""
+
+    source: Path
+    target: Path
+    writable: bool = False
+
+
+@frozen
+class Layout:
+    """What a contained command's file system holds, in mount order (later mounts cover earlier ones)."""
+
+    mounts: tuple[Mount, ...]
+    tmpfs: tuple[Path, ...]
+    """Private, empty, writable dirs (`/tmp`, the home directory)."""
+    network: bool
+
+
+def _is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _is_system(path: Path) -> bool:
+    return str(path) in SYSTEM_LINKS or any(_is_within(path, Path(name)) for name in SYSTEM_DIRS)
+
+
+def toolchain_dirs(path_variable: str, home: Path) -> list[Path]:
+    """Read-only dirs for the programs on PATH: each PATH entry, or for one inside a dot-dir of the home
+    directory (`~/.cargo/bin`, `~/.pyenv/shims`) that whole dot-dir, since shims and wrappers there reach
+    beside them; plus the Python Strata runs on (a project's virtualenv points into it)."""
+    found: list[Path] = []
+    for entry in path_variable.split(":"):
+        if not entry.startswith("/"):
+            continue  # "" or "." on PATH would expose the current directory, wherever it is
+        path = Path(entry)
+        if path == home or _is_within(home, path) or _is_system(path):
+            continue
+        relative = path.relative_to(home).parts if _is_within(path, home) else ()
+        if relative and relative[0].startswith(".") and relative[0] not in HOME_TOOLCHAIN_DENY:
+            path = home / relative[0]
+        found.append(path)
+    found.extend(Path(prefix) for prefix in (sys.base_prefix, sys.prefix) if not _is_system(Path(prefix)))
+    return list(dict.fromkeys(found))
+
+
+def system_arguments() -> list[str]:
+    args: list[str] = []
+    for name in SYSTEM_DIRS:
+        args += ["--ro-bind-try", name, name]
+    for name in SYSTEM_LINKS:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", str(path.readlink()), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    return args
+
+
+def bwrap_argv(
+    bwrap: str, layout: Layout, empty_file: Path, cwd: Path, command: Sequence[str], *, info_fd: int | None = None
+) -> list[str]:
+    """The full `bwrap ... -- command` argv for `layout`; with `info_fd`, bwrap writes there (as JSON) the
+    host PID of the namespace's init."""
+    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    if info_fd is not None:
+        args += ["--info-fd", str(info_fd)]
+    args += ["--unshare-cgroup-try"]
+    if not layout.network:
+        args.append("--unshare-net")
+    args += system_arguments()
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    for name in MASKED_SYSTEM_FILES:
+        if Path(name).exists():
+            args += ["--ro-bind", str(empty_file), name]
+    for path in layout.tmpfs:
+        args += ["--tmpfs", str(path)]
+    args += _mount_arguments(layout.mounts)
+    args += ["--chdir", str(cwd), "--", *command]
+    return args
+
+
+def _mount_arguments(mounts: Iterable[Mount]) -> list[str]:
+    args: list[str] = []
+    for mount in mounts:
+        args += ["--bind-try" if mount.writable else "--ro-bind-try", str(mount.source), str(mount.target)]
+    return args
+
+
+@functools.cache
+def probe(bwrap: str) -> str | None:
+    """Why `bwrap` cannot contain a command here (missing, no namespaces, no /proc), or None when it can.
+
+    Tried once per executable and process, with every namespace a contained command uses."""
+    command = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--ro-bind", "/", "/"]
+    command += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "true"]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=PROBE_TIMEOUT_SECONDS, check=False)
+    except FileNotFoundError:
+        return f"{bwrap} not found (install the bubblewrap package)"
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{bwrap} could not run: {error}"
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"{bwrap} failed its trial run: {detail[-1] if detail else f'exit {done.returncode}'}"
+    return None

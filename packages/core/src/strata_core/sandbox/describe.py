@@ -1,0 +1,39 @@
+"""What `strata debug sandbox` shows: the mode in force and why, what commands may write and read, what stays
+protected or hidden in the project, and which variables they do not see."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from strata_core.sandbox.bubblewrap import SYSTEM_DIRS
+from strata_core.sandbox.environment import scrubbed_environment
+from strata_core.sandbox.protected import protected_paths
+from strata_core.sandbox.sandbox import ShellSandbox, is_within
+
+
+def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: frozenset[str]) -> dict[str, object]:
+    """What `strata debug sandbox` shows: the mode in force and why, what is writable, protected, hidden."""
+    state = sandbox.state()
+    writable = state.contained and state.mode == "workspace-write"
+    mounts = sandbox.layout(root, root, writable).mounts if state.contained else ()
+    kept = scrubbed_environment(env, hidden=hidden | sandbox.settings.hidden_env, allow=sandbox.settings.env_allow)
+    shown = {
+        "writable": [m.target for m in reversed(mounts) if m.writable],
+        "readable": [Path(name) for name in SYSTEM_DIRS if Path(name).is_dir()]
+        + [m.target for m in mounts if not (m.writable or is_within(m.target, root) or m.source != m.target)],
+        "protected": protected_paths(root) if writable else [],
+        "hidden_files": [m.target for m in mounts if m.source != m.target],
+    }
+    if not state.contained:
+        shown["writable"] = shown["readable"] = [Path("/")]
+    return {
+        "wanted": state.wanted,
+        "mode": state.mode,
+        "mechanism": state.mechanism,
+        "problem": state.problem,
+        "network": sandbox.settings.network or not state.contained,
+        "root": str(root),
+        **{key: [str(path) for path in paths] for key, paths in shown.items()},
+        "hidden_env": sorted(set(env) - set(kept)),
+    }

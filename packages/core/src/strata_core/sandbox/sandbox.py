@@ -1,0 +1,250 @@
+"""The shell sandbox: which containment is in force, and a command line wrapped in it.
+
+`ShellSandbox.prepare` turns a command (an argv) into the argv to start: inside bubblewrap for `read-only`
+and `workspace-write` when bwrap works here, else under the reaper (`reaper.py`) so that nothing it starts
+outlives it. When a sandbox was wanted but bwrap is missing or fails its trial run, one warning says so
+(once per process) and the permission rules alone stand between the command and the file system.
+`contained` is the same as a context manager, for long-lived commands such as local MCP servers: start
+`prepared.argv` with `pass_fds=prepared.pass_fds` (bwrap reports on one) and any environment you choose.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from attrs import define, field, frozen
+
+from strata_core.config.paths import StrataPaths
+from strata_core.config.schema import SandboxMode
+from strata_core.logging import get_logger
+from strata_core.sandbox import placeholders
+from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_argv, probe, toolchain_dirs
+from strata_core.sandbox.protected import protected_paths, secret_files
+from strata_core.sandbox.reaper import reaped_argv
+from strata_core.sandbox.settings import SandboxSettings
+
+log = get_logger(__name__)
+_warned: set[str] = set()
+
+
+@frozen
+class SandboxState:
+    """What is in force: the mode wanted, the mode that holds, and why they differ (no mechanism)."""
+
+    wanted: SandboxMode
+    mode: SandboxMode
+    mechanism: str | None
+    """`bubblewrap` (its executable) when commands run inside it, None when they do not."""
+    problem: str | None = None
+
+    @property
+    def contained(self) -> bool:
+        return self.mechanism is not None
+
+
+NAMESPACE_END_SECONDS = 2.0
+"""How long `finish` waits for a sandbox's PID namespace to be empty after bwrap has exited."""
+
+
+@frozen
+class PreparedCommand:
+    """A command ready to start: its argv, the descriptors to pass it (`pass_fds`), and what `finish` needs:
+    the placeholders to give back and the pipe on which bwrap says which process is the namespace's init."""
+
+    argv: tuple[str, ...]
+    claimed: tuple[Path, ...] = ()
+    pass_fds: tuple[int, ...] = ()
+    info_pipe: tuple[int, int] | None = None
+
+
+def writable_root(directory: Path, worktree: Path) -> Path:
+    """The worktree; or, outside a repository (where the worktree is `/`), the session's directory."""
+    return directory if worktree == Path(worktree.anchor) else worktree
+
+
+def git_dirs(root: Path) -> list[Path]:
+    """For a `.git` file (a linked worktree, a submodule): the git dir it names and that dir's common dir,
+    shown read-only so `git status` works inside while commits and hooks stay out of reach."""
+    gitfile = root / ".git"
+    if not gitfile.is_file():
+        return []
+    try:
+        line = gitfile.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not line.startswith("gitdir:"):
+        return []
+    gitdir = (root / line.removeprefix("gitdir:").strip()).resolve()
+    found = [gitdir]
+    try:
+        common = (gitdir / "commondir").read_text(encoding="utf-8").strip()
+        found.append((gitdir / common).resolve())
+    except (OSError, UnicodeDecodeError):
+        pass
+    return found
+
+
+@define
+class ShellSandbox:
+    """Contains shell commands per `settings`. `writable_dirs` are Strata's own (tool output, temp), writable
+    inside in workspace-write mode and readable in read-only mode; `cache` holds the empty file bound over
+    secrets."""
+
+    settings: SandboxSettings
+    writable_dirs: tuple[Path, ...]
+    cache: Path
+    env: Mapping[str, str] = field(factory=lambda: os.environ)
+    rg: str | None = None
+    """The `rg` that finds `.env` files to hide (None: a directory walk)."""
+
+    def state(self) -> SandboxState:
+        wanted = self.settings.wanted_mode
+        if wanted == "danger-full-access":
+            return SandboxState(wanted, wanted, None)
+        problem = probe(self.settings.bwrap)
+        if problem is None:
+            return SandboxState(wanted, wanted, self.settings.bwrap)
+        if problem not in _warned:
+            _warned.add(problem)
+            log.notice(
+                "sandbox unavailable",
+                reason=problem,
+                effect="shell commands run uncontained, the permission rules alone apply",
+            )
+        return SandboxState(wanted, "danger-full-access", None, problem)
+
+    def prepare(self, argv: Sequence[str], *, cwd: Path, root: Path) -> PreparedCommand:
+        """`argv`, wrapped for the mode in force; blocking (it looks for `.env` files): run it in a thread."""
+        state = self.state()
+        if not state.contained:
+            return PreparedCommand(tuple(reaped_argv(argv)))
+        writable = state.mode == "workspace-write"
+        claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
+        info = os.pipe()
+        try:
+            layout = self.layout(root, cwd, writable)
+            wrapped = bwrap_argv(self.settings.bwrap, layout, self._empty_file(), cwd, argv, info_fd=info[1])
+        except BaseException:
+            placeholders.release(claimed)
+            _close(info)
+            raise
+        return PreparedCommand(tuple(wrapped), tuple(claimed), (info[1],), info)
+
+    def finish(self, prepared: PreparedCommand) -> None:
+        """After the command has ended (blocking; run it in a thread): wait until its PID namespace is empty,
+        since bwrap exits as soon as the shell has, while the kernel is still ending the rest, then remove
+        the placeholders it alone still used."""
+        if prepared.info_pipe is not None:
+            init = _namespace_init(prepared.info_pipe[0])
+            _close(prepared.info_pipe)
+            if init is not None:
+                _wait_gone(init, NAMESPACE_END_SECONDS)
+        placeholders.release(prepared.claimed)
+
+    @contextmanager
+    def contained(self, argv: Sequence[str], *, cwd: Path, root: Path) -> Iterator[PreparedCommand]:
+        """`with sandbox.contained(argv, cwd=..., root=...) as prepared:` start `prepared.argv` and wait inside."""
+        prepared = self.prepare(argv, cwd=cwd, root=root)
+        try:
+            yield prepared
+        finally:
+            self.finish(prepared)
+
+    def layout(self, root: Path, cwd: Path, writable: bool) -> Layout:
+        home = Path(self.env.get("HOME") or Path.home())
+        mounts = [Mount(path, path) for path in toolchain_dirs(self.env.get("PATH", ""), home)]
+        mounts += [Mount(path, path) for path in _git_identity(home)]
+        if self.settings.network:
+            mounts += [Mount(path, path) for path in _resolver_config()]
+        mounts += [Mount(path, path) for path in self.settings.readable]
+        mounts += [Mount(path, path) for path in git_dirs(root)]
+        if not is_within(cwd, root):
+            mounts.append(Mount(cwd, cwd))  # a workdir outside the project (external_directory allowed it): read
+        for path in self.writable_dirs:
+            path.mkdir(parents=True, exist_ok=True)
+            mounts.append(Mount(path, path, writable))
+        mounts += [Mount(path, path, writable) for path in self.settings.writable]
+        mounts.append(Mount(root, root, writable))
+        if writable:
+            mounts += [_protect(path, root) for path in protected_paths(root, cwd) if os.path.lexists(path)]
+        empty = self._empty_file()
+        mounts += [Mount(empty, path) for path in secret_files(root, self.rg)]
+        tmpfs = [Path("/tmp")] + ([home] if home != Path(home.anchor) else [])
+        return Layout(tuple(mounts), tuple(tmpfs), self.settings.network)
+
+    def _empty_file(self) -> Path:
+        """An empty file outside everything bound writable (inside, it would not stay empty)."""
+        path = self.cache / "sandbox" / "empty"
+        if not path.is_file() or path.stat().st_size:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.unlink(missing_ok=True)
+            path.touch(mode=0o444)
+        return path
+
+
+def _close(pipe: tuple[int, int]) -> None:
+    for descriptor in pipe:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
+
+
+def _namespace_init(read_end: int) -> int | None:
+    """The host PID of the sandbox's init, from what bwrap wrote on `--info-fd` (None if it wrote nothing)."""
+    os.set_blocking(read_end, False)
+    try:
+        data = os.read(read_end, 65536)
+        found = json.loads(data).get("child-pid") if data else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return found if isinstance(found, int) else None
+
+
+def _wait_gone(pid: int, limit: float) -> None:
+    """Until `pid` has exited (gone, or a zombie: an init becomes one only once its namespace is empty)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in (b"Z", b"X"):
+            return
+        time.sleep(0.002)
+
+
+def _resolver_config() -> list[Path]:
+    """Where `/etc/resolv.conf` really is when it links into `/run` (systemd-resolved), which stays hidden:
+    /run holds sockets (docker's, D-Bus) that would undo the sandbox."""
+    resolv = Path("/etc/resolv.conf")
+    target = resolv.resolve() if resolv.is_symlink() else resolv
+    return [target] if target != resolv and target.is_file() and not is_within(target, Path("/etc")) else []
+
+
+def _git_identity(home: Path) -> list[Path]:
+    """The user's git config files (who commits, aliases), read-only: the private home would hide them."""
+    return [path for path in (home / ".gitconfig", home / ".config/git/config") if path.is_file()]
+
+
+def is_within(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _protect(path: Path, root: Path) -> Mount:
+    # A protected name that is a symlink to a file in the project: the file it points to is what a write
+    # would change, so that is what is bound read-only (a target outside the project is not writable anyway).
+    target = path.resolve() if path.is_symlink() else path
+    return Mount(target, target) if is_within(target, root) else Mount(path, path)
+
+
+def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Path | None = None) -> ShellSandbox:
+    """The sandbox for Strata's dirs: `tool_output` (default `paths.tool_output`) and `paths.tmp` writable."""
+    from strata_core.tool.support.search import find_rg
+
+    dirs = (tool_output or paths.tool_output, paths.tmp)
+    return ShellSandbox(settings, dirs, paths.cache, rg=find_rg())

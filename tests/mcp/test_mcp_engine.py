@@ -1,0 +1,246 @@
+"""MCP servers in a real runtime: their tools offered, called and answered; failures that never fail a turn."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results
+from mcp_servers import fixture_server, hanging_server, http_fixture_server, time_server
+
+from strata_core.bus import McpServerFailed, PartUpdated
+from strata_core.mcp import McpStatus
+from strata_core.message import ToolPart, ToolStateCompleted, ToolStateError, ToolStateRunning
+from strata_core.redaction import REDACTED
+
+
+def offered(body: dict[str, Any]) -> dict[str, Any]:
+    return {t["function"]["name"]: t["function"] for t in body.get("tools", [])}
+
+
+def call(name: str, arguments: dict[str, Any], call_id: str = "call_1") -> dict[str, Any]:
+    return {"id": call_id, "name": name, "arguments": arguments}
+
+
+@pytest.mark.anyio
+async def test_a_local_server_from_pypi_offers_its_tools_and_answers_a_call(project: Path, env: dict[str, str]) -> None:
+    script: Script = [
+        {
+            "tool_calls": [
+                call("time_convert_time", {"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"})
+            ]
+        },
+        {"text": "It is nine in the evening there."},
+    ]
+    config = {"mcp": {"time": time_server()}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "what time is noon UTC in Tokyo?"))
+        history = await stored(runtime, session.id)
+    tools = offered(server.main_requests[0].body)
+    assert {"time_get_current_time", "time_convert_time", "list_mcp_resources", "read_mcp_resource"} <= set(tools)
+    assert tools["time_get_current_time"]["description"] == "Get current time in a specific timezone"
+    (part,) = tool_parts(history)
+    assert isinstance(part.state, ToolStateCompleted)
+    (result,) = tool_results(server.main_requests[1].body)
+    assert '"timezone": "Asia/Tokyo"' in result and '"time_difference": "+9.0h"' in result
+
+
+async def _prompt_collecting_failures(runtime: Any, session_id: str, text: str) -> list[McpServerFailed]:
+    failures: list[McpServerFailed] = []
+    async with runtime.bus.subscribe() as events:
+        await runtime.loop.prompt(ask(session_id, text))
+        while True:  # the bus buffers every event of the turn; read what it holds
+            try:
+                event = events.receive_nowait()
+            except anyio.WouldBlock:
+                return failures
+            if isinstance(event, McpServerFailed):
+                failures.append(event)
+
+
+@pytest.mark.anyio
+async def test_a_server_that_hangs_at_start_costs_the_first_request_only_its_timeout_and_is_reported_once(
+    project: Path, env: dict[str, str]
+) -> None:
+    script: Script = [{"text": "First."}, {"text": "Second."}]
+    config = {"mcp": {"stuck": hanging_server(timeout=1000), "time": time_server()}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        with anyio.fail_after(20):
+            first = await _prompt_collecting_failures(runtime, session.id, "hello")
+            second = await _prompt_collecting_failures(runtime, session.id, "again")
+        assert runtime.mcp is not None
+        statuses = await runtime.mcp.started()
+    assert [(f.server, f.error) for f in first] == [("stuck", "did not start within 1000 ms")]
+    assert second == []
+    assert statuses["stuck"] == McpStatus("failed", "did not start within 1000 ms")
+    assert statuses["time"] == McpStatus("connected")
+    names = set(offered(server.main_requests[0].body))
+    assert "time_get_current_time" in names and not any(name.startswith("stuck_") for name in names)
+    assert len(server.main_requests) == 2
+
+
+@pytest.mark.anyio
+async def test_a_server_that_cannot_be_started_is_failed_with_the_reason(project: Path, env: dict[str, str]) -> None:
+    script: Script = [{"text": "Hi."}]
+    config = {"mcp": {"ghost": {"type": "local", "command": ["/nonexistent/mcp-server"]}}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        failures = await _prompt_collecting_failures(runtime, session.id, "hello")
+    ((name, error),) = [(f.server, f.error) for f in failures]
+    assert name == "ghost" and "/nonexistent/mcp-server" in error
+
+
+@pytest.mark.anyio
+async def test_an_is_error_result_is_a_tool_error_and_the_turn_goes_on(project: Path, env: dict[str, str]) -> None:
+    script: Script = [{"tool_calls": [call("fixture_refuse", {"reason": "no"})]}, {"text": "It refused."}]
+    config = {"mcp": {"fixture": fixture_server()}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "try it"))
+        history = await stored(runtime, session.id)
+    (part,) = tool_parts(history)
+    assert isinstance(part.state, ToolStateError)
+    assert part.state.error == "Error executing tool refuse: refused because no"
+    assert tool_results(server.main_requests[1].body) == ["Error executing tool refuse: refused because no"]
+
+
+@pytest.mark.anyio
+async def test_a_server_that_crashes_mid_call_gives_a_tool_error_and_the_next_turn_works(
+    project: Path, env: dict[str, str]
+) -> None:
+    script: Script = [
+        {"tool_calls": [call("fixture_crash", {})]},
+        {"text": "The server died."},
+        {"tool_calls": [call("fixture_shout", {"text": "x"}, "call_2")]},
+        {"text": "Still answering."},
+    ]
+    config = {"mcp": {"fixture": fixture_server(timeout=5000)}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        with anyio.fail_after(30):
+            reported = await _prompt_collecting_failures(runtime, session.id, "crash it")
+            reported += await _prompt_collecting_failures(runtime, session.id, "and now?")
+        history = await stored(runtime, session.id)
+        assert runtime.mcp is not None
+        statuses = await runtime.mcp.started()
+    crashed, after = tool_parts(history)
+    assert isinstance(crashed.state, ToolStateError) and isinstance(after.state, ToolStateError)
+    assert after.state.error == 'MCP server "fixture" is not connected (Connection closed)'
+    assert [(f.server, f.error) for f in reported] == [("fixture", "Connection closed")]
+    assert statuses == {"fixture": McpStatus("failed", "Connection closed")}
+    assert texts(history[-1]) == ["Still answering."]
+    assert len(server.main_requests) == 4
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"permission": {"fixture_*": "deny"}},
+        {"tools": {"fixture_shout": False}},
+        {"agent": {"build": {"permission": {"fixture_shout": "deny"}}}},
+    ],
+)
+async def test_a_denied_mcp_tool_is_not_offered(rules: dict[str, Any], project: Path, env: dict[str, str]) -> None:
+    script: Script = [{"text": "Fine."}]
+    config = {"mcp": {"fixture": fixture_server()}, **rules}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "hello"))
+    names = set(offered(server.main_requests[0].body))
+    assert "fixture_shout" not in names
+    assert "read" in names
+
+
+@pytest.mark.anyio
+async def test_an_ask_rule_asks_before_the_call_and_a_refusal_stops_the_turn(
+    project: Path, env: dict[str, str]
+) -> None:
+    script: Script = [{"tool_calls": [call("fixture_shout", {"text": "hi"})]}, {"text": "Never sent."}]
+    config = {"mcp": {"fixture": fixture_server()}, "permission": {"fixture_shout": "ask"}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "shout"))
+        history = await stored(runtime, session.id)
+    (part,) = tool_parts(history)
+    assert isinstance(part.state, ToolStateError)
+    assert len(server.main_requests) == 1
+
+
+@pytest.mark.anyio
+async def test_a_remote_server_that_speaks_only_sse_is_reached_by_the_fallback(
+    project: Path, env: dict[str, str]
+) -> None:
+    script: Script = [
+        {"tool_calls": [call("old_shout", {"text": "hi"}), call("old_header", {}, "c2")]},
+        {"text": "Done."},
+    ]
+    with http_fixture_server("sse") as url:
+        config = {"mcp": {"old": {"type": "remote", "url": url, "headers": {"X-Test": "1"}}}}
+        async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+            session = await runtime.sessions.create()
+            await runtime.loop.prompt(ask(session.id, "shout"))
+    assert tool_results(server.main_requests[1].body) == ["HI", "1"]
+
+
+@pytest.mark.anyio
+async def test_a_remote_server_gets_the_configured_headers(project: Path, env: dict[str, str]) -> None:
+    script: Script = [{"tool_calls": [call("remote_header", {})]}, {"text": "Done."}]
+    with http_fixture_server() as url:
+        config = {"mcp": {"remote": {"type": "remote", "url": url, "headers": {"X-Test": "secret-1"}}}}
+        async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+            session = await runtime.sessions.create()
+            await runtime.loop.prompt(ask(session.id, "which header?"))
+    # The server echoed the header it got; a configured header value is a credential, so the model sees it hidden.
+    assert tool_results(server.main_requests[1].body) == [REDACTED]
+    assert "secret-1" not in json.dumps(server.main_requests[1].body)
+
+
+@pytest.mark.anyio
+async def test_a_disabled_server_is_not_started(project: Path, env: dict[str, str]) -> None:
+    script: Script = [{"text": "Hi."}]
+    config = {"mcp": {"fixture": fixture_server(enabled=False)}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "hello"))
+        assert runtime.mcp is not None
+        statuses = await runtime.mcp.started()
+    assert statuses == {"fixture": McpStatus("disabled")}
+    assert not any(name.startswith("fixture_") for name in offered(server.main_requests[0].body))
+
+
+@pytest.mark.anyio
+async def test_cancelling_a_turn_cancels_a_running_mcp_call(project: Path, env: dict[str, str]) -> None:
+    script: Script = [{"tool_calls": [call("fixture_wait_forever", {})]}, {"text": "Never."}]
+    config = {"mcp": {"fixture": fixture_server()}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
+                group.start_soon(runtime.loop.prompt, ask(session.id, "wait"))
+                async for event in events:
+                    part = event.part if isinstance(event, PartUpdated) else None
+                    if isinstance(part, ToolPart) and isinstance(part.state, ToolStateRunning):
+                        break
+                await runtime.loop.cancel(session.id)
+        (part,) = tool_parts(await stored(runtime, session.id))
+    assert isinstance(part.state, ToolStateError)
+    assert len(server.main_requests) == 1
+
+
+@pytest.mark.anyio
+async def test_a_subagent_is_offered_mcp_tools_under_the_caps_it_inherits(project: Path, env: dict[str, str]) -> None:
+    task = {"description": "Look it up", "prompt": "Look up a word", "subagent_type": "general"}
+    script: Script = [{"tool_calls": [call("task", task)]}, {"text": "Looked up."}, {"text": "Done."}]
+    config = {"mcp": {"fixture": fixture_server()}, "experimental": {"primary_tools": ["fixture_shout"]}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "delegate"))
+    primary, subagent = (set(offered(request.body)) for request in server.main_requests[:2])
+    assert {"fixture_shout", "fixture_look_up"} <= primary
+    assert "fixture_look_up" in subagent and "fixture_shout" not in subagent
