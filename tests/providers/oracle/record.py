@@ -24,6 +24,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 FIXTURES = ("chat", "messages")
 SCRIPTS = ("tool", "reasoning")
+CATALOG_FIXTURES = ("anthropic", "openrouter", "deepseek")
+"""Built-in providers configured only by `options.baseURL` and `apiKey`: the model comes from the catalogue."""
 PROMPT = "read notes.txt"
 KEPT_HEADERS = ("content-type", "authorization", "x-api-key", "anthropic-version", "anthropic-beta",
                 "x-session-affinity", "x-session-id", "user-agent")  # fmt: skip
@@ -35,16 +37,21 @@ def main() -> int:
     parser.add_argument("--oracle", default=os.environ.get("ORACLE", "/work/shared/oracle"))
     parser.add_argument("--out", default="/tmp/strata-provider-oracle")
     parser.add_argument("--skip-capture", action="store_true", help="only normalise an earlier --out")
+    parser.add_argument("--only", nargs="*", help="record only these fixtures")
     args = parser.parse_args()
-    for fixture in FIXTURES:
-        for script in SCRIPTS:
-            run = Path(args.out) / f"{fixture}-{script}"
-            if not args.skip_capture:
-                command = [f"{args.oracle}/capture.sh", "opencode", str(HERE / "fixtures" / fixture), str(run),
-                           str(HERE / "fixtures" / f"{script}_turns.json"), "--", PROMPT]  # fmt: skip
-                subprocess.run(command, check=True)
-            recording = json.dumps(normalised(run), indent=1, ensure_ascii=False)
-            (HERE / f"{fixture}-{script}.json").write_text(recording + "\n")
+    runs = [(fixture, script) for fixture in FIXTURES for script in SCRIPTS]
+    runs += [(fixture, "tool") for fixture in CATALOG_FIXTURES]
+    only = set(args.only or [])
+    for fixture, script in runs:
+        if only and fixture not in only:
+            continue
+        run = Path(args.out) / f"{fixture}-{script}"
+        if not args.skip_capture:
+            command = [f"{args.oracle}/capture.sh", "opencode", str(HERE / "fixtures" / fixture), str(run),
+                       str(HERE / "fixtures" / f"{script}_turns.json"), "--", PROMPT]  # fmt: skip
+            subprocess.run(command, check=True)
+        recording = json.dumps(normalised(run), indent=1, ensure_ascii=False)
+        (HERE / f"{fixture}-{script}.json").write_text(recording + "\n")
     return 0
 
 

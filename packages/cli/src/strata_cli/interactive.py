@@ -33,12 +33,14 @@ from strata_cli.permission_prompt import ask_permission
 from strata_cli.run_session import expected_model
 from strata_cli.transcript import conversation_lines, recent_turns
 from strata_cli.turn import drive_turn
+from strata_cli.usage_line import usage_line
 from strata_core.bus import PermissionReply, PermissionRequest
 from strata_core.context.agent import AgentInfo
 from strata_core.context.command import CommandInfo
 from strata_core.engine.prompt_input import PromptPart, PromptRequest
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
+from strata_core.session.usage import UsageTotals, usage_of
 
 RESUMED_TURNS = 3
 """Turns of a resumed session shown before the prompt (`/history N` shows more)."""
@@ -82,6 +84,10 @@ class Interactive:
     model_override: str | None = None
     commands: dict[str, CommandInfo] = field(factory=dict)
     """Custom commands by name (`/name args`)."""
+    variant: str | None = None
+    """The model variant (`/variant high`) the next messages run with; None for the model's defaults."""
+    usage: UsageTotals = field(factory=UsageTotals)
+    """The session's tokens and cost so far, for the toolbar (recounted after each turn)."""
     _prompt: PromptSession[str] | None = field(default=None, init=False)
 
     @classmethod
@@ -94,6 +100,8 @@ class Interactive:
         console = Console(highlight=False)
         app = cls(runtime, console, agents, agent.name, base_model, session, start.model)
         app.commands = await _custom_commands(runtime, console)
+        if session is not None:
+            app.usage = usage_of(await runtime.sessions.messages(session.id))
         return app
 
     @property
@@ -182,7 +190,7 @@ class Interactive:
             self.session = await runtime.sessions.create()
         session_id = self.session.id
         await self._wait_while_busy(session_id)
-        request = PromptRequest(session_id, list(parts), agent=agent, model=model)
+        request = PromptRequest(session_id, list(parts), agent=agent, model=model, variant=self.variant)
         view = TurnView(self.console, runtime.project.directory, session_id, self._ask, runtime.permissions.reply)
         outcome = await drive_turn(
             runtime.bus, session_id, lambda: runtime.loop.prompt(request), view.handle,
@@ -194,6 +202,7 @@ class Interactive:
         if view.switched_to is not None and view.switched_to in self.agents:
             self.agent = view.switched_to
         self.session = await runtime.sessions.get(session_id)
+        self.usage = usage_of(await runtime.sessions.messages(session_id))
 
     async def _wait_while_busy(self, session_id: str) -> None:
         """Another process writing the session: say so and wait for it (a headless run fails at once instead)."""
@@ -226,10 +235,12 @@ class Interactive:
 
     def toolbar(self) -> FormattedText:
         title = self.session.title if self.session else "new session"
+        model = f"{self.model} ({self.variant})" if self.variant else self.model
         return FormattedText(
             [
                 ("bold", f" {self.agent} "),
-                ("", f"· {self.model} │ {title} │ Tab: switch agent · /help · Ctrl-D: quit"),
+                ("", f"· {model} │ {title} │ {usage_line(self.usage)}"),
+                ("", " │ Tab: switch agent · /help · Ctrl-D: quit"),
             ]
         )
 

@@ -23,6 +23,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("strata_cli.commands.run", "run"),
     "session": ("strata_cli.commands.session", "session"),
     "models": ("strata_cli.commands.models", "models"),
+    "stats": ("strata_cli.commands.stats", "stats"),
     "agent": ("strata_cli.commands.agent", "agent"),
     "mcp": ("strata_cli.commands.mcp", "mcp"),
     "debug": ("strata_cli.commands.debug", "debug"),

@@ -1,7 +1,7 @@
 """The models `/model` offers: the one place the interactive mode asks which models are usable.
 
-Kept to one function so what counts as usable (today: every model of a provider whose key is set or that needs
-none) can be re-pointed at the catalogue's own notion without touching the picker.
+Kept to one function over the catalogue's own list of models to show (`ProviderCatalog.models()`: those of
+providers whose key is set, that need none, that the config describes, or local servers that answered).
 """
 
 from __future__ import annotations
@@ -15,9 +15,4 @@ def usable_models(resolver: ModelResolver) -> list[str]:
     that cannot list its models (a test double, an embedding application's own)."""
     if not isinstance(resolver, ProviderCatalog):
         return []
-    refs: list[str] = []
-    for spec in resolver.providers.values():
-        if spec.needs_key and not resolver.api_key(spec):
-            continue
-        refs += [info.ref for info in spec.models.values()]
-    return refs
+    return [info.ref for info in resolver.models()]

@@ -15,17 +15,21 @@ from attrs import frozen
 from dependency_injector import providers
 
 from strata_cli.app import AppContainer, pick_agent, pick_primary_agent, start_runtime
-from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, name_and_paragraph
+from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, CliError, name_and_paragraph
 from strata_cli.json_events import JsonEventWriter, print_failure_without_session
 from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
+from strata_cli.usage_line import usage_line
 from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
+from strata_core.llm import ModelInfo
 from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, UserMessage
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
+from strata_core.session.usage import UsageTotals, usage_of
+from strata_providers.catalog import ProviderCatalog
 
 
 @frozen
@@ -42,6 +46,7 @@ class RunSettings:
     auto: bool
     command: str | None = None
     """`--command NAME`: `text` is then the command's arguments."""
+    variant: str | None = None
 
 
 async def run_once(container: AppContainer, settings: RunSettings) -> int:
@@ -59,9 +64,11 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
             sent = await _what_to_send(runtime, settings, agent)
             if sent.agent is not None and sent.agent != agent.name:
                 agent = await pick_agent(runtime.agents, sent.agent)  # a command's own agent
-            model = await expected_model(runtime, agent, sent.model, existing)
+            model = await expected_model(runtime, agent, sent.model, existing, settings.variant)
             session = await _session_for_turn(runtime, settings, existing)
-            request = PromptRequest(session.id, list(sent.parts), agent=sent.agent, model=sent.model)
+            request = PromptRequest(
+                session.id, list(sent.parts), agent=sent.agent, model=sent.model, variant=settings.variant
+            )
             if settings.json_output:
                 writer = JsonEventWriter(session.id, _print_line, clock=runtime.clock.now_ms)
             return await _turn(runtime, settings, session, request, agent.name, model, writer)
@@ -100,15 +107,32 @@ async def _session_for_turn(runtime: Runtime, settings: RunSettings, existing: S
 
 
 async def expected_model(
-    runtime: Runtime, agent: AgentInfo, requested: str | None, existing: SessionInfo | None
+    runtime: Runtime,
+    agent: AgentInfo,
+    requested: str | None,
+    existing: SessionInfo | None,
+    variant: str | None = None,
 ) -> str:
-    """The model the loop will pick (same order), resolved now so a bad ref or a missing key fails early."""
+    """The model the loop will pick (same order), resolved now so a bad ref, a missing key or a variant the
+    model does not have fails early."""
     ref = requested or (agent.model.ref if agent.model else None)
     if ref is None and existing is not None:
         history = await runtime.sessions.messages(existing.id)
         ref = next((m.info.model.ref for m in reversed(history) if isinstance(m.info, UserMessage)), None)
     model = runtime.models.resolve(ref) if ref else runtime.models.default_model()
+    check_variant(model.info, variant)
+    notice = runtime.models.notice if isinstance(runtime.models, ProviderCatalog) else None
+    if notice:  # the model came from a local server nobody configured: say which, and how to keep it
+        sys.stderr.write(notice + "\n")
     return model.info.ref
+
+
+def check_variant(info: ModelInfo, variant: str | None) -> None:
+    """Refuse a variant the model does not have, naming the ones it has."""
+    if variant is None or variant in info.variants:
+        return
+    known = ", ".join(info.variants) or "none"
+    raise CliError(f'Model {info.ref} has no variant "{variant}". Its variants: {known}.')
 
 
 @frozen
@@ -148,6 +172,7 @@ async def _turn(
         renderer.header(agent, model)
         handle = _sync(renderer.handle)
 
+    started = runtime.clock.now_ms()
     outcome = await drive_turn(
         runtime.bus, session.id, lambda: runtime.loop.prompt(request), handle, lambda: runtime.loop.cancel(session.id)
     )
@@ -160,6 +185,7 @@ async def _turn(
         writer.finish(ok=code == 0, failure=failure)
     else:
         renderer.finish()
+        renderer.note(usage_line(await _turn_usage(runtime, session.id, started)))
         if code == EXIT_INTERRUPTED:
             renderer.note(("Interrupted.", "yellow"))
         elif refusals:
@@ -167,6 +193,12 @@ async def _turn(
     if code == EXIT_INTERRUPTED:
         runtime.abandon_background()  # Ctrl-C means now: no grace for a title still on its way
     return code
+
+
+async def _turn_usage(runtime: Runtime, session_id: str, since_ms: int) -> UsageTotals:
+    """What this run's answers used: the session's assistant messages created since the turn began."""
+    history = await runtime.sessions.messages(session_id)
+    return usage_of(m for m in history if isinstance(m.info, AssistantMessage) and m.info.time.created >= since_ms)
 
 
 async def _message_parts(runtime: Runtime, text: str) -> list[PromptPart]:

@@ -11,6 +11,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "help": ("", "show this help"),
     "agent": ("[NAME]", "show the agents, or switch to one (Tab cycles the primary agents)"),
     "model": ("[PROVIDER/MODEL]", "show the usable models, or switch to one (Tab after /model completes)"),
+    "variant": ("[NAME|none]", "show the model's variants (reasoning effort, thinking budget), or pick one"),
     "sessions": ("[ID]", "list this project's sessions, or continue one"),
     "history": ("[N]", "show the last N turns of this session (default 10)"),
     "new": ("", "start a new session"),

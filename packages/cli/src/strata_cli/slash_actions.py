@@ -14,7 +14,7 @@ from strata_cli.agent_view import agent_not_found
 from strata_cli.errors import CliError
 from strata_cli.model_choices import usable_models
 from strata_cli.output import one_line
-from strata_cli.run_session import expected_model
+from strata_cli.run_session import check_variant, expected_model
 from strata_cli.slash import SlashCommand, help_text
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ async def run_slash(app: Interactive, command: SlashCommand) -> bool:
         _agent(app, command.argument)
     elif command.name == "model":
         _model(app, command.argument)
+    elif command.name == "variant":
+        _variant(app, command.argument)
     elif command.name == "sessions":
         await _sessions(app, command.argument)
     elif command.name == "new":
@@ -88,6 +90,21 @@ def _model(app: Interactive, ref: str) -> None:
     info = app.runtime.models.resolve(ref).info  # unknown models and missing keys fail here, with the fix
     app.model_override = info.ref
     app.console.print(f"Model: [bold]{escape(info.ref)}[/bold]")
+
+
+def _variant(app: Interactive, name: str) -> None:
+    info = app.runtime.models.resolve(app.model).info
+    if not name:
+        current = app.variant or "none"
+        app.console.print(f"Variant of {escape(info.ref)}: [bold]{escape(current)}[/bold]. Its variants: "
+                          f"{escape(', '.join(info.variants) or 'none')}; switch with /variant NAME.")  # fmt: skip
+        return
+    if name == "none":
+        app.variant = None
+    else:
+        check_variant(info, name)
+        app.variant = name
+    app.console.print(f"Variant: [bold]{escape(name)}[/bold] · {escape(info.ref)}")
 
 
 async def _sessions(app: Interactive, session_id: str) -> None:

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from strata_cli.render import tool_line_for
+from strata_cli.usage_line import usage_line
 from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, SubtaskPart, TextPart, ToolPart
 from strata_core.session.info import SessionInfo
+from strata_core.session.usage import usage_of
 
 
 def _when(ms: int) -> str:
@@ -43,6 +45,7 @@ def _body(message: MessageWithParts, directory: Path) -> list[str]:
 def transcript_lines(info: SessionInfo, history: Sequence[MessageWithParts], directory: Path) -> list[str]:
     """The session's title and times, then each message under a `## who` header."""
     lines = [f"# {info.title}", f"{info.id} · created {_when(info.time.created)} · updated {_when(info.time.updated)}"]
+    lines.append(usage_line(usage_of(history)))
     return lines + conversation_lines(history, directory)
 
 

@@ -4,10 +4,11 @@ retries, and request parameters. The scripted test kit lives in `strata_provider
 import logging
 
 from strata_providers.anthropic_messages import AnthropicMessagesModel, messages_request_body
-from strata_providers.builtin import BUILTIN_PROVIDERS, ProviderSpec
-from strata_providers.catalog import SMALL_MODEL_PRIORITY, ProviderCatalog
+from strata_providers.catalog import SMALL_MODEL_FAMILIES, ProviderCatalog
 from strata_providers.container import ProvidersContainer
 from strata_providers.errors import error_for_status, error_from_payload, is_context_overflow, retry_after_seconds
+from strata_providers.local_servers import DEFAULT_LOCAL_SERVERS, LocalServer
+from strata_providers.models_dev import ModelsDev, ModelsDevError, ProviderEntry
 from strata_providers.openai_chat import OpenAIChatModel, chat_request_body
 from strata_providers.params import (
     ProviderParameters,
@@ -18,6 +19,7 @@ from strata_providers.params import (
     provider_options,
     request_parameters,
 )
+from strata_providers.provider_spec import ProviderSpec
 from strata_providers.retry import NO_RETRIES, RetryPolicy
 from strata_providers.runtime import ProviderRuntime, RuntimeClosedError, open_runtime
 from strata_providers.sse import Endpoint
@@ -26,13 +28,17 @@ from strata_providers.sse import Endpoint
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
-    "BUILTIN_PROVIDERS",
+    "DEFAULT_LOCAL_SERVERS",
     "NO_RETRIES",
-    "SMALL_MODEL_PRIORITY",
+    "SMALL_MODEL_FAMILIES",
     "AnthropicMessagesModel",
     "Endpoint",
+    "LocalServer",
+    "ModelsDev",
+    "ModelsDevError",
     "OpenAIChatModel",
     "ProviderCatalog",
+    "ProviderEntry",
     "ProviderParameters",
     "ProviderRuntime",
     "ProviderSpec",

@@ -70,11 +70,11 @@ class AnthropicMessagesModel:
 
 def messages_request_body(info: ModelInfo, request: ModelRequest) -> dict[str, Any]:
     """The JSON body for one call, field order as OpenCode sends it."""
+    thinking = request.provider_options.get("thinking")
     body: dict[str, Any] = {
         "model": info.api_model_id,
-        "max_tokens": request.max_output_tokens or max_output_tokens(info),
+        "max_tokens": _with_thinking_budget(request.max_output_tokens or max_output_tokens(info), thinking, info),
     }
-    thinking = request.provider_options.get("thinking")
     # With thinking on, Anthropic rejects sampling settings; with both set, newer models reject top_p.
     if not (isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")):
         if request.temperature is not None:
@@ -94,6 +94,17 @@ def messages_request_body(info: ModelInfo, request: ModelRequest) -> dict[str, A
         body["tool_choice"] = {"type": "any" if request.tool_choice == "required" else "auto"}
     body["stream"] = True
     return body
+
+
+def _with_thinking_budget(max_tokens: int, thinking: object, info: ModelInfo) -> int:
+    """A thinking budget comes on top of the answer's tokens (as the AI SDK sends it), within the model's limit."""
+    if not isinstance(thinking, Mapping) or thinking.get("type") != "enabled":
+        return max_tokens
+    budget = thinking.get("budget_tokens")
+    if not isinstance(budget, int):
+        return max_tokens
+    total = max_tokens + budget
+    return min(total, info.limits.output) if info.limits.output else total
 
 
 def system_and_messages(request: ModelRequest) -> tuple[list[Block], list[dict[str, Any]]]:

@@ -30,7 +30,8 @@ from strata_core.llm import (
 )
 from strata_providers.caching import EPHEMERAL, cached_tail, is_anthropic_family
 from strata_providers.openai_chat_stream import ChatStreamDecoder
-from strata_providers.params import max_output_tokens
+from strata_providers.openrouter_chat import openrouter_request_body
+from strata_providers.params import OPENROUTER_NPM, max_output_tokens
 from strata_providers.retry import RetryPolicy
 from strata_providers.sse import Endpoint, WireRequest, open_stream, request_headers
 
@@ -63,7 +64,9 @@ class OpenAIChatModel:
 
 
 def chat_request_body(info: ModelInfo, request: ModelRequest) -> dict[str, Any]:
-    """The JSON body for one call, field order as OpenCode sends it."""
+    """The JSON body for one call, field order as OpenCode sends it (OpenRouter's models: as its SDK does)."""
+    if info.npm == OPENROUTER_NPM:
+        return openrouter_request_body(info, request, chat_tools(request))
     body: dict[str, Any] = {
         "model": info.api_model_id,
         "max_tokens": request.max_output_tokens or max_output_tokens(info),
@@ -73,20 +76,32 @@ def chat_request_body(info: ModelInfo, request: ModelRequest) -> dict[str, Any]:
     if request.top_p is not None:
         body["top_p"] = request.top_p
     body.update((key, value) for key, value in request.provider_options.items() if key not in _RESERVED)
-    body["messages"] = chat_messages(request, cache=is_anthropic_family(info))
-    if request.tools and request.tool_choice != "none":
-        body["tools"] = [
-            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-            for t in request.tools
-        ]
+    interleaved = info.capabilities.interleaved
+    body["messages"] = chat_messages(request, cache=is_anthropic_family(info), interleaved=interleaved)
+    tools = chat_tools(request)
+    if tools:
+        body["tools"] = tools
         body["tool_choice"] = request.tool_choice or "auto"
     body["stream"] = True
     body["stream_options"] = {"include_usage": True}
     return body
 
 
-def chat_messages(request: ModelRequest, *, cache: bool = False) -> list[dict[str, Any]]:
-    """System strings and conversation as chat messages; with `cache`, OpenCode's cache breakpoints."""
+def chat_tools(request: ModelRequest) -> list[dict[str, Any]]:
+    """The request's tools as chat-completions functions; none when the call may not use them."""
+    if not request.tools or request.tool_choice == "none":
+        return []
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in request.tools
+    ]
+
+
+def chat_messages(
+    request: ModelRequest, *, cache: bool = False, interleaved: str | None = None
+) -> list[dict[str, Any]]:
+    """System strings and conversation as chat messages; with `cache`, OpenCode's cache breakpoints; with
+    `interleaved`, every assistant message carries its reasoning (maybe empty) in that field."""
     system: list[dict[str, Any]] = [{"role": "system", "content": text} for text in request.system]
     if cache:
         for entry in system[:2]:
@@ -94,20 +109,21 @@ def chat_messages(request: ModelRequest, *, cache: bool = False) -> list[dict[st
     tail = cached_tail(request.messages) if cache else frozenset()
     converted: list[dict[str, Any]] = []
     for index, message in enumerate(request.messages):
-        entries = _convert(message)
+        entries = chat_entries(message, interleaved)
         if index in tail and entries:
             _mark_for_cache(entries[-1])
         converted.extend(entries)
     return system + converted
 
 
-def _convert(message: ModelMessage) -> list[dict[str, Any]]:
+def chat_entries(message: ModelMessage, interleaved: str | None = None) -> list[dict[str, Any]]:
+    """One model message as chat-completions messages (a tool message holds one per result)."""
     if isinstance(message, SystemModelMessage):
         return [{"role": "system", "content": message.content}]
     if isinstance(message, UserModelMessage):
         return [{"role": "user", "content": _user_content(message)}]
     if isinstance(message, AssistantModelMessage):
-        return [_assistant_message(message)]
+        return [_assistant_message(message, interleaved)]
     return _tool_messages(message)
 
 
@@ -129,11 +145,11 @@ def _user_part(part: TextContent | FileContent) -> dict[str, Any]:
     return {"type": "text", "text": f"[Attached {part.media_type}: {part.filename or 'file'}]"}
 
 
-def _assistant_message(message: AssistantModelMessage) -> dict[str, Any]:
+def _assistant_message(message: AssistantModelMessage, interleaved: str | None) -> dict[str, Any]:
     text = "".join(part.text for part in message.content if part.type == "text")
     reasoning = "".join(part.text for part in message.content if part.type == "reasoning")
     entry: dict[str, Any] = {"role": "assistant", "content": text}
-    if reasoning:
+    if reasoning and not interleaved:
         entry["reasoning_content"] = reasoning  # replayed as @ai-sdk/openai-compatible does (oracle-checked)
     calls = [
         {
@@ -146,6 +162,8 @@ def _assistant_message(message: AssistantModelMessage) -> dict[str, Any]:
     ]
     if calls:
         entry["tool_calls"] = calls
+    if interleaved:  # the model's declared field, after the calls and even when empty (oracle-checked)
+        entry[interleaved] = reasoning
     return entry
 
 

@@ -135,12 +135,14 @@ def chat_usage(usage: Mapping[str, Any]) -> Usage:
     cached = _count(_details(usage, "prompt_tokens_details").get("cached_tokens"))
     reasoning = _count(_details(usage, "completion_tokens_details").get("reasoning_tokens"))
     total = usage.get("total_tokens")
+    cost = usage.get("cost")  # OpenRouter's own figure, in USD
     return Usage(
         input_tokens=max(0, prompt - cached),
         output_tokens=max(0, completion - reasoning),
         reasoning_tokens=reasoning,
         cache_read_tokens=cached,
         total_tokens=_count(total) if total is not None else None,
+        cost=float(cost) if isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0 else None,
     )
 
 

@@ -42,8 +42,8 @@ def request_parameters(
     """
     temperature = None
     if model.capabilities.temperature:
-        temperature = agent_temperature if agent_temperature is not None else default_temperature(model.id)
-    top_p = agent_top_p if agent_top_p is not None else default_top_p(model.id)
+        temperature = agent_temperature if agent_temperature is not None else default_temperature(model.api_model_id)
+    top_p = agent_top_p if agent_top_p is not None else default_top_p(model.api_model_id, model.provider_id)
     return RequestParameters(temperature, top_p, max_output_tokens(model, output_token_max))
 
 
@@ -59,34 +59,64 @@ class ProviderParameters:
     output_token_max: int = OUTPUT_TOKEN_MAX
 
     def call_parameters(
-        self, model: ModelInfo, agent: AgentInfo, *, session_id: str | None, small: bool = False
+        self,
+        model: ModelInfo,
+        agent: AgentInfo,
+        *,
+        session_id: str | None,
+        small: bool = False,
+        variant: str | None = None,
     ) -> CallParameters:
         params = request_parameters(model, agent.temperature, agent.top_p, output_token_max=self.output_token_max)
-        options = provider_options(model, session_id=session_id, small=small, agent_options=agent.options)
+        options = provider_options(
+            model, session_id=session_id, small=small, agent_options=agent.options, variant=variant
+        )
         return CallParameters(params.temperature, params.top_p, params.max_output_tokens, options)
 
 
 def default_temperature(model_id: str) -> float | None:
-    """The temperature a model family is tuned for (OpenCode's table), or None to leave it to the provider."""
+    """The temperature a model family is tuned for (OpenCode 1.18's table), or None to leave it to the provider."""
     id_ = model_id.lower()
-    if "qwen" in id_:
-        return 0.55
+    if "north-mini-code" in id_:
+        return 1.0
     if "claude" in id_:
         return None
-    if any(family in id_ for family in ("gemini", "glm-4.6", "glm-4.7", "minimax-m2")):
+    if "gemini" in id_:
+        return 1.0 if _tuned_gemini(id_) else None
+    if any(family in id_ for family in ("glm-4.6", "glm-4.7", "minimax-m2")):
         return 1.0
     if "kimi-k2" in id_:
         return 1.0 if any(mark in id_ for mark in ("thinking", "k2.", "k2p", "k2-5")) else 0.6
     return None
 
 
-def default_top_p(model_id: str) -> float | None:
+def default_top_p(model_id: str, provider_id: str = "") -> float | None:
     id_ = model_id.lower()
-    if "qwen" in id_:
-        return 1.0
-    if any(family in id_ for family in ("minimax-m2", "gemini", "kimi-k2.5", "k2p5", "k2-5")):
+    if "gemini" in id_:
+        return 0.95 if _tuned_gemini(id_) else None
+    if any(family in id_ for family in ("minimax-m2", "kimi-k2.5", "kimi-k2p5", "kimi-k2-5")):
+        return 0.95
+    if "deepseek-v4-flash-0731" in id_ or "deepseek-v4-flash:0731" in id_:
+        return 0.95
+    if "deepseek-v4-flash" in id_ and (provider_id == "deepseek" or provider_id.startswith("opencode")):
         return 0.95
     return None
+
+
+_TUNED_GEMINI = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"gemini-2[.-]5(?:[.-]|$)",
+        r"gemini-3-(?:flash|pro)(?:[.-]|$)",
+        r"gemini-3[.-]1(?:[.-]|$)",
+        r"gemini-3[.-]5-flash(?!-lite)(?:[.-]|$)",
+    )
+)
+
+
+def _tuned_gemini(model_id: str) -> bool:
+    """The Gemini releases OpenCode gives sampling defaults (2.5, 3 Flash/Pro, 3.1, 3.5 Flash)."""
+    return any(pattern.search(model_id) for pattern in _TUNED_GEMINI)
 
 
 def provider_options(
@@ -95,25 +125,31 @@ def provider_options(
     session_id: str | None = None,
     small: bool = False,
     agent_options: Mapping[str, Any] | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
-    """Extra body fields for a call: per-provider defaults, then the model's and the agent's `options`.
+    """Extra body fields for a call: per-provider defaults, then the model's, the agent's and the variant's options.
 
     `options` are written as in OpenCode's config (AI SDK names such as `reasoningEffort`); they are renamed
-    to the wire's fields here, and unknown keys pass through unchanged.
+    to the wire's fields here, and unknown keys pass through unchanged. A variant applies to full calls only:
+    small calls run with the model's first variant instead, as OpenCode's do.
     """
     base = _small_options(model) if small else _call_options(model, session_id)
-    return merge_deep(merge_deep(base, _wire_fields(model, model.options)), _wire_fields(model, agent_options))
+    merged = merge_deep(merge_deep(base, _wire_fields(model, model.options)), _wire_fields(model, agent_options))
+    if not small and variant is not None and variant in model.variants:
+        merged = merge_deep(merged, _wire_fields(model, model.variants[variant]))
+    return merged
 
 
 def _call_options(model: ModelInfo, session_id: str | None) -> dict[str, Any]:
     options: dict[str, Any] = {}
     api_id = model.api_model_id
-    if model.provider_id == "openai" or model.npm == "@ai-sdk/openai":
+    npm = model.npm
+    if model.provider_id == "openai" or npm in ("@ai-sdk/openai", "@ai-sdk/xai"):
         options["store"] = False
-    if model.provider_id in ("openai", "openrouter") and session_id:
-        options["prompt_cache_key"] = session_id
-    if model.provider_id == "openrouter" or model.npm == "@openrouter/ai-sdk-provider":
+    if npm == OPENROUTER_NPM:
         options["usage"] = {"include": True}
+    if session_id and npm in _CACHE_KEY_NPMS:
+        options["prompt_cache_key"] = session_id
     if "gpt-5" in api_id and "gpt-5-chat" not in api_id:
         if "codex" not in api_id and "gpt-5-pro" not in api_id:
             options["reasoning_effort"] = "medium"
@@ -123,24 +159,21 @@ def _call_options(model: ModelInfo, session_id: str | None) -> dict[str, Any]:
 
 
 def _small_options(model: ModelInfo) -> dict[str, Any]:
-    """Cheap settings for small calls (titles): as little reasoning as each provider allows."""
-    api_id = model.api_model_id
-    if model.provider_id == "openai" or model.npm == "@ai-sdk/openai":
-        if "gpt-5" in api_id:
-            return {"store": False, "reasoning_effort": "low" if "5." in api_id else "minimal"}
-        return {"store": False}
-    if model.provider_id == "google":
-        return {"reasoning_effort": "low"} if "gemini-3" in api_id else {"reasoning_effort": "none"}
-    if model.provider_id == "openrouter" and "google" in api_id:
+    """Small calls (titles) run with the model's first variant (OpenCode's choice of its cheapest setting)."""
+    first = _wire_fields(model, next(iter(model.variants.values()), None))
+    if model.provider_id == "openai" or model.npm in ("@ai-sdk/openai", "@ai-sdk/xai"):
+        return merge_deep({"store": False}, first)
+    if model.provider_id == "openrouter" and not first and "google" in model.api_model_id:
         return {"reasoning": {"enabled": False}}
-    if model.npm == "@ai-sdk/anthropic" and model.capabilities.reasoning and not _LEGACY_CLAUDE.search(api_id):
-        # What OpenCode 1.18 sends for a title call (its first thinking variant): adaptive, low effort.
-        return {"thinking": {"type": "adaptive", "display": "summarized"}, "output_config": {"effort": "low"}}
-    return {}
+    return first
 
 
-# Claude models before adaptive thinking, which reject it: 3.x and every 4.0-4.5 release.
-_LEGACY_CLAUDE = re.compile(r"claude-(3|[a-z]+-4(-[0-5](\b|-)|-20\d{6}|$|@))|claude-[0-9.-]+-(sonnet|opus|haiku)")
+OPENROUTER_NPM = "@openrouter/ai-sdk-provider"
+_CACHE_KEY_NPMS = frozenset({"@ai-sdk/deepinfra", "@ai-sdk/cerebras", "@ai-sdk/openai", "@ai-sdk/azure", "@ai-sdk/xai",
+                             "@ai-sdk/mistral", "venice-ai-sdk-provider"})  # fmt: skip
+"""Packages OpenCode gives the session id as a prompt-cache key."""
+# Responses-API settings that chat completions has no field for.
+_RESPONSES_ONLY = frozenset({"reasoningSummary", "include"})
 
 _CHAT_NAMES = {
     "reasoningEffort": "reasoning_effort",
@@ -156,7 +189,7 @@ def _wire_fields(model: ModelInfo, options: Mapping[str, Any] | None) -> dict[st
     if not options:
         return {}
     if model.npm != "@ai-sdk/anthropic":
-        return {_CHAT_NAMES.get(key, key): value for key, value in options.items()}
+        return {_CHAT_NAMES.get(key, key): value for key, value in options.items() if key not in _RESPONSES_ONLY}
     fields: dict[str, Any] = {}
     for key, value in options.items():
         if key == "thinking" and isinstance(value, Mapping):

@@ -15,9 +15,10 @@ from typing import TypeVar
 import attrs
 
 from strata_core.config.provider_schema import ModelConfig, ProviderConfig
-from strata_core.llm import ModelCapabilities, ModelInfo, ModelLimits
-from strata_providers.builtin import ANTHROPIC_NPM, COMPATIBLE_NPM, ProviderSpec
+from strata_core.llm import ModelCapabilities, ModelInfo, ModelLimits, model_cost
 from strata_providers.deadlines import Deadlines
+from strata_providers.provider_spec import ANTHROPIC_NPM, COMPATIBLE_NPM, ProviderSpec
+from strata_providers.variants import configured_variants, package_variants
 
 T = TypeVar("T")
 
@@ -25,10 +26,17 @@ T = TypeVar("T")
 def merge_provider_config(provider_id: str, config: ProviderConfig, base: ProviderSpec | None) -> ProviderSpec:
     """The provider `config` describes, over `base` (a built-in provider of the same id) when there is one."""
     npm = config.npm or (base.npm if base else COMPATIBLE_NPM)
-    spec = base or ProviderSpec(provider_id, provider_id, npm, None, open_models=False)
+    spec = base or ProviderSpec(provider_id, provider_id, npm, None, open_models=False, source="config")
     models = dict(spec.models)
     for model_id, model in config.models.items():
         models[model_id] = config_model(provider_id, model_id, model, models.get(model_id), npm)
+    # OpenCode's filters, applied to the merged list: a blacklisted model is gone, a whitelist keeps only its own.
+    models = {
+        model_id: info
+        for model_id, info in models.items()
+        if not (config.blacklist and model_id in config.blacklist)
+        and not (config.whitelist is not None and model_id not in config.whitelist)
+    }
     return attrs.evolve(
         spec,
         name=config.name or spec.name,
@@ -51,7 +59,7 @@ def config_model(provider_id: str, model_id: str, config: ModelConfig, base: Mod
     attachment = config.attachment
     if attachment is None and config.modalities is not None and config.modalities.input:
         attachment = any(kind in config.modalities.input for kind in ("image", "pdf"))
-    return ModelInfo(
+    info = ModelInfo(
         provider_id=provider_id,
         id=model_id,
         api_id=config.id or (base.api_id if base else ""),
@@ -71,7 +79,13 @@ def config_model(provider_id: str, model_id: str, config: ModelConfig, base: Mod
         ),
         options={**(base.options if base else {}), **config.options},
         headers={**(base.headers if base else {}), **config.headers},
+        cost=model_cost(config.extra.get("cost")) or (base.cost if base else None),
+        family=str(config.extra.get("family") or (base.family if base else "")),
+        release_date=str(config.extra.get("release_date") or (base.release_date if base else "")),
     )
+    # A model only the config describes gets the variants OpenCode derives from its package and id.
+    derived = base.variants if base else package_variants(info)
+    return attrs.evolve(info, variants=configured_variants(derived, config.variants))
 
 
 def open_model(spec: ProviderSpec, model_id: str) -> ModelInfo:

@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from strata_core.llm import ModelInfo
-from strata_providers.builtin import ProviderSpec
 from strata_providers.catalog import ProviderCatalog
+from strata_providers.provider_spec import ProviderSpec
 
 _MEDIA = ("text", "audio", "image", "video", "pdf")
 
@@ -43,13 +43,21 @@ def model_data(info: ModelInfo, spec: ProviderSpec) -> dict[str, Any]:
             "output": {kind: kind == "text" for kind in _MEDIA},
             "interleaved": False,
         },
-        "cost": {"input": 0, "output": 0, "cache": {"read": 0, "write": 0}},
+        "cost": _cost(info),
         "limit": {"context": info.limits.context, "output": info.limits.output},
         "status": "active",
         "options": dict(info.options),
         "headers": dict(info.headers),
-        "release_date": "",
+        "release_date": info.release_date,
     }
+
+
+def _cost(info: ModelInfo) -> dict[str, Any]:
+    """OpenCode's model cost shape, from the catalogue's prices (0 where none are known)."""
+    base = info.cost.base if info.cost is not None else None
+    if base is None:
+        return {"input": 0, "output": 0, "cache": {"read": 0, "write": 0}}
+    return {"input": base.input, "output": base.output, "cache": {"read": base.cache_read, "write": base.cache_write}}
 
 
 def default_models(specs: Iterable[ProviderSpec]) -> dict[str, str]:

@@ -13,6 +13,7 @@ from strata_cli import options
 @click.command()
 @click.argument("message", nargs=-1)
 @options.model
+@click.option("--variant", default=None, help="A variant of the model (reasoning effort or budget: high, max, ...).")
 @options.agent
 @options.continue_last
 @options.session_id
@@ -53,6 +54,7 @@ from strata_cli import options
 def run(
     message: tuple[str, ...],
     model: str | None,
+    variant: str | None,
     agent: str | None,
     continue_last: bool,
     session_id: str | None,
@@ -89,6 +91,7 @@ def run(
         files=tuple(path.resolve() for path in files),
         agent=agent,
         model=model,
+        variant=variant,
         continue_last=continue_last,
         session_id=session_id,
         fork=fork,

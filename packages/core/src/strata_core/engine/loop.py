@@ -142,7 +142,7 @@ class SessionLoop:
     async def _prompt(self, request: PromptRequest) -> MessageWithParts:
         session = await self.sessions.get(request.session_id)
         agent = await self.targets.agent(session.id, request.agent)
-        model = await self.targets.model_ref(session.id, request.model, agent)
+        model = await self.targets.model_ref(session.id, request.model, agent, request.variant)
         project = await self.project.info()
         context = tool_context(session, agent, project, None, ())
         writer = UserMessageWriter(self.store, self.bus, self.ids)

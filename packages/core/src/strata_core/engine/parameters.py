@@ -28,9 +28,16 @@ class CallParameters:
 
 class ParameterPolicy(Protocol):
     def call_parameters(
-        self, model: ModelInfo, agent: AgentInfo, *, session_id: str | None, small: bool = False
+        self,
+        model: ModelInfo,
+        agent: AgentInfo,
+        *,
+        session_id: str | None,
+        small: bool = False,
+        variant: str | None = None,
     ) -> CallParameters:
-        """Parameters for a call of `model` on behalf of `agent`; `small` marks cheap calls such as titles."""
+        """Parameters for a call of `model` on behalf of `agent`; `small` marks cheap calls such as titles, and
+        `variant` names one of the model's variants (`--variant high`) for full calls."""
         ...
 
 
@@ -38,7 +45,13 @@ class BasicParameters:
     """The agent's own temperature (when the model takes one) and top-p, the capped output budget, no options."""
 
     def call_parameters(
-        self, model: ModelInfo, agent: AgentInfo, *, session_id: str | None, small: bool = False
+        self,
+        model: ModelInfo,
+        agent: AgentInfo,
+        *,
+        session_id: str | None,
+        small: bool = False,
+        variant: str | None = None,
     ) -> CallParameters:
         temperature = agent.temperature if model.capabilities.temperature else None
         return CallParameters(temperature, agent.top_p, max_output_tokens(model.limits), dict(agent.options))

@@ -325,10 +325,13 @@ class _StepRun:
 
     async def _finish(self, event: llm.Finish) -> None:
         tokens = tokens_from_usage(event.usage)
-        await self.write.part(StepFinishPart(**self.write.new_part_ids(), reason=event.reason, tokens=tokens))
+        cost = llm.step_cost(event.usage, self.step.model.info.cost)
+        finish = StepFinishPart(**self.write.new_part_ids(), reason=event.reason, cost=cost, tokens=tokens)
+        await self.write.part(finish)
         # The message itself is stored once, at cleanup, right after the stream and the step's tools end.
         self.message.finish = event.reason
         self.message.tokens = tokens
+        self.message.cost += cost
         if not self.message.summary:
             self.needs_compaction = is_overflow(tokens, self.step.model.info.limits, self.step.compaction)
 

@@ -86,6 +86,8 @@ class PromptRequest:
     agent: str | None = None
     model: str | None = None
     """`provider/model`; default: the agent's model, else the session's last, else the configured default."""
+    variant: str | None = None
+    """One of the model's variants (`high`, `max`, ...): its options apply to this message's calls."""
     format: OutputFormat | None = None
     system: str | None = None
     """Extra system text for this message (appended last to the system prompt)."""

@@ -153,7 +153,8 @@ class TurnRequestBuilder:
 
     def _request(self, state: StepState, system: str, found: _Gathered, json_schema: bool) -> llm.ModelRequest:
         session = state.session
-        params = self.parameters.call_parameters(state.model.info, state.agent, session_id=session.id)
+        variant = state.user.model.variant
+        params = self.parameters.call_parameters(state.model.info, state.agent, session_id=session.id, variant=variant)
         # Past the step limit the model is told to wrap up, as an assistant prefill; its tools stay (OpenCode).
         prefill = (llm.AssistantModelMessage((llm.TextContent(max_steps_prefill()),)),) if state.is_last_step else ()
         return llm.ModelRequest(

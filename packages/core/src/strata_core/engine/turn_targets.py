@@ -7,6 +7,7 @@ does not resolve is reported on the bus as a session error and raised, naming wh
 
 from __future__ import annotations
 
+import attrs
 from attrs import define
 
 from strata_core import llm
@@ -38,8 +39,18 @@ class TurnTargets:
         self._report(session_id, message)
         raise AgentNotFoundError(message)
 
-    async def model_ref(self, session_id: str, requested: str | None, agent: AgentInfo) -> ModelRef:
-        """The model a new prompt runs on (a requested one must exist)."""
+    async def model_ref(
+        self, session_id: str, requested: str | None, agent: AgentInfo, variant: str | None = None
+    ) -> ModelRef:
+        """The model a new prompt runs on (a requested one must exist), with its variant: the one asked for,
+        else the agent's when the agent's own model is the one chosen and it has that variant (OpenCode's rule)."""
+        ref = await self._model(session_id, requested, agent)
+        own_model = agent.variant is not None and agent.model is not None and agent.model.ref == ref.ref
+        if variant is None and own_model and agent.variant in self.model(session_id, ref).info.variants:
+            variant = agent.variant
+        return attrs.evolve(ref, variant=variant) if variant is not None else ref
+
+    async def _model(self, session_id: str, requested: str | None, agent: AgentInfo) -> ModelRef:
         if requested:
             info = self.model(session_id, parse_model(requested)).info
             return ModelRef(info.provider_id, info.id)

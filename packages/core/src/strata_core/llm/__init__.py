@@ -6,6 +6,7 @@ Everything is re-exported here, so `from strata_core import llm` then `llm.Model
 
 from __future__ import annotations
 
+from strata_core.llm.cost import ContextTier, ModelCost, Prices, model_cost, step_cost
 from strata_core.llm.errors import (
     AuthenticationError,
     BadResponseError,
@@ -68,6 +69,7 @@ __all__ = [
     "AuthenticationError",
     "BadResponseError",
     "ContextOverflowError",
+    "ContextTier",
     "FileContent",
     "Finish",
     "FinishReason",
@@ -75,6 +77,7 @@ __all__ = [
     "LanguageModel",
     "MediaInToolResults",
     "ModelCapabilities",
+    "ModelCost",
     "ModelError",
     "ModelInfo",
     "ModelLimits",
@@ -82,6 +85,7 @@ __all__ = [
     "ModelNotFoundError",
     "ModelRequest",
     "ModelResolver",
+    "Prices",
     "RateLimitedError",
     "ReasoningContent",
     "ReasoningDelta",
@@ -110,4 +114,6 @@ __all__ = [
     "Usage",
     "UserContent",
     "UserModelMessage",
+    "model_cost",
+    "step_cost",
 ]

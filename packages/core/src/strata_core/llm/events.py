@@ -24,6 +24,8 @@ class Usage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     total_tokens: int | None = None
+    cost: float | None = None
+    """USD the provider says the call cost (OpenRouter's `usage.cost`); None when it did not say."""
 
     @property
     def total(self) -> int:

@@ -21,6 +21,7 @@ from attrs import field, frozen
 from strata_core.errors import StrataError
 
 if TYPE_CHECKING:
+    from strata_core.llm.cost import ModelCost
     from strata_core.llm.events import StreamEvent
     from strata_core.llm.request import ModelRequest
 
@@ -49,6 +50,8 @@ class ModelCapabilities:
     temperature: bool = True
     """Whether a temperature may be sent (OpenCode sends none for config models unless declared)."""
     media_in_tool_results: MediaInToolResults = "none"
+    interleaved: str | None = None
+    """The assistant-message field its reasoning is sent back in (models.dev's `interleaved.field`), if any."""
 
 
 @frozen
@@ -66,6 +69,12 @@ class ModelInfo:
     capabilities: ModelCapabilities = field(factory=ModelCapabilities)
     options: JSONObject = field(factory=dict)
     headers: Mapping[str, str] = field(factory=dict)
+    cost: ModelCost | None = None
+    """Prices per million tokens (models.dev's `cost`); None when unknown, and steps then cost 0."""
+    variants: Mapping[str, JSONObject] = field(factory=dict)
+    """Named option sets (`--variant high`), in the order OpenCode offers them; the first serves small calls."""
+    family: str = ""
+    release_date: str = ""
 
     @property
     def api_model_id(self) -> str:

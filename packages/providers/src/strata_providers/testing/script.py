@@ -70,6 +70,8 @@ class TurnUsage:
     reasoning: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    cost: float | None = None
+    """USD the provider says the call cost (chat wire only, as OpenRouter's `usage.cost`)."""
 
 
 @frozen

@@ -25,9 +25,9 @@ from httpx_sse import ServerSentEvent
 
 from strata_core.llm import ModelInfo, ModelRequest, StreamEvent, TextContent
 from strata_providers.anthropic_messages_stream import MessagesStreamDecoder
-from strata_providers.builtin import MESSAGES_WIRE_NPMS
 from strata_providers.errors import error_for_status
 from strata_providers.openai_chat_stream import ChatStreamDecoder
+from strata_providers.provider_spec import MESSAGES_WIRE_NPMS
 from strata_providers.retry import RetryPolicy, stream_with_retries
 from strata_providers.sse import StreamDecoder, decode_event
 from strata_providers.testing.script import (

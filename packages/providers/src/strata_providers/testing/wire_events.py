@@ -109,13 +109,16 @@ def _chat_usage(turn: Turn) -> dict[str, Any]:
     usage = turn.usage
     prompt = usage.input + usage.cache_read
     completion = usage.output + usage.reasoning
-    return {
+    reported: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
         "prompt_tokens_details": {"cached_tokens": usage.cache_read},
         "completion_tokens_details": {"reasoning_tokens": usage.reasoning},
     }
+    if usage.cost is not None:  # as OpenRouter reports what a call cost
+        reported["cost"] = usage.cost
+    return reported
 
 
 def _messages_events(turn: Turn, number: int, model: str) -> Iterator[bytes]:

@@ -1,0 +1,77 @@
+"""OpenRouter's chat completions, as OpenCode sends them through `@openrouter/ai-sdk-provider`.
+
+The same wire as `openai_chat`, shaped the way that SDK shapes it: the messages come before the provider
+options (`usage`, `reasoning`), system text always goes as text parts, a cache breakpoint sits on a part of a
+system or user message (a string becomes one text part to carry it) or on a tool message itself, never on an
+assistant message, and each tool message names its tool. No `stream_options`: `usage.include` asks for usage.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from strata_core.llm import ModelInfo, ModelRequest, SystemModelMessage, ToolModelMessage
+from strata_providers.caching import CACHED_SYSTEM_BLOCKS, EPHEMERAL, cached_tail, is_anthropic_family
+from strata_providers.params import max_output_tokens
+
+_RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream", "stream_options"})
+
+
+def openrouter_request_body(info: ModelInfo, request: ModelRequest, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON body for one call, field order as OpenCode sends it; `tools` already in chat form."""
+    body: dict[str, Any] = {
+        "model": info.api_model_id,
+        "max_tokens": request.max_output_tokens or max_output_tokens(info),
+    }
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.top_p is not None:
+        body["top_p"] = request.top_p
+    body["messages"] = openrouter_messages(request, cache=is_anthropic_family(info))
+    body.update((key, value) for key, value in request.provider_options.items() if key not in _RESERVED)
+    if tools:
+        body["tools"] = tools
+        body["tool_choice"] = request.tool_choice or "auto"
+    body["stream"] = True
+    return body
+
+
+def openrouter_messages(request: ModelRequest, *, cache: bool) -> list[dict[str, Any]]:
+    from strata_providers.openai_chat import chat_entries
+
+    system: list[dict[str, Any]] = [_system(text) for text in request.system]
+    if cache:
+        for entry in system[:CACHED_SYSTEM_BLOCKS]:
+            entry["content"][-1]["cache_control"] = dict(EPHEMERAL)
+    tail = cached_tail(request.messages) if cache else frozenset()
+    converted: list[dict[str, Any]] = []
+    for index, message in enumerate(request.messages):
+        entries = chat_entries(message)
+        if isinstance(message, SystemModelMessage):
+            entries = [_system(message.content)]
+        if isinstance(message, ToolModelMessage):
+            names = [result.tool_name for result in message.content if not result.provider_executed]
+            for entry, name in zip(entries, names, strict=True):
+                entry["name"] = name
+        if index in tail:
+            for entry in entries[-1:]:
+                _mark(entry)
+        converted.extend(entries)
+    return system + converted
+
+
+def _system(text: str) -> dict[str, Any]:
+    return {"role": "system", "content": [{"type": "text", "text": text}]}
+
+
+def _mark(entry: dict[str, Any]) -> None:
+    if entry["role"] == "assistant":
+        return  # the SDK carries no breakpoint on an assistant message
+    if entry["role"] == "tool":
+        entry["cache_control"] = dict(EPHEMERAL)
+        return
+    content = entry["content"]
+    if isinstance(content, str):
+        entry["content"] = content = [{"type": "text", "text": content}]
+    if content:
+        content[-1]["cache_control"] = dict(EPHEMERAL)
