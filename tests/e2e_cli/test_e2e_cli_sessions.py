@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from cli_harness import Cli, mock_provider_config, write_config
+from opencode_records import RECORDED_SESSION, opencode_database
 
 from strata_providers.testing import ScriptedServer
 
@@ -68,3 +71,116 @@ def test_unknown_sessions_and_bad_exports_are_clear_errors(cli: Cli, tmp_path: P
     assert done.returncode == 1
     assert done.stderr.startswith(f"Error: {broken} is not valid JSON (line 1, column 2)")
     assert cli("session", "list").stdout.startswith("No sessions yet")
+
+
+def _in_another_project(cli: Cli, tmp_path: Path) -> Cli:
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    return Cli(other, cli.env)
+
+
+def test_show_export_and_delete_act_on_this_projects_sessions_unless_any_project(
+    cli: Cli, scripted: Scripted, tmp_path: Path
+) -> None:
+    session_id = _one_session(cli, scripted)
+    elsewhere = _in_another_project(cli, tmp_path)
+    for command in ("show", "export", "delete"):
+        done = elsewhere("session", command, session_id)
+        assert done.returncode == 1
+        assert done.stderr.strip() == (
+            f"Error: Session {session_id} (Groceries) belongs to another project ({cli.project}). "
+            "Run the command from there, or pass --any-project."
+        )
+    assert elsewhere("session", "show", "--any-project", session_id).stdout.startswith("# Groceries")
+    assert json.loads(elsewhere("session", "export", "--any-project", session_id).stdout)["info"]["id"] == session_id
+    assert elsewhere("session", "delete", "--any-project", session_id).returncode == 0
+    assert json.loads(cli("session", "list", "--json").stdout) == []
+
+
+def test_importing_a_session_stored_in_another_project_says_so_and_names_new_ids(
+    cli: Cli, scripted: Scripted, tmp_path: Path
+) -> None:
+    session_id = _one_session(cli, scripted)
+    exported = tmp_path / "export.json"
+    assert cli("session", "export", session_id, "-o", str(exported)).returncode == 0
+    elsewhere = _in_another_project(cli, tmp_path)
+    done = elsewhere("session", "import", str(exported))
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"Error: Session {session_id} (Groceries) is already stored, in another project ({cli.project}). "
+        f"Import a copy into this project under new ids: `strata session import --new-ids {exported}`."
+    )
+    copy = elsewhere("session", "import", "--new-ids", str(exported))
+    assert copy.returncode == 0, copy.stderr
+    assert len(json.loads(elsewhere("session", "list", "--json").stdout)) == 1
+
+
+def test_export_sanitize_redacts_as_opencode_does(cli: Cli, scripted: Scripted) -> None:
+    from strata_core.session.sanitize import sanitized
+
+    session_id = _one_session(cli, scripted)
+    plain = json.loads(cli("session", "export", session_id).stdout)
+    redacted = cli("session", "export", "--sanitize", session_id)
+    assert redacted.returncode == 0
+    assert json.loads(redacted.stdout) == sanitized(plain)
+    assert "milk" not in redacted.stdout and "Groceries" not in redacted.stdout
+    assert str(cli.project) not in redacted.stdout
+
+
+def test_opencode_sessions_are_listed_imported_and_continued(cli: Cli, scripted: Scripted, tmp_path: Path) -> None:
+    opencode_database(Path(cli.env["XDG_DATA_HOME"]) / "opencode" / "opencode.db", cli.project)
+    listed = cli("session", "list", "--opencode")
+    assert listed.returncode == 0, listed.stderr
+    assert RECORDED_SESSION in listed.stdout and "Scripted title" in listed.stdout
+    elsewhere = _in_another_project(cli, tmp_path)
+    assert elsewhere("session", "list", "--opencode").stdout.startswith("OpenCode has no sessions of this project")
+    refused = elsewhere("session", "import", "--from-opencode", RECORDED_SESSION)
+    assert refused.returncode == 1 and "--any-project" in refused.stderr and str(cli.project) in refused.stderr
+
+    imported = cli("session", "import", "--from-opencode", RECORDED_SESSION)
+    assert imported.stdout == f"Imported {RECORDED_SESSION} (Scripted title): 3 messages\n", imported.stderr
+    assert json.loads(cli("session", "list", "--opencode", "--json").stdout)[0]["imported"] is True
+    again = cli("session", "import", "--from-opencode", RECORDED_SESSION)
+    assert again.returncode == 1
+    assert f"`strata session import --new-ids --from-opencode {RECORDED_SESSION}`" in again.stderr
+
+    server = scripted([{"text": "Two items."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    assert cli("run", "-s", RECORDED_SESSION, "how many items?").returncode == 0
+    (request,) = server.main_requests
+    roles = [m["role"] for m in request.body["messages"] if m["role"] != "system"]
+    assert roles == ["user", "assistant", "tool", "assistant", "user"]
+
+
+def test_import_arguments_that_do_not_fit_are_clear_errors(cli: Cli) -> None:
+    cases = {
+        ("--from-opencode",): "--from-opencode takes session IDs or --all",
+        ("--from-opencode", "--all", "ses_x"): "--from-opencode takes session IDs or --all",
+        ("--all",): "--all and --any-project go with --from-opencode",
+        (): "Give one export file to import",
+        ("a.json", "b.json"): "Give one export file to import",
+    }
+    for args, message in cases.items():
+        done = cli("session", "import", *args)
+        assert done.returncode == 1 and done.stderr.startswith(f"Error: {message}"), (args, done.stderr)
+    missing = cli("session", "import", "--from-opencode", "--all")
+    assert missing.returncode == 1 and "No OpenCode database at" in missing.stderr
+
+
+def test_import_all_from_opencode_keeps_a_subagent_session_under_its_parent(cli: Cli) -> None:
+    database = opencode_database(Path(cli.env["XDG_DATA_HOME"]) / "opencode" / "opencode.db", cli.project)
+    with sqlite3.connect(database) as writer:  # a child made before its parent sorts first in OpenCode's listing
+        row = writer.execute("SELECT * FROM session").fetchone()
+        names = [c[1] for c in writer.execute("PRAGMA table_info(session)")]
+        child = dict(zip(names, row, strict=True))
+        child.update(id="ses_child", parent_id=RECORDED_SESSION, title="Child", time_created=child["time_created"] - 1)
+        writer.execute(f"INSERT INTO session VALUES ({', '.join('?' * len(names))})", [child[n] for n in names])
+    done = cli("session", "import", "--from-opencode", "--all")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        f"Imported {RECORDED_SESSION} (Scripted title): 3 messages",
+        "Imported ses_child (Child): 0 messages",
+    ]
+    listed = {s["id"]: s["parentID"] for s in json.loads(cli("session", "list", "--all", "--json").stdout)}
+    assert listed == {RECORDED_SESSION: None, "ses_child": RECORDED_SESSION}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
 import sys
 from pathlib import Path
@@ -146,7 +147,21 @@ anyio.run(main)
 async def test_a_migration_killed_partway_leaves_a_database_in_one_form_that_opens(
     tmp_path: Path, delay: float
 ) -> None:
-    path = tmp_path / "strata.db"
+    await _kill_migration_and_reopen(tmp_path / "strata.db", delay)
+
+
+@pytest.mark.slow
+async def test_a_migration_killed_at_random_points_always_leaves_a_database_that_opens(tmp_path: Path) -> None:
+    seed = random.randrange(2**32)
+    print(f"migration kill seed {seed}")  # shown with a failure, to replay the same kill points
+    rng = random.Random(seed)
+    for run in range(4):
+        await _kill_migration_and_reopen(tmp_path / f"run{run}" / "strata.db", rng.uniform(0.0, 0.8))
+
+
+async def _kill_migration_and_reopen(path: Path, delay: float) -> None:
+    """Migrate an old database in a child process, SIGKILL it after `delay` s, then open it here."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     write_old_database(path, sessions=80, turns=100)
     async with await anyio.open_process([sys.executable, "-c", CHILD, str(path)]) as child:
         await anyio.sleep(delay)

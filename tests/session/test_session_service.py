@@ -8,6 +8,7 @@ import pytest
 from session_records import IDS, SteppingClock, assistant_message, text_part, user_message
 
 from strata_core import message as m
+from strata_core.session.export import with_usage
 from strata_core.session.info import DEFAULT_TITLE_RE
 from strata_core.session.service import VERSION, MessageNotFoundError, SessionService, forked_title
 from strata_core.session.store import SessionNotFoundError, SessionStore
@@ -165,7 +166,9 @@ async def test_an_export_imports_back_unchanged_after_the_session_is_deleted(sto
     await svc.delete(info.id)
     result = await svc.import_session(exported)
 
-    assert result.info == info and result.warnings == ()
+    # The export carries what OpenCode keeps on a session (agent, model, usage), derived from the messages.
+    assert result.info == with_usage(info, before) and result.warnings == ()
+    assert result.info.agent == "build" and result.info.tokens is not None
     assert (result.messages, result.parts) == (4, 4)
     assert await svc.messages(info.id) == before
 

@@ -56,6 +56,8 @@ _SELF_EXPLAINING = frozenset(
         "CorrectedError",
         "ExportFormatError",
         "SessionExistsError",
+        "OpenCodeDatabaseError",
+        "OpenCodeSessionNotFoundError",
         "MessageNotFoundError",
     }
 )

@@ -105,6 +105,7 @@ _ATTRS_CLASSES: frozenset[type[Any]] = frozenset(
         *get_args(m.Part),
         *get_args(m.Message),
         session_info.SessionTime,
+        session_info.SessionModel,
         session_info.SessionInfo,
     }
 )

@@ -15,6 +15,7 @@ from strata_cli.output import echo_json, echo_table
 
 if TYPE_CHECKING:
     from strata_core.runtime import Runtime
+    from strata_core.session.info import SessionInfo
 
 T = TypeVar("T")
 
@@ -34,6 +35,24 @@ def _with_sessions(directory: Path | None, action: Callable[[Runtime], Awaitable
     return anyio.run(main)
 
 
+any_project = click.option(
+    "--any-project", is_flag=True, help="Act on the session even if it belongs to another project."
+)
+
+
+async def _session_here(runtime: Runtime, session_id: str, any_project: bool) -> SessionInfo:
+    """The session, if it is this project's (or `any_project`); else an error naming where it is."""
+    from strata_cli.errors import CliError
+
+    info = await runtime.sessions.get(session_id)
+    if not any_project and info.project_id != runtime.sessions.project_id:
+        raise CliError(
+            f"Session {session_id} ({info.title}) belongs to another project ({info.directory}). "
+            f"Run the command from there, or pass --any-project."
+        )
+    return info
+
+
 def _when(ms: int) -> str:
     import time
 
@@ -49,8 +68,14 @@ def session() -> None:
 @options.directory
 @options.json_output
 @click.option("--all", "include_children", is_flag=True, help="Include subagent (child) sessions.")
-def list_sessions(directory: Path | None, as_json: bool, include_children: bool) -> None:
+@click.option(
+    "--opencode", is_flag=True, help="List OpenCode's sessions of this project (what --from-opencode imports)."
+)
+def list_sessions(directory: Path | None, as_json: bool, include_children: bool, opencode: bool) -> None:
     """Sessions of this project, most recently updated first."""
+    if opencode:
+        _list_opencode(directory, as_json, include_children)
+        return
 
     async def load(runtime: Runtime) -> list[dict[str, Any]]:
         found = await runtime.sessions.list_sessions()
@@ -76,17 +101,54 @@ def list_sessions(directory: Path | None, as_json: bool, include_children: bool)
         echo_table(["ID", "UPDATED", "TITLE"], [(r["id"], _when(r["updated"]), r["title"]) for r in rows])
 
 
+def _list_opencode(directory: Path | None, as_json: bool, include_children: bool) -> None:
+    from strata_cli.opencode_sessions import database_path, list_project_sessions
+
+    async def load(runtime: Runtime) -> tuple[Path, list[dict[str, Any]]]:
+        path = database_path(runtime.container.env())
+        found = list_project_sessions(path, runtime.project)
+        rows = [
+            {
+                "id": s.id,
+                "title": s.title,
+                "created": s.created,
+                "updated": s.updated,
+                "parentID": s.parent_id,
+                "directory": s.directory,
+                "messages": s.messages,
+                "imported": await runtime.store.get_session(s.id) is not None,
+            }
+            for s in sorted(found, key=lambda s: s.updated, reverse=True)
+            if include_children or s.parent_id is None
+        ]
+        return path, rows
+
+    path, rows = _with_sessions(directory, load)
+    if as_json:
+        echo_json(rows)
+    elif not rows:
+        click.echo(f"OpenCode has no sessions of this project (read {path}).")
+    else:
+        table = [
+            (r["id"], _when(r["updated"]), str(r["messages"]), "yes" if r["imported"] else "", r["title"]) for r in rows
+        ]
+        echo_table(["ID", "UPDATED", "MESSAGES", "IMPORTED", "TITLE"], table)
+        click.echo("Import with `strata session import --from-opencode ID` (or --all).", err=True)
+
+
 @session.command(short_help="Show a session's conversation.")
 @click.argument("session_id", metavar="ID")
 @options.directory
 @options.json_output
-def show(session_id: str, directory: Path | None, as_json: bool) -> None:
+@any_project
+def show(session_id: str, directory: Path | None, as_json: bool, any_project: bool) -> None:
     """A session's conversation: messages, tool calls and errors (--json: the export document)."""
     from strata_cli.transcript import transcript_lines
     from strata_core.engine.session_writer import settle_if_idle
 
     async def load(runtime: Runtime) -> tuple[dict[str, Any], list[str]]:
-        await runtime.sessions.get(session_id)  # an unknown id fails here, before any lease file is made
+        # An unknown id, or another project's session, fails here, before any lease file is made.
+        await _session_here(runtime, session_id, any_project)
         await settle_if_idle(runtime.store, session_id, runtime.clock)
         exported = await runtime.sessions.export(session_id)
         history = await runtime.sessions.messages(session_id)
@@ -103,12 +165,24 @@ def show(session_id: str, directory: Path | None, as_json: bool) -> None:
 @session.command(short_help="Write a session as JSON (OpenCode's export format).")
 @click.argument("session_id", metavar="ID")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE, not stdout.")
+@click.option("--sanitize", is_flag=True, help="Redact transcript text, tool input and output, and file data.")
 @options.directory
-def export(session_id: str, output: Path | None, directory: Path | None) -> None:
-    """A session as JSON (OpenCode's export shape, so `opencode import` reads it too)."""
+@any_project
+def export(session_id: str, output: Path | None, sanitize: bool, directory: Path | None, any_project: bool) -> None:
+    """A session as JSON (OpenCode's export shape, so `opencode import` reads it too).
+
+    --sanitize redacts what `opencode export --sanitize` redacts: texts, reasoning, tool input, output and
+    metadata, file contents and paths, titles and directories, each replaced by a marker naming the record.
+    """
 
     async def load(runtime: Runtime) -> dict[str, Any]:
-        return await runtime.sessions.export(session_id)
+        await _session_here(runtime, session_id, any_project)
+        document = await runtime.sessions.export(session_id)
+        if sanitize:
+            from strata_core.session.sanitize import sanitized
+
+            return sanitized(document)
+        return document
 
     document = json.dumps(_with_sessions(directory, load), indent=2, ensure_ascii=False)
     if output is None:
@@ -118,42 +192,97 @@ def export(session_id: str, output: Path | None, directory: Path | None) -> None
         click.echo(f"Exported {session_id} to {output}", err=True)
 
 
-@session.command("import", short_help="Store a session from an export file.")
-@click.argument("source", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@session.command("import", short_help="Store a session from an export file or from OpenCode's database.")
+@click.argument("sources", metavar="FILE | ID...", nargs=-1)
+@click.option("--from-opencode", is_flag=True, help="Read the sessions from OpenCode's database (IDs, or --all).")
+@click.option("--all", "every", is_flag=True, help="With --from-opencode: every OpenCode session of this project.")
 @click.option("--new-ids", is_flag=True, help="Import a copy under new ids when the session is already stored.")
+@click.option("--any-project", is_flag=True, help="With --from-opencode: accept sessions of another project.")
 @options.directory
-def import_session(source: Path, new_ids: bool, directory: Path | None) -> None:
-    """Store a session from an export file (`-` reads stdin), into this project."""
+def import_session(
+    sources: tuple[str, ...], from_opencode: bool, every: bool, new_ids: bool, any_project: bool, directory: Path | None
+) -> None:
+    """Store a session from an export file (`-` reads stdin), into this project.
+
+    With --from-opencode, the sessions are read from OpenCode's own database
+    ($XDG_DATA_HOME/opencode/opencode.db), which is only read, never written, even while OpenCode runs:
+    the IDs given, or with --all every session of this project (matched by directory) not imported yet.
+    `strata session list --opencode` shows them.
+    """
     from strata_cli.errors import CliError
 
-    if str(source) == "-":
+    if from_opencode:
+        if every == bool(sources):
+            raise CliError(
+                "--from-opencode takes session IDs or --all, one of the two: "
+                "`strata session import --from-opencode --all`."
+            )
+        _import_from_opencode(sources, every=every, new_ids=new_ids, any_project=any_project, directory=directory)
+        return
+    if every or any_project:
+        raise CliError(
+            "--all and --any-project go with --from-opencode: `strata session import --from-opencode --all`."
+        )
+    if len(sources) != 1:
+        raise CliError("Give one export file to import (`-` for stdin): `strata session import FILE`.")
+    _import_file(sources[0], new_ids=new_ids, directory=directory)
+
+
+def _import_file(source: str, *, new_ids: bool, directory: Path | None) -> None:
+    from strata_cli.errors import CliError
+
+    if source == "-":
         text = sys.stdin.read()
     else:
         try:
-            text = source.read_text(encoding="utf-8")
+            text = Path(source).read_text(encoding="utf-8")
         except FileNotFoundError as error:
             raise CliError(f"Cannot import {source}: no such file.") from error
+        except IsADirectoryError as error:
+            raise CliError(f"Cannot import {source}: it is a directory, not an export file.") from error
 
     from strata_core.session.export import parse_export_text
 
-    document = parse_export_text(text, "stdin" if str(source) == "-" else str(source))
+    document = parse_export_text(text, "stdin" if source == "-" else source)
 
     async def store(runtime: Runtime) -> tuple[str, str, int]:
-        result = await runtime.sessions.import_session(document, new_ids=new_ids)
+        from strata_cli.import_conflict import import_conflict
+        from strata_core.session.service import SessionExistsError
+
+        try:
+            result = await runtime.sessions.import_session(document, new_ids=new_ids)
+        except SessionExistsError as error:
+            raise CliError(import_conflict(error, source)) from error
         return result.info.id, result.info.title, result.messages
 
     imported, title, count = _with_sessions(directory, store)
     click.echo(f"Imported {imported} ({title}): {count} messages")
 
 
+def _import_from_opencode(
+    ids: tuple[str, ...], *, every: bool, new_ids: bool, any_project: bool, directory: Path | None
+) -> None:
+    from strata_cli import opencode_sessions
+
+    async def store(runtime: Runtime) -> list[str]:
+        path = opencode_sessions.database_path(runtime.container.env())
+        documents = opencode_sessions.read_documents(path, runtime.project, ids, every=every, any_project=any_project)
+        if not documents:
+            return [f"OpenCode has no sessions of this project (read {path})."]
+        return await opencode_sessions.import_documents(runtime, documents, new_ids=new_ids, every=every)
+
+    click.echo("\n".join(_with_sessions(directory, store)))
+
+
 @session.command(short_help="Delete a session and its subagent sessions.")
 @click.argument("session_id", metavar="ID")
 @options.directory
-def delete(session_id: str, directory: Path | None) -> None:
+@any_project
+def delete(session_id: str, directory: Path | None, any_project: bool) -> None:
     """Delete a session with its messages and its subagent sessions."""
 
     async def remove(runtime: Runtime) -> str:
-        title = (await runtime.sessions.get(session_id)).title
+        title = (await _session_here(runtime, session_id, any_project)).title
         await runtime.sessions.delete(session_id)
         return title
 

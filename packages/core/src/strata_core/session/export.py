@@ -20,7 +20,7 @@ from strata_core import message as m
 from strata_core.errors import StrataError
 from strata_core.ids import Ids
 from strata_core.serialization import converter
-from strata_core.session.info import SessionInfo, SessionTime
+from strata_core.session.info import SessionInfo, SessionModel, SessionTime, derived_slug
 
 
 class ExportFormatError(StrataError, ValueError):
@@ -38,7 +38,8 @@ class ReadExport:
 
 def export_data(info: SessionInfo, messages: Sequence[m.MessageWithParts]) -> dict[str, Any]:
     """The export document of a session: what `opencode export` prints, less its `todos`."""
-    return {"info": session_data(info), "messages": [message_data(message) for message in messages]}
+    info = with_usage(info, messages)
+    return {"info": session_data(info), "messages": [_exported_message(message) for message in messages]}
 
 
 def session_data(info: SessionInfo) -> dict[str, Any]:
@@ -55,6 +56,46 @@ def message_data(message: m.MessageWithParts) -> dict[str, Any]:
 def part_data(part: m.Part) -> dict[str, Any]:
     data: dict[str, Any] = converter.unstructure(part)
     return data
+
+
+def _exported_message(message: m.MessageWithParts) -> dict[str, Any]:
+    data = message_data(message)
+    return {
+        "info": _without_false(data["info"], "summary"),
+        "parts": [_without_false(part, "synthetic", "ignored") for part in data["parts"]],
+    }
+
+
+def _without_false(record: dict[str, Any], *flags: str) -> dict[str, Any]:
+    """`record` without the flags that are `false`: OpenCode writes them only when true, and an export
+    read back by it (or by Strata, whose default is false) then comes out as it went in."""
+    return {key: value for key, value in record.items() if not (key in flags and value is False)}
+
+
+def with_usage(info: SessionInfo, messages: Sequence[m.MessageWithParts]) -> SessionInfo:
+    """The session with the fields OpenCode keeps on it and Strata does not store, filled from its messages
+    where they are missing: agent and model of the last user message, cost and tokens summed over the
+    assistant messages (as OpenCode's own `session_usage` migration derives them)."""
+    users = [h.info for h in messages if isinstance(h.info, m.UserMessage)]
+    replies = [h.info for h in messages if isinstance(h.info, m.AssistantMessage)]
+    last = users[-1] if users else None
+    model = info.model
+    if model is None and last is not None:
+        model = SessionModel(id=last.model.model_id, provider_id=last.model.provider_id, variant=last.model.variant)
+    tokens = info.tokens or m.Tokens(
+        input=sum(r.tokens.input for r in replies),
+        output=sum(r.tokens.output for r in replies),
+        reasoning=sum(r.tokens.reasoning for r in replies),
+        cache_read=sum(r.tokens.cache_read for r in replies),
+        cache_write=sum(r.tokens.cache_write for r in replies),
+    )
+    return attrs.evolve(
+        info,
+        agent=info.agent or (last.agent if last is not None else None),
+        model=model,
+        cost=info.cost if info.cost is not None else sum(r.cost for r in replies),
+        tokens=tokens,
+    )
 
 
 def parse_export_text(text: str, where: str = "the export") -> Any:
@@ -77,7 +118,7 @@ def read_export(data: Any, *, project_id: str, directory: str, now: int, ids: Id
     if not isinstance(data, Mapping) or not isinstance(data.get("info"), Mapping):
         raise ExportFormatError(
             "not a session export: expected a JSON object with `info` (the session) and `messages`, "
-            "as written by `opencode export` or `strata export`"
+            "as written by `opencode export` or `strata session export`"
         )
     raw_messages = data.get("messages", [])
     if not isinstance(raw_messages, list):
@@ -99,7 +140,7 @@ def _session_info(
     if not session_id:
         session_id = ids.new("ses")
         warnings.append(f"the session has no id; imported as {session_id}")
-    time: Mapping[str, Any] = raw["time"] if isinstance(raw.get("time"), Mapping) else {}
+    time: Mapping[str, Any] = _mapping(raw.get("time")) or {}
     created = _number(time.get("created"), now)
     return SessionInfo(
         id=session_id,
@@ -107,11 +148,36 @@ def _session_info(
         directory=directory,
         title=_text(raw.get("title")) or "Imported session",
         version=_text(raw.get("version")) or "unknown",
-        time=SessionTime(created=created, updated=_number(time.get("updated"), created)),
+        time=SessionTime(
+            created=created,
+            updated=_number(time.get("updated"), created),
+            compacting=_optional_number(time.get("compacting")),
+            archived=_optional_number(time.get("archived")),
+        ),
         parent_id=_text(raw.get("parentID")) or None,
         permission=_permission(raw.get("permission"), warnings),
-        summary=dict(raw["summary"]) if isinstance(raw.get("summary"), Mapping) else None,
+        summary=_mapping(raw.get("summary")),
+        stored_slug=_text(raw.get("slug")) if _text(raw.get("slug")) not in ("", derived_slug(session_id)) else None,
+        path=raw["path"] if isinstance(raw.get("path"), str) else None,
+        workspace_id=_text(raw.get("workspaceID")) or None,
+        agent=_text(raw.get("agent")) or None,
+        model=_session_model(raw.get("model")),
+        cost=_optional_number(raw.get("cost")),
+        tokens=converter.structure(raw["tokens"], m.Tokens) if isinstance(raw.get("tokens"), Mapping) else None,
+        share=_mapping(raw.get("share")),
+        metadata=_mapping(raw.get("metadata")),
+        revert=_mapping(raw.get("revert")),
     )
+
+
+def _session_model(raw: Any) -> SessionModel | None:
+    if not isinstance(raw, Mapping) or not _text(raw.get("id")) or not _text(raw.get("providerID")):
+        return None
+    return SessionModel(id=raw["id"], provider_id=raw["providerID"], variant=_text(raw.get("variant")) or None)
+
+
+def _mapping(value: Any) -> dict[str, Any] | None:
+    return dict(value) if isinstance(value, Mapping) else None
 
 
 def _permission(raw: Any, warnings: list[str]) -> list[dict[str, str]] | None:
@@ -131,6 +197,11 @@ def _text(value: Any) -> str:
 
 def _number(value: Any, default: int) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+
+def _optional_number(value: Any) -> Any:
+    """A JSON number as it was (int or float), or None."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 # ---------------------------------------------------------------------------------------------------------

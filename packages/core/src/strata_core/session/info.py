@@ -1,4 +1,5 @@
-"""A session's own record: where it runs, its title, its parent, its extra permission rules."""
+"""A session's own record: where it runs, its title, its parent, its extra permission rules, and the fields
+OpenCode keeps on a session (agent, model, usage, ...) so an import and an export back lose none of them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from attrs import define, field
 
-from strata_core.message import json_name
+from strata_core.message import Tokens, json_name
 
 DEFAULT_TITLE_RE = re.compile(r"^(New session - |Child session - )\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
@@ -17,6 +18,16 @@ class SessionTime:
     created: int
     updated: int
     compacting: int | None = None
+    archived: int | None = None
+
+
+@define(kw_only=True)
+class SessionModel:
+    """The model a session last ran with, in OpenCode's session shape (`{id, providerID, variant}`)."""
+
+    id: str
+    provider_id: str = field(metadata=json_name("providerID"))
+    variant: str | None = None
 
 
 @define(kw_only=True)
@@ -31,15 +42,32 @@ class SessionInfo:
     permission: list[dict[str, str]] | None = None
     """Session rules (`permission.to_config` form); they come after the agent's and win."""
     summary: dict[str, Any] | None = None
+    stored_slug: str | None = field(default=None, metadata=json_name("slug"))
+    """The slug an imported OpenCode session came with; a Strata session has none and derives one (`slug`)."""
+    path: str | None = None
+    """The directory relative to the worktree (OpenCode's `path`)."""
+    workspace_id: str | None = field(default=None, metadata=json_name("workspaceID"))
+    agent: str | None = None
+    model: SessionModel | None = None
+    cost: float | None = None
+    tokens: Tokens | None = None
+    share: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    revert: dict[str, Any] | None = None
 
     @property
     def slug(self) -> str:
-        """A short display name derived from the id (OpenCode stores a random one; Strata does not keep it).
+        """A short display name: the one OpenCode gave an imported session, else one derived from the id.
 
         It names the session's plan file and fills the `slug` OpenCode's importer requires in an export.
         """
-        return f"strata-{self.id.removeprefix('ses_')[-10:].lower()}"
+        return self.stored_slug or derived_slug(self.id)
 
     @property
     def has_default_title(self) -> bool:
         return DEFAULT_TITLE_RE.match(self.title) is not None
+
+
+def derived_slug(session_id: str) -> str:
+    """The slug of a session that came with none (every Strata session)."""
+    return f"strata-{session_id.removeprefix('ses_')[-10:].lower()}"

@@ -78,7 +78,16 @@ class MessageNotFoundError(StrataError, LookupError):
 
 
 class SessionExistsError(StrataError, ValueError):
-    """An import would overwrite a session that is already in the store."""
+    """An import would overwrite a session that is already in the store (of this project, or another one)."""
+
+    def __init__(self, existing: SessionInfo, *, here: bool) -> None:
+        where = "here" if here else f"in another project ({existing.directory})"
+        super().__init__(
+            f"Session {existing.id} is already stored {where}. Delete it first to restore it from this export, "
+            f"or import a copy under new ids."
+        )
+        self.existing = existing
+        self.here = here
 
 
 @frozen
@@ -216,12 +225,10 @@ class SessionService:
             document, project_id=self.project_id, directory=self.directory, now=self.clock.now_ms(), ids=self.ids
         )
         info, history, warnings = read.info, list(read.messages), list(read.warnings)
-        if await self.store.get_session(info.id) is not None:
+        existing = await self.store.get_session(info.id)
+        if existing is not None:
             if not new_ids:
-                raise SessionExistsError(
-                    f"Session {info.id} is already stored here. Delete it first to restore it from this export, "
-                    f"or import a copy under new ids."
-                )
+                raise SessionExistsError(existing, here=existing.project_id == self.project_id)
             info = evolve(info, id=self.ids.new("ses"))
             history = copy_history(history, info.id, self.ids)
         if info.parent_id is not None and await self.store.get_session(info.parent_id) is None:
