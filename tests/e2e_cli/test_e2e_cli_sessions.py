@@ -128,6 +128,21 @@ def test_export_sanitize_redacts_as_opencode_does(cli: Cli, scripted: Scripted) 
     assert str(cli.project) not in redacted.stdout
 
 
+def test_export_sanitize_also_hides_a_configured_key_a_provider_error_echoed(cli: Cli, scripted: Scripted) -> None:
+    key = "sk-configured-9f8e7d6c"
+    server = scripted([{"status": 401, "message": f"Incorrect API key provided: {key}"}])
+    config = mock_provider_config(server.base_url)
+    config["provider"]["mock"]["options"]["apiKey"] = "{env:MOCK_API_KEY}"
+    write_config(cli.project, config)
+    env = {"MOCK_API_KEY": key}
+    assert cli("run", "hello", extra_env=env).returncode != 0
+    (session,) = json.loads(cli("session", "list", "--json", extra_env=env).stdout)
+    assert key in cli("session", "export", session["id"], extra_env=env).stdout  # the error is kept as it came
+    redacted = cli("session", "export", "--sanitize", session["id"], extra_env=env)
+    assert redacted.returncode == 0 and "Incorrect API key provided" in redacted.stdout
+    assert key not in redacted.stdout
+
+
 def test_opencode_sessions_are_listed_imported_and_continued(cli: Cli, scripted: Scripted, tmp_path: Path) -> None:
     opencode_database(Path(cli.env["XDG_DATA_HOME"]) / "opencode" / "opencode.db", cli.project)
     listed = cli("session", "list", "--opencode")

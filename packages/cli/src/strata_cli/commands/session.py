@@ -172,16 +172,20 @@ def export(session_id: str, output: Path | None, sanitize: bool, directory: Path
     """A session as JSON (OpenCode's export shape, so `opencode import` reads it too).
 
     --sanitize redacts what `opencode export --sanitize` redacts: texts, reasoning, tool input, output and
-    metadata, file contents and paths, titles and directories, each replaced by a marker naming the record.
+    metadata, file contents and paths, titles and directories, each replaced by a marker naming the record;
+    and any configured credential (an `{env:}`/`{file:}` value, a key) wherever else it appears.
     """
 
     async def load(runtime: Runtime) -> dict[str, Any]:
         await _session_here(runtime, session_id, any_project)
         document = await runtime.sessions.export(session_id)
         if sanitize:
+            from strata_core.redaction import redact_data
             from strata_core.session.sanitize import sanitized
 
-            return sanitized(document)
+            # OpenCode's rule, then every credential config loading saw, wherever it still stands (a provider's
+            # error message that echoed the key, say).
+            return dict(redact_data(sanitized(document)))
         return document
 
     document = json.dumps(_with_sessions(directory, load), indent=2, ensure_ascii=False)
