@@ -199,3 +199,11 @@ def test_import_all_from_opencode_keeps_a_subagent_session_under_its_parent(cli:
     ]
     listed = {s["id"]: s["parentID"] for s in json.loads(cli("session", "list", "--all", "--json").stdout)}
     assert listed == {RECORDED_SESSION: None, "ses_child": RECORDED_SESSION}
+
+
+def test_importing_a_file_nested_too_deeply_is_one_clear_error(cli: Cli, tmp_path: Path) -> None:
+    hostile = tmp_path / "deep.json"
+    hostile.write_text('{"info": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    done = cli("session", "import", str(hostile))
+    assert done.returncode == 1, done.stderr
+    assert "nested too deeply" in done.stderr and "Traceback" not in done.stderr

@@ -164,3 +164,12 @@ def test_a_session_another_process_is_writing_is_refused_as_busy(serve: ServeFac
         assert busy.status_code == 409 and busy.json()["name"] == "BusyError"
         assert session_id in busy.json()["data"]["message"]
         assert stored_messages(client, session_id) == []
+
+
+def test_a_body_nested_too_deeply_is_a_bad_request(serve: ServeFactory) -> None:
+    server = serve([])
+    with httpx.Client(base_url=server.url) as client:
+        deep = b'{"parts": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
+        response = client.post("/session", content=deep, headers={"content-type": "application/json"})
+        assert response.status_code == 400 and "nested too deeply" in response.json()["data"]["message"]
+        assert client.get("/session").json() == []

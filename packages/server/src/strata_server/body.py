@@ -9,6 +9,7 @@ from typing import Any
 from jsonschema.exceptions import ValidationError, best_match
 from starlette.requests import Request
 
+from strata_core import json_text
 from strata_server.errors import bad_request
 from strata_server.openapi import body_validator
 from strata_server.security import body_too_large
@@ -26,7 +27,9 @@ async def read_json(request: Request, operation_id: str, max_bytes: int, *, opti
             return {}
         raise bad_request("The request needs a JSON body.")
     try:
-        data = json.loads(raw)
+        data = json_text.loads(raw.decode("utf-8"))
+    except json_text.JsonNestingError as error:
+        raise bad_request(f"The request body is {error}.") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         where = f" (line {error.lineno}, column {error.colno})" if isinstance(error, json.JSONDecodeError) else ""
         raise bad_request(f"The request body is not valid JSON{where}.") from error

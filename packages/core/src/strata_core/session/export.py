@@ -16,6 +16,7 @@ import attrs
 from attrs import frozen
 from cattrs import ClassValidationError
 
+from strata_core import json_text
 from strata_core import message as m
 from strata_core.errors import StrataError
 from strata_core.ids import Ids
@@ -102,13 +103,15 @@ def parse_export_text(text: str, where: str = "the export") -> Any:
     """JSON of an export file. Text before the first `{` is skipped: some OpenCode versions printed a status
     line (`Exporting session: ses_…`) into redirected exports (anomalyco/opencode#12130)."""
     try:
-        return json.loads(text)
+        return json_text.loads(text)
+    except json_text.JsonNestingError as error:
+        raise ExportFormatError(f"{where} is not a session export: {error}") from None
     except json.JSONDecodeError as error:
         start = text.find("{")
         if start > 0:
             try:
-                return json.loads(text[start:])
-            except json.JSONDecodeError:
+                return json_text.loads(text[start:])
+            except (json.JSONDecodeError, json_text.JsonNestingError):
                 pass
         raise ExportFormatError(f"{where} is not valid JSON (line {error.lineno}, column {error.colno})") from error
 
