@@ -9,11 +9,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_harness import STRATA, Cli, mock_provider_config, write_config
+from engine_harness import tool_results
 from mcp_servers import fixture_server, hanging_server, time_server, wait_for_no_leftovers
 
+from strata_core.sandbox.bubblewrap import probe
 from strata_providers.testing import ScriptedServer
 
 Scripted = Callable[[list[dict[str, Any]]], ScriptedServer]
@@ -135,7 +139,7 @@ def test_a_run_without_an_mcp_block_never_imports_the_mcp_sdk(cli: Cli, scripted
 
 def test_ctrl_c_during_an_mcp_call_ends_the_run_and_its_servers(cli: Cli, scripted: Scripted) -> None:
     server = scripted([{"tool_calls": [{"name": "fixture_wait_forever", "arguments": {}}]}, {"text": "Never."}])
-    started = cli.project.parent / "call-started"
+    started = cli.project / "call-started"  # inside the project: the server is sandboxed like a command
     fixture = fixture_server(environment={"MCP_FIXTURE_STARTED": str(started)})
     write_config(cli.project, _config(server.base_url, {"fixture": fixture}))
     process = subprocess.Popen(
@@ -162,3 +166,34 @@ def test_session_commands_start_no_server(cli: Cli) -> None:
     assert listed.returncode == 0, listed.stderr
     assert not spawned.exists()
     assert cli("mcp", "list").returncode == 0 and spawned.exists()  # the same entry does start where it should
+
+
+def test_a_local_server_runs_in_the_shell_sandbox(cli: Cli, scripted: Scripted, tmp_path: Path) -> None:
+    if probe("/usr/bin/bwrap") is not None:
+        pytest.skip(f"no sandbox mechanism here: {probe('/usr/bin/bwrap')}")
+    outside = tmp_path / "outside.txt"  # under /tmp, which is private inside
+    host_dir = Path(sys.executable).parent / "strata-probe-written.txt"  # the host's own file system
+    calls = [
+        {"name": "fixture_probe_write", "arguments": {"path": str(outside)}},
+        {"name": "fixture_probe_write", "arguments": {"path": str(host_dir)}},
+        {"name": "fixture_probe_write", "arguments": {"path": str(cli.project / "inside.txt")}},
+        {"name": "fixture_probe_read", "arguments": {"path": "/proc/1/environ"}},
+        {"name": "fixture_probe_read", "arguments": {"path": str(cli.project / ".env")}},
+    ]
+    server = scripted([{"tool_calls": calls}, {"text": "Done."}])
+    (cli.project / ".env").write_text("SECRET=hunter22\n")
+    fixture = fixture_server(environment={"MCP_FIXTURE_PROBES": "1"})
+    write_config(cli.project, _config(server.base_url, {"fixture": fixture}))
+    try:
+        done = cli("run", "--auto", "probe", extra_env={"STRATA_PROBE_KEY": "sk-never-seen"})
+        assert not outside.exists() and not host_dir.exists()  # nothing written outside the project
+    finally:
+        host_dir.unlink(missing_ok=True)
+    assert done.returncode == 0, done.stderr
+    results = tool_results(server.main_requests[1].body)
+    assert results[1] == "refused: Read-only file system"
+    assert results[2] == "written" and (cli.project / "inside.txt").exists()
+    # pid 1 is the sandbox's own init, not a process of the host, and a key-like variable was scrubbed
+    assert results[3].startswith("read:") and "sk-never-seen" not in results[3] and "PATH=" in results[3]
+    assert "hunter22" not in results[4]  # .env files read as empty
+    assert wait_for_no_leftovers() == []

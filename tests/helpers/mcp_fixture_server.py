@@ -6,7 +6,8 @@ Its tools cover what a client must convert: text, an image, an embedded resource
 kills the server mid-call, a call that never returns (for abort), and a name that needs sanitising (`look.up`).
 `MCP_FIXTURE_HANG=1` makes it hang before it answers `initialize` (a server that never starts);
 `MCP_FIXTURE_STARTED=FILE` makes `wait_forever` write FILE when it is called; `MCP_FIXTURE_INSTRUCTIONS` is
-what it tells clients at `initialize`.
+what it tells clients at `initialize`; `MCP_FIXTURE_PROBES=1` adds `probe_write` and `probe_read`, which try
+to write or read a path and say what happened (for containment tests; off, the tool list is the recorded one).
 """
 
 from __future__ import annotations
@@ -81,6 +82,26 @@ def wait_forever() -> str:
 @server.resource("note://readme", name="readme", description="A short note.", mime_type="text/plain")
 def readme() -> str:
     return "Read me first."
+
+
+def probe_write(path: str) -> str:
+    try:
+        Path(path).write_text("written by the MCP server")
+    except OSError as error:
+        return f"refused: {error.strerror}"
+    return "written"
+
+
+def probe_read(path: str) -> str:
+    try:
+        return "read: " + Path(path).read_bytes().decode("utf-8", "replace")
+    except OSError as error:
+        return f"refused: {error.strerror}"
+
+
+if os.environ.get("MCP_FIXTURE_PROBES") == "1":
+    server.tool(description="Try to write a file.")(probe_write)
+    server.tool(description="Try to read a file.")(probe_read)
 
 
 def main() -> None:

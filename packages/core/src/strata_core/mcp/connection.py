@@ -27,7 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from strata_core.config.schema import McpLocalConfig, McpRemoteConfig
-from strata_core.mcp.launch import local_launch
+from strata_core.mcp.launch import Contain, local_launch
 
 START_TIMEOUT_MS = 30_000
 """How long a server without a `timeout` may take to start (OpenCode's default)."""
@@ -67,6 +67,8 @@ class ServerConnection:
     directory: Path
     call_timeout_ms: int | None = None
     """Per request: the server's `timeout`, else `experimental.mcp_timeout`, else the SDK's 60 s."""
+    contain: Contain | None = None
+    """How a local server is contained (the shell sandbox), or None to start it as configured."""
     status: McpStatus = PENDING
     tools: tuple[types.Tool, ...] = ()
     capabilities: types.ServerCapabilities | None = None
@@ -184,6 +186,9 @@ class ServerConnection:
     async def _local_streams(self, stack: AsyncExitStack) -> Any:
         assert isinstance(self.config, McpLocalConfig)
         launch = local_launch(self.config, self.env, self.directory)
+        if self.contain is not None:
+            launch, finish = await anyio.to_thread.run_sync(self.contain, launch)
+            stack.callback(finish)  # after the SDK has ended the server (callbacks run last in, first out)
         # The server's stderr is its own log; OpenCode pipes it away from the terminal too.
         errlog = stack.enter_context(open(os.devnull, "w"))  # noqa: SIM115, ASYNC230 (opening /dev/null does not block)
         parameters = StdioServerParameters(

@@ -21,6 +21,7 @@ from attrs import define, field
 from strata_core.bus import Bus, McpServerFailed
 from strata_core.config.schema import McpLocalConfig, McpRemoteConfig, McpServerConfig
 from strata_core.mcp.connection import McpStatus, ServerConnection
+from strata_core.mcp.launch import Contain
 from strata_core.mcp.resource_tools import resource_tools
 from strata_core.mcp.tools import McpTool, tool_name
 from strata_core.permission.rules import Ruleset, disabled
@@ -92,7 +93,8 @@ class McpServersRunning:
     """`async with McpServersRunning(config, ...) as servers:`: every enabled server of `config` starting in
     the background, all of them closed on exit.
 
-    `default_timeout_ms` is `experimental.mcp_timeout`, the request timeout of servers without their own. An
+    `default_timeout_ms` is `experimental.mcp_timeout`, the request timeout of servers without their own;
+    `contain` wraps each local server in the containment in force (`launch.sandboxed`). An
     `enabled`-only entry that names no server anywhere is left out, as OpenCode ignores an entry without a
     type. A class rather than an `@asynccontextmanager`: its task group must not span a generator's `yield`.
     """
@@ -105,12 +107,13 @@ class McpServersRunning:
         directory: Path,
         default_timeout_ms: int | None = None,
         bus: Bus | None = None,
+        contain: Contain | None = None,
     ) -> None:
         servers = {
             name: server for name, server in config.items() if isinstance(server, McpLocalConfig | McpRemoteConfig)
         }
         connections = {
-            name: ServerConnection(name, server, env, directory, server.timeout or default_timeout_ms)
+            name: ServerConnection(name, server, env, directory, server.timeout or default_timeout_ms, contain)
             for name, server in servers.items()
             if server.enabled is not False
         }

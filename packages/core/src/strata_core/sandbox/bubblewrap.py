@@ -47,6 +47,9 @@ class Layout:
     tmpfs: tuple[Path, ...]
     """Private, empty, writable dirs (`/tmp`, the home directory)."""
     network: bool
+    whole_root: bool = False
+    """The host's file system read-only beneath every other mount (a server's layout: it needs its runtime
+    and packages where they are), instead of the system dirs alone."""
 
 
 def _is_within(path: Path, root: Path) -> bool:
@@ -100,7 +103,7 @@ def bwrap_argv(
     args += ["--unshare-cgroup-try"]
     if not layout.network:
         args.append("--unshare-net")
-    args += system_arguments()
+    args += ["--ro-bind", "/", "/"] if layout.whole_root else system_arguments()
     args += ["--dev", "/dev", "--proc", "/proc"]
     for name in MASKED_SYSTEM_FILES:
         if Path(name).exists():

@@ -136,6 +136,23 @@ class ShellSandbox:
             raise
         return PreparedCommand(tuple(wrapped), tuple(claimed), (info[1],), info)
 
+    def prepare_server(self, argv: Sequence[str], *, cwd: Path, root: Path) -> PreparedCommand:
+        """A long-lived server's `argv` (a local MCP server), wrapped for the mode in force in `server_layout`;
+        uncontained, as it is (its own process group ends it). Blocking, like `prepare`; `finish` it once the
+        server has ended."""
+        state = self.state()
+        if not state.contained:
+            return PreparedCommand(tuple(argv))
+        writable = state.mode == "workspace-write"
+        claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
+        try:
+            layout = self.server_layout(root, cwd, writable)
+            wrapped = bwrap_argv(self.settings.bwrap, layout, self._empty_file(), cwd, argv)
+        except BaseException:
+            placeholders.release(claimed)
+            raise
+        return PreparedCommand(tuple(wrapped), tuple(claimed))
+
     def finish(self, prepared: PreparedCommand) -> None:
         """After the command has ended (blocking; run it in a thread): wait until its PID namespace is empty,
         since bwrap exits as soon as the shell has, while the kernel is still ending the rest, then remove
@@ -177,6 +194,25 @@ class ShellSandbox:
         mounts += [Mount(empty, path) for path in secret_files(root, self.rg)]
         tmpfs = [Path("/tmp")] + ([home] if home != Path(home.anchor) else [])
         return Layout(tuple(mounts), tuple(tmpfs), self.settings.network)
+
+    def server_layout(self, root: Path, cwd: Path, writable: bool) -> Layout:
+        """What a server sees: the host read-only (it runs the user's own runtime and packages from where they
+        are), writable only where a command may write plus the user's package caches (npx and uvx fill them
+        as they start), a private `/tmp` and PID namespace (no `/proc` of Strata), `.env` files hidden, the
+        protected paths read-only, and the network on (servers are made to reach their services)."""
+        home = Path(self.env.get("HOME") or Path.home())
+        caches = (Path(self.env.get("XDG_CACHE_HOME") or home / ".cache"), home / ".npm")
+        mounts = [Mount(path, path, True) for path in caches if path.is_dir()]
+        for path in self.writable_dirs:
+            path.mkdir(parents=True, exist_ok=True)
+            mounts.append(Mount(path, path, writable))
+        mounts += [Mount(path, path, writable) for path in self.settings.writable]
+        mounts.append(Mount(root, root, writable))
+        if writable:
+            mounts += [_protect(path, root) for path in protected_paths(root, cwd) if os.path.lexists(path)]
+        empty = self._empty_file()
+        mounts += [Mount(empty, path) for path in secret_files(root, self.rg)]
+        return Layout(tuple(mounts), (Path("/tmp"),), network=True, whole_root=True)
 
     def _empty_file(self) -> Path:
         """An empty file outside everything bound writable (inside, it would not stay empty)."""
