@@ -52,11 +52,18 @@ def fitted_image(handle: BinaryIO, mime: str, *, size: int, max_bytes: int) -> t
                 f"{MAX_DECODED_PIXELS / 1_000_000:g} megapixels are); attach a copy of at most {MAX_SIDE} pixels "
                 "on its long side"
             )
-        image.draft("RGB", (MAX_SIDE, MAX_SIDE))
+        scale = MAX_SIDE / max(width, height)
+        # The size wanted, not a MAX_SIDE square: draft mode keeps both sides at least as large as asked.
+        image.draft("RGB", (math.ceil(width * scale), math.ceil(height * scale)))
+        keeps_alpha = image.format != "JPEG"
         factor = math.ceil(max(image.size) / MAX_SIDE)
-        smaller = image.reduce(factor) if factor > 1 else image
+        if factor > 1:
+            smaller = image.reduce(factor)
+            image.close()  # the full-size pixels go before the smaller copy is resized and encoded
+        else:
+            smaller = image
         smaller.thumbnail((MAX_SIDE, MAX_SIDE))
-        return _encoded(smaller, keeps_alpha=image.format != "JPEG", max_bytes=max_bytes)
+        return _encoded(smaller, keeps_alpha=keeps_alpha, max_bytes=max_bytes)
 
 
 def _all_of(handle: BinaryIO) -> bytes:
