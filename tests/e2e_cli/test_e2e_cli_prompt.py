@@ -80,6 +80,12 @@ def test_models_lists_only_usable_models_unless_all(cli: Cli) -> None:
     assert done.returncode == 1 and done.stderr.startswith('Error: Unknown provider "nope"')
 
 
+def test_models_with_nothing_usable_says_why_on_stderr(cli: Cli) -> None:
+    done = cli("models")
+    assert done.returncode == 0 and done.stdout == ""
+    assert "No usable models" in done.stderr and "`strata models --all`" in done.stderr
+
+
 def test_models_verbose_shows_limits_capabilities_and_prices(cli: Cli) -> None:
     done = cli("models", "anthropic", "--verbose", extra_env={"ANTHROPIC_API_KEY": "k"})
     assert done.returncode == 0, done.stderr

@@ -62,6 +62,14 @@ def models(
         return
     for info in infos:
         click.echo(describe(info) if verbose else info.ref)
+    if not infos and not include_unusable:
+        # stdout stays empty for scripts; a person is told why and what would list some.
+        click.echo(
+            "No usable models: no provider has its API key set, none is configured in strata.json or "
+            "opencode.json, and no local server answered. Set a key (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...), "
+            "or see every known model with `strata models --all`.",
+            err=True,
+        )
 
 
 def refresh(source: str, cache_dir: Path) -> str:
