@@ -171,7 +171,7 @@ def test_session_commands_start_no_server(cli: Cli) -> None:
 def test_a_local_server_runs_in_the_shell_sandbox(cli: Cli, scripted: Scripted, tmp_path: Path) -> None:
     if probe("/usr/bin/bwrap") is not None:
         pytest.skip(f"no sandbox mechanism here: {probe('/usr/bin/bwrap')}")
-    outside = tmp_path / "outside.txt"  # under /tmp, which is private inside
+    outside = tmp_path / "outside.txt"  # under /tmp, the host's and read-only inside
     host_dir = Path(sys.executable).parent / "strata-probe-written.txt"  # the host's own file system
     calls = [
         {"name": "fixture_probe_write", "arguments": {"path": str(outside)}},
@@ -191,7 +191,7 @@ def test_a_local_server_runs_in_the_shell_sandbox(cli: Cli, scripted: Scripted, 
         host_dir.unlink(missing_ok=True)
     assert done.returncode == 0, done.stderr
     results = tool_results(server.main_requests[1].body)
-    assert results[1] == "refused: Read-only file system"
+    assert results[0] == results[1] == "refused: Read-only file system"
     assert results[2] == "written" and (cli.project / "inside.txt").exists()
     # pid 1 is the sandbox's own init, not a process of the host, and a key-like variable was scrubbed
     assert results[3].startswith("read:") and "sk-never-seen" not in results[3] and "PATH=" in results[3]

@@ -68,7 +68,7 @@ def sandboxed(sandbox: ShellSandbox, root: Path) -> Contain:
         inherited = {name: value for name, value in launch.env.items() if name not in launch.configured}
         kept = scrubbed_environment(inherited, hidden=settings.hidden_env, allow=settings.env_allow)
         prepared = sandbox.prepare_server(launch.argv, cwd=launch.cwd, root=root)
-        env = {**kept, **launch.configured}
+        env = {**kept, **dict(prepared.env), **launch.configured}
         return evolve(launch, argv=prepared.argv, env=env), lambda: sandbox.finish(prepared)
 
     return contain

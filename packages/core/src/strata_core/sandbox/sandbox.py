@@ -61,6 +61,8 @@ class PreparedCommand:
     claimed: tuple[Path, ...] = ()
     pass_fds: tuple[int, ...] = ()
     info_pipe: tuple[int, int] | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables the command must get for the layout to work (a server's `TMPDIR`)."""
 
 
 def writable_root(directory: Path, worktree: Path) -> Path:
@@ -102,6 +104,8 @@ class ShellSandbox:
     env: Mapping[str, str] = field(factory=lambda: os.environ)
     rg: str | None = None
     """The `rg` that finds `.env` files to hide (None: a directory walk)."""
+    temp: Path | None = None
+    """Strata's temp dir (one of `writable_dirs`): a server's `TMPDIR`, since its `/tmp` is the host's."""
 
     def state(self) -> SandboxState:
         wanted = self.settings.wanted_mode
@@ -151,7 +155,8 @@ class ShellSandbox:
         except BaseException:
             placeholders.release(claimed)
             raise
-        return PreparedCommand(tuple(wrapped), tuple(claimed))
+        env = (("TMPDIR", str(self.temp)),) if self.temp is not None and writable else ()
+        return PreparedCommand(tuple(wrapped), tuple(claimed), env=env)
 
     def finish(self, prepared: PreparedCommand) -> None:
         """After the command has ended (blocking; run it in a thread): wait until its PID namespace is empty,
@@ -197,9 +202,10 @@ class ShellSandbox:
 
     def server_layout(self, root: Path, cwd: Path, writable: bool) -> Layout:
         """What a server sees: the host read-only (it runs the user's own runtime and packages from where they
-        are), writable only where a command may write plus the user's package caches (npx and uvx fill them
-        as they start), a private `/tmp` and PID namespace (no `/proc` of Strata), `.env` files hidden, the
-        protected paths read-only, and the network on (servers are made to reach their services)."""
+        are, `/tmp` included: a checkout or a virtualenv may live there), writable only where a command may
+        write plus the user's package caches (npx and uvx fill them as they start), with `TMPDIR` in Strata's
+        temp dir; a private PID namespace (no `/proc` of Strata), `.env` files hidden, the protected paths
+        read-only, and the network on (servers are made to reach their services)."""
         home = Path(self.env.get("HOME") or Path.home())
         caches = (Path(self.env.get("XDG_CACHE_HOME") or home / ".cache"), home / ".npm")
         mounts = [Mount(path, path, True) for path in caches if path.is_dir()]
@@ -212,7 +218,7 @@ class ShellSandbox:
             mounts += [_protect(path, root) for path in protected_paths(root, cwd) if os.path.lexists(path)]
         empty = self._empty_file()
         mounts += [Mount(empty, path) for path in secret_files(root, self.rg)]
-        return Layout(tuple(mounts), (Path("/tmp"),), network=True, whole_root=True)
+        return Layout(tuple(mounts), (), network=True, whole_root=True)
 
     def _empty_file(self) -> Path:
         """An empty file outside everything bound writable (inside, it would not stay empty)."""
@@ -283,4 +289,4 @@ def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Pa
     from strata_core.tool.support.search import find_rg
 
     dirs = (tool_output or paths.tool_output, paths.tmp)
-    return ShellSandbox(settings, dirs, paths.cache, rg=find_rg())
+    return ShellSandbox(settings, dirs, paths.cache, rg=find_rg(), temp=paths.tmp)
