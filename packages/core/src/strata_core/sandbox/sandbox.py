@@ -188,15 +188,7 @@ class ShellSandbox:
         mounts += [Mount(path, path) for path in git_dirs(root)]
         if not is_within(cwd, root):
             mounts.append(Mount(cwd, cwd))  # a workdir outside the project (external_directory allowed it): read
-        for path in self.writable_dirs:
-            path.mkdir(parents=True, exist_ok=True)
-            mounts.append(Mount(path, path, writable))
-        mounts += [Mount(path, path, writable) for path in self.settings.writable]
-        mounts.append(Mount(root, root, writable))
-        if writable:
-            mounts += [_protect(path, root) for path in protected_paths(root, cwd) if os.path.lexists(path)]
-        empty = self._empty_file()
-        mounts += [Mount(empty, path) for path in secret_files(root, self.rg)]
+        mounts += self._writable_mounts(root, cwd, writable)
         tmpfs = [Path("/tmp")] + ([home] if home != Path(home.anchor) else [])
         return Layout(tuple(mounts), tuple(tmpfs), self.settings.network)
 
@@ -209,6 +201,13 @@ class ShellSandbox:
         home = Path(self.env.get("HOME") or Path.home())
         caches = (Path(self.env.get("XDG_CACHE_HOME") or home / ".cache"), home / ".npm")
         mounts = [Mount(path, path, True) for path in caches if path.is_dir()]
+        mounts += self._writable_mounts(root, cwd, writable)
+        return Layout(tuple(mounts), (), network=True, whole_root=True)
+
+    def _writable_mounts(self, root: Path, cwd: Path, writable: bool) -> list[Mount]:
+        """What every layout ends with: Strata's dirs, the configured ones and the project (writable in
+        workspace-write), then the protected paths read-only over them and the secret files hidden."""
+        mounts: list[Mount] = []
         for path in self.writable_dirs:
             path.mkdir(parents=True, exist_ok=True)
             mounts.append(Mount(path, path, writable))
@@ -218,7 +217,7 @@ class ShellSandbox:
             mounts += [_protect(path, root) for path in protected_paths(root, cwd) if os.path.lexists(path)]
         empty = self._empty_file()
         mounts += [Mount(empty, path) for path in secret_files(root, self.rg)]
-        return Layout(tuple(mounts), (), network=True, whole_root=True)
+        return mounts
 
     def _empty_file(self) -> Path:
         """An empty file outside everything bound writable (inside, it would not stay empty)."""
