@@ -160,12 +160,22 @@ def test_ctrl_c_during_an_mcp_call_ends_the_run_and_its_servers(cli: Cli, script
 
 
 def test_session_commands_start_no_server(cli: Cli) -> None:
-    spawned = cli.project.parent / "spawned"
+    spawned = cli.project / "spawned"  # inside the project: local servers run in the sandbox
     write_config(cli.project, {"mcp": {"spy": {"type": "local", "command": ["sh", "-c", f"touch {spawned}"]}}})
     listed = cli("session", "list")
     assert listed.returncode == 0, listed.stderr
     assert not spawned.exists()
     assert cli("mcp", "list").returncode == 0 and spawned.exists()  # the same entry does start where it should
+
+
+def test_mcp_list_starts_local_servers_in_the_sandbox_too(cli: Cli) -> None:
+    if probe("/usr/bin/bwrap") is not None:
+        pytest.skip(f"no sandbox mechanism here: {probe('/usr/bin/bwrap')}")
+    inside, outside = cli.project / "spawned", cli.project.parent / "escaped"
+    spy = f"touch {inside}; touch {outside}"
+    write_config(cli.project, {"mcp": {"spy": {"type": "local", "command": ["sh", "-c", spy]}}})
+    assert cli("mcp", "list").returncode == 0
+    assert inside.exists() and not outside.exists()
 
 
 def test_a_local_server_runs_in_the_shell_sandbox(cli: Cli, scripted: Scripted, tmp_path: Path) -> None:

@@ -39,14 +39,10 @@ async def start_servers(stack: AsyncExitStack, container: AppContainer, config: 
     """The config's servers started (no runtime, no model) until `stack` closes; None without an `mcp` block."""
     if not config.blocks.mcp:
         return None
-    from strata_core.mcp import McpServersRunning
+    from strata_core.mcp.servers import configured_servers
 
-    running = McpServersRunning(
-        config.blocks.mcp,
-        env=container.env(),
-        directory=container.directory(),
-        default_timeout_ms=config.blocks.experimental.mcp_timeout,
-    )
+    project = await container.core.project().info()
+    running = configured_servers(config, env=container.env(), paths=container.core.paths(), project=project)
     return await stack.enter_async_context(running)
 
 

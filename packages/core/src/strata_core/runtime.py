@@ -64,7 +64,6 @@ from strata_core.tool.truncation import Truncation
 if TYPE_CHECKING:
     from httpx import AsyncClient
 
-    from strata_core.mcp.launch import Contain
     from strata_core.mcp.servers import McpServers
 
 ClientHandle: TypeAlias = "Callable[[], AsyncClient]"
@@ -186,31 +185,13 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         if not self._choice.mcp or not config.blocks.mcp or _overridden(c.tool_sources):
             return None
         # Imported here: a config without servers never loads the MCP SDK (~100 ms of imports).
-        from strata_core.mcp.servers import McpServersRunning
+        from strata_core.mcp.servers import configured_servers
 
-        running = McpServersRunning(
-            config.blocks.mcp,
-            env=c.env(),
-            directory=c.directory(),
-            default_timeout_ms=config.blocks.experimental.mcp_timeout,
-            bus=c.bus(),
-            contain=await self._mcp_containment(config),
-        )
+        project = await c.project().info()
+        running = configured_servers(config, env=c.env(), paths=c.paths(), project=project, bus=c.bus())
         servers = await self._stack.enter_async_context(running)
         c.tool_sources.override(providers.Object((servers,)))
         return servers
-
-    async def _mcp_containment(self, config: ConfigInfo) -> Contain:
-        """Local MCP servers start in the shell sandbox the config and `--sandbox` put in force (its server
-        layout), as the model's commands do."""
-        from strata_core.mcp.launch import sandboxed
-        from strata_core.sandbox import SandboxSettings, shell_sandbox, writable_root
-
-        c = self._container
-        paths = c.paths()
-        settings = SandboxSettings.from_config(config.blocks.sandbox, c.env(), paths.home, config.env_names)
-        project = await c.project().info()
-        return sandboxed(shell_sandbox(settings, paths), writable_root(project.directory, project.worktree))
 
     async def _open_store(self) -> SessionStore:
         if self._choice.in_memory:

@@ -169,16 +169,15 @@ def sandbox_info(directory: Path | None, as_json: bool) -> None:
 
     from strata_cli.app import build_container
     from strata_core.config.paths import StrataPaths
-    from strata_core.sandbox import SandboxSettings, describe, shell_sandbox, writable_root
+    from strata_core.sandbox import configured_sandbox, describe, writable_root
     from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 
     container = build_container(options.resolve_directory(directory))
     info = anyio.run(container.core.config().get)
     project = anyio.run(container.core.project().info)
     paths = StrataPaths.from_env(os.environ)
-    settings = SandboxSettings.from_config(info.blocks.sandbox, os.environ, paths.home, info.env_names)
     root = writable_root(project.directory, project.worktree)
-    shown = describe(shell_sandbox(settings, paths), root, os.environ, DEFAULT_HIDDEN_ENV)
+    shown = describe(configured_sandbox(info, os.environ, paths), root, os.environ, DEFAULT_HIDDEN_ENV)
     if as_json:
         echo_json(shown)
         return

@@ -1,7 +1,8 @@
 """The MCP client: the `mcp` config's servers, their tools and resources, as tools of a session.
 
 - `servers.McpServersRunning` starts every enabled server (concurrently, each bounded by its timeout) and
-  closes them; `McpServers` is what the runtime holds (`Runtime.mcp`): statuses and tools.
+  closes them; `configured_servers` builds it from a loaded config (local servers in the shell sandbox);
+  `McpServers` is what the runtime holds (`Runtime.mcp`): statuses and tools.
 - `connection.ServerConnection`: one server over the official `mcp` SDK (stdio, streamable HTTP, SSE).
 - `launch.local_launch`: the one place a local server's argv, environment and directory are decided.
 - `tools.McpTool`, `resource_tools`: the tools offered; `results`: MCP results converted as OpenCode does.
@@ -12,7 +13,7 @@ the SDK.
 
 from strata_core.mcp.connection import McpStatus, ServerConnection
 from strata_core.mcp.launch import LocalLaunch, local_launch
-from strata_core.mcp.servers import McpServers, McpServersRunning
+from strata_core.mcp.servers import McpServers, McpServersRunning, configured_servers
 from strata_core.mcp.tools import McpTool, sanitize, tool_name
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "McpStatus",
     "McpTool",
     "ServerConnection",
+    "configured_servers",
     "local_launch",
     "sanitize",
     "tool_name",

@@ -19,9 +19,12 @@ from anyio.abc import TaskGroup
 from attrs import define, field
 
 from strata_core.bus import Bus, McpServerFailed
+from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import McpLocalConfig, McpRemoteConfig, McpServerConfig
+from strata_core.config.service import ConfigInfo
+from strata_core.context.project import ProjectInfo
 from strata_core.mcp.connection import McpStatus, ServerConnection
-from strata_core.mcp.launch import Contain
+from strata_core.mcp.launch import Contain, sandboxed
 from strata_core.mcp.resource_tools import resource_tools
 from strata_core.mcp.tools import McpTool, tool_name
 from strata_core.permission.rules import Ruleset, disabled
@@ -87,6 +90,30 @@ class McpServers:
                 self._reported.add(name)
                 if self.bus is not None:
                     self.bus.publish(McpServerFailed(name, status.error or "failed"))
+
+
+def configured_servers(
+    config: ConfigInfo,
+    *,
+    env: Mapping[str, str],
+    paths: StrataPaths,
+    project: ProjectInfo,
+    bus: Bus | None = None,
+) -> McpServersRunning:
+    """The config's servers, ready to start: the one way the runtime and the CLI (`strata mcp list`) build them,
+    so both bound each request by `experimental.mcp_timeout` by default and start local servers in the shell
+    sandbox the config and `--sandbox` put in force, as the model's commands run."""
+    from strata_core.sandbox import configured_sandbox, writable_root
+
+    root = writable_root(project.directory, project.worktree)
+    return McpServersRunning(
+        config.blocks.mcp,
+        env=env,
+        directory=project.directory,
+        default_timeout_ms=config.blocks.experimental.mcp_timeout,
+        bus=bus,
+        contain=sandboxed(configured_sandbox(config, env, paths), root),
+    )
 
 
 class McpServersRunning:

@@ -11,7 +11,14 @@ environment's scrubbing.
 
 from strata_core.sandbox.describe import describe
 from strata_core.sandbox.environment import SECRET_PATTERNS, looks_secret, scrubbed_environment
-from strata_core.sandbox.sandbox import PreparedCommand, SandboxState, ShellSandbox, shell_sandbox, writable_root
+from strata_core.sandbox.sandbox import (
+    PreparedCommand,
+    SandboxState,
+    ShellSandbox,
+    configured_sandbox,
+    shell_sandbox,
+    writable_root,
+)
 from strata_core.sandbox.settings import SandboxSettingError, SandboxSettings, parse_mode
 
 __all__ = [
@@ -21,6 +28,7 @@ __all__ = [
     "SandboxSettings",
     "SandboxState",
     "ShellSandbox",
+    "configured_sandbox",
     "describe",
     "looks_secret",
     "parse_mode",

@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attrs import define, field, frozen
 
@@ -28,6 +29,9 @@ from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_argv, probe, too
 from strata_core.sandbox.protected import protected_paths, secret_files
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.sandbox.settings import SandboxSettings
+
+if TYPE_CHECKING:
+    from strata_core.config.service import ConfigInfo
 
 log = get_logger(__name__)
 _warned: set[str] = set()
@@ -289,3 +293,10 @@ def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Pa
 
     dirs = (tool_output or paths.tool_output, paths.tmp)
     return ShellSandbox(settings, dirs, paths.cache, rg=find_rg(), temp=paths.tmp)
+
+
+def configured_sandbox(config: ConfigInfo, env: Mapping[str, str], paths: StrataPaths) -> ShellSandbox:
+    """The sandbox a loaded config's `sandbox` block and `--sandbox` (`STRATA_SANDBOX` in `env`) put in force,
+    for Strata's dirs: what a local MCP server and `strata debug sandbox` see, as the bash tool builds it."""
+    settings = SandboxSettings.from_config(config.blocks.sandbox, env, paths.home, config.env_names)
+    return shell_sandbox(settings, paths)
