@@ -29,14 +29,14 @@ from strata_core.llm import (
     UserModelMessage,
 )
 from strata_providers.caching import EPHEMERAL, cached_tail, is_anthropic_family
+from strata_providers.chat_body import close_body, opening_fields, provider_options
 from strata_providers.openai_chat_stream import ChatStreamDecoder
 from strata_providers.openrouter_chat import openrouter_request_body
-from strata_providers.params import OPENROUTER_NPM, max_output_tokens
+from strata_providers.params import OPENROUTER_NPM
 from strata_providers.retry import RetryPolicy
 from strata_providers.sse import Endpoint, WireRequest, open_stream, request_headers
 
 CHAT_PATH = "chat/completions"
-_RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream", "stream_options"})
 
 
 @frozen
@@ -67,22 +67,11 @@ def chat_request_body(info: ModelInfo, request: ModelRequest) -> dict[str, Any]:
     """The JSON body for one call, field order as OpenCode sends it (OpenRouter's models: as its SDK does)."""
     if info.npm == OPENROUTER_NPM:
         return openrouter_request_body(info, request, chat_tools(request))
-    body: dict[str, Any] = {
-        "model": info.api_model_id,
-        "max_tokens": request.max_output_tokens or max_output_tokens(info),
-    }
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
-    if request.top_p is not None:
-        body["top_p"] = request.top_p
-    body.update((key, value) for key, value in request.provider_options.items() if key not in _RESERVED)
+    body = opening_fields(info, request)
+    body.update(provider_options(request))
     interleaved = info.capabilities.interleaved
     body["messages"] = chat_messages(request, cache=is_anthropic_family(info), interleaved=interleaved)
-    tools = chat_tools(request)
-    if tools:
-        body["tools"] = tools
-        body["tool_choice"] = request.tool_choice or "auto"
-    body["stream"] = True
+    close_body(body, request, chat_tools(request))
     body["stream_options"] = {"include_usage": True}
     return body
 

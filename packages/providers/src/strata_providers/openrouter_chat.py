@@ -12,27 +12,15 @@ from typing import Any
 
 from strata_core.llm import ModelInfo, ModelRequest, SystemModelMessage, ToolModelMessage
 from strata_providers.caching import CACHED_SYSTEM_BLOCKS, EPHEMERAL, cached_tail, is_anthropic_family
-from strata_providers.params import max_output_tokens
-
-_RESERVED = frozenset({"model", "messages", "tools", "tool_choice", "stream", "stream_options"})
+from strata_providers.chat_body import close_body, opening_fields, provider_options
 
 
 def openrouter_request_body(info: ModelInfo, request: ModelRequest, tools: list[dict[str, Any]]) -> dict[str, Any]:
     """The JSON body for one call, field order as OpenCode sends it; `tools` already in chat form."""
-    body: dict[str, Any] = {
-        "model": info.api_model_id,
-        "max_tokens": request.max_output_tokens or max_output_tokens(info),
-    }
-    if request.temperature is not None:
-        body["temperature"] = request.temperature
-    if request.top_p is not None:
-        body["top_p"] = request.top_p
+    body = opening_fields(info, request)
     body["messages"] = openrouter_messages(request, cache=is_anthropic_family(info))
-    body.update((key, value) for key, value in request.provider_options.items() if key not in _RESERVED)
-    if tools:
-        body["tools"] = tools
-        body["tool_choice"] = request.tool_choice or "auto"
-    body["stream"] = True
+    body.update(provider_options(request))
+    close_body(body, request, tools)
     return body
 
 
