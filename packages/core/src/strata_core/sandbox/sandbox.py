@@ -287,16 +287,17 @@ def _protect(path: Path, root: Path) -> Mount:
     return Mount(target, target) if is_within(target, root) else Mount(path, path)
 
 
-def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Path | None = None) -> ShellSandbox:
-    """The sandbox for Strata's dirs: `tool_output` (default `paths.tool_output`) and `paths.tmp` writable."""
+def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Path) -> ShellSandbox:
+    """The sandbox for Strata's dirs: `tool_output`, the session's project's saved outputs (never the dir of
+    every project's, `paths.tool_output`), and `paths.tmp` writable."""
     from strata_core.tool.support.search import find_rg
 
-    dirs = (tool_output or paths.tool_output, paths.tmp)
-    return ShellSandbox(settings, dirs, paths.cache, rg=find_rg(), temp=paths.tmp)
+    return ShellSandbox(settings, (tool_output, paths.tmp), paths.cache, rg=find_rg(), temp=paths.tmp)
 
 
-def configured_sandbox(config: ConfigInfo, env: Mapping[str, str], paths: StrataPaths) -> ShellSandbox:
+def configured_sandbox(config: ConfigInfo, env: Mapping[str, str], paths: StrataPaths, project_id: str) -> ShellSandbox:
     """The sandbox a loaded config's `sandbox` block and `--sandbox` (`STRATA_SANDBOX` in `env`) put in force,
-    for Strata's dirs: what a local MCP server and `strata debug sandbox` see, as the bash tool builds it."""
+    for Strata's dirs and `project_id`'s saved outputs: what a local MCP server and `strata debug sandbox` see,
+    as the bash tool builds it."""
     settings = SandboxSettings.from_config(config.blocks.sandbox, env, paths.home, config.env_names)
-    return shell_sandbox(settings, paths)
+    return shell_sandbox(settings, paths, paths.project_tool_output(project_id))
