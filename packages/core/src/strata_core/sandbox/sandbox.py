@@ -3,7 +3,8 @@
 `ShellSandbox.prepare` turns a command (an argv) into the argv to start: inside bubblewrap for `read-only`
 and `workspace-write` when bwrap works here, else under the reaper (`reaper.py`) so that nothing it starts
 outlives it. When a sandbox was wanted but bwrap is missing or fails its trial run, one warning says so
-(once per process) and the permission rules alone stand between the command and the file system.
+(once per process) and the permission rules alone stand between the command and the file system; Strata's
+own process is then made not dumpable (`undumpable.py`), so the command cannot read Strata's environment.
 `contained` is the same as a context manager, for long-lived commands such as local MCP servers: start
 `prepared.argv` with `pass_fds=prepared.pass_fds` (bwrap reports on one) and any environment you choose.
 """
@@ -29,6 +30,7 @@ from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_argv, probe, too
 from strata_core.sandbox.protected import protected_paths, secret_files
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.sandbox.settings import SandboxSettings
+from strata_core.sandbox.undumpable import make_undumpable
 
 if TYPE_CHECKING:
     from strata_core.config.service import ConfigInfo
@@ -131,6 +133,7 @@ class ShellSandbox:
         """`argv`, wrapped for the mode in force; blocking (it looks for `.env` files): run it in a thread."""
         state = self.state()
         if not state.contained:
+            make_undumpable()
             return PreparedCommand(tuple(reaped_argv(argv)))
         writable = state.mode == "workspace-write"
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
@@ -150,6 +153,7 @@ class ShellSandbox:
         server has ended."""
         state = self.state()
         if not state.contained:
+            make_undumpable()
             return PreparedCommand(tuple(argv))
         writable = state.mode == "workspace-write"
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
