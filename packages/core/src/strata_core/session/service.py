@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define, evolve, frozen
 
@@ -25,6 +25,9 @@ from strata_core.logging import get_logger
 from strata_core.session.export import export_data, parse_export_text, read_export
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.store import SessionNotFoundError, SessionStore
+
+if TYPE_CHECKING:
+    from strata_core.context.project import Project
 
 log = get_logger(__name__)
 
@@ -105,6 +108,7 @@ class SessionService:
 
     With a `bus`, every change is published (`SessionCreated`, `SessionUpdated`, `SessionDeleted`) after it is
     stored, so the server's event stream sees sessions a turn makes (subagents) as well as the API's own.
+    With a `project`, a new session records its directory relative to the worktree (`path`), as OpenCode does.
     """
 
     store: SessionStore
@@ -113,6 +117,7 @@ class SessionService:
     clock: Clock
     ids: Ids
     bus: Bus | None = None
+    project: Project | None = None
 
     async def create(
         self, *, parent_id: str | None = None, title: str | None = None, permission: list[dict[str, str]] | None = None
@@ -127,10 +132,23 @@ class SessionService:
             time=SessionTime(created=now, updated=now),
             parent_id=parent_id,
             permission=permission,
+            path=await self._relative_path(),
         )
         await self.store.put_session(info)
         self._publish(SessionCreated(info))
         return info
+
+    async def _relative_path(self) -> str | None:
+        """`directory` relative to the worktree: `` at its top, `sub/dir` below it, and outside a repository
+        (where the worktree is `/`) the whole path without its leading slash, as OpenCode 1.18.33 records it."""
+        if self.project is None:
+            return None
+        worktree = (await self.project.info()).worktree
+        directory = Path(self.directory)
+        if directory != worktree and worktree not in directory.parents:
+            return None  # a directory the project does not hold (an embedder's choice): nothing to relate
+        relative = directory.relative_to(worktree).as_posix()
+        return "" if relative == "." else relative
 
     async def get(self, session_id: str) -> SessionInfo:
         info = await self.store.get_session(session_id)
@@ -190,6 +208,7 @@ class SessionService:
             title=forked_title(original.title),
             version=VERSION,
             time=SessionTime(created=now, updated=now),
+            path=await self._relative_path(),
         )
         await self._write(fork, copy_history(history, fork.id, self.ids))
         self._publish(SessionCreated(fork))
