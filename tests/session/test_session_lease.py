@@ -118,7 +118,7 @@ def test_removing_lease_files_keeps_one_holder_at_a_time_across_processes(tmp_pa
     would be lost."""
     counter = tmp_path / "counter"
     counter.write_text("0")
-    rounds = 500
+    rounds = 200
     command = [sys.executable, "-c", HOLDER, str(tmp_path / "leases"), str(counter), str(rounds)]
     holders = [subprocess.Popen(command) for _ in range(4)]
     assert [holder.wait(timeout=120) for holder in holders] == [0, 0, 0, 0]
