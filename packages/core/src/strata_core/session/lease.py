@@ -29,11 +29,12 @@ POLL_SECONDS = 0.1
 
 
 class SessionBusyError(StrataError, RuntimeError):
-    """Another process is running a turn in the session."""
+    """A turn is running in the session: in another process, or (`elsewhere=False`) in this one."""
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, *, elsewhere: bool = True) -> None:
+        where = " in another strata process" if elsewhere else ""
         super().__init__(
-            f"session is busy: {session_id} has a turn running in another strata process; "
+            f"session is busy: {session_id} has a turn running{where}; "
             "wait for it to finish, or continue in a new session"
         )
         self.session_id = session_id
