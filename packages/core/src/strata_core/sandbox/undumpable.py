@@ -3,8 +3,8 @@
 A command outside the sandbox runs as the same user as Strata, so without this `/proc/<Strata's pid>/environ`
 (and `ps eww`, which reads it) shows Strata's environment, API keys included, though the command's own
 environment was scrubbed. A process that is not dumpable has its `/proc` entries owned by root and refuses
-ptrace-mode reads (environ, mem, fd links) to other processes of its user (root too, once the reaper has
-dropped the capabilities that pass over it: `reaper.py`). It also writes no core dump and cannot be attached
+ptrace-mode reads (environ, mem, fd links) to other processes of its user (to root too, once the reaper has
+dropped the capabilities that override the check: `reaper.py`). It also writes no core dump and cannot be attached
 to by a debugger of the same user: the price, paid only once a command or a server has run uncontained
 (inside bubblewrap the private PID namespace hides Strata already).
 
