@@ -147,6 +147,25 @@ class ServerConnection:
             if (cursor := page.next_cursor) is None:
                 return found
 
+    async def prompts(self) -> list[types.Prompt]:
+        session, found, cursor = self._live(), [], None
+        while True:
+            with anyio.fail_after(self._seconds()):
+                page = await session.list_prompts(params=_page(cursor))
+            found.extend(page.prompts)
+            if (cursor := page.next_cursor) is None:
+                return found
+
+    async def prompt_text(self, name: str, arguments: Mapping[str, str]) -> str:
+        """A prompt's messages with `arguments` filled in, their texts one per line (as OpenCode joins them)."""
+        with anyio.fail_after(self._seconds()):
+            result = await self._live().get_prompt(name, dict(arguments))
+        return "\n".join(m.content.text if isinstance(m.content, types.TextContent) else "" for m in result.messages)
+
+    @property
+    def has_prompts(self) -> bool:
+        return self.status.status == "connected" and bool(self.capabilities and self.capabilities.prompts)
+
     @property
     def has_resources(self) -> bool:
         return self.status.status == "connected" and bool(self.capabilities and self.capabilities.resources)
