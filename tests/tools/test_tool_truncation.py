@@ -11,7 +11,7 @@ from tool_fakes import rules
 
 from strata_core.clock import FrozenClock, SystemClock
 from strata_core.config.paths import StrataPaths
-from strata_core.config.schema import ToolOutputConfig
+from strata_core.config.service import ConfigInfo
 from strata_core.ids import Ids
 from strata_core.tool.truncation import MAX_BYTES, MAX_LINES, Truncation, cleanup_tool_output, cut
 
@@ -27,7 +27,7 @@ def test_defaults_are_2000_lines_and_50_kib() -> None:
 def test_saved_outputs_are_kept_per_project() -> None:
     paths = StrataPaths.from_env({"HOME": "/h"})
     clock = SystemClock()
-    configured = Truncation.configured(paths, "abc123", ToolOutputConfig(), clock, Ids(clock))
+    configured = Truncation.configured(paths, "abc123", ConfigInfo(), clock, Ids(clock))
     assert configured.directory == paths.tool_output / "abc123" and configured.root == paths.tool_output
     with pytest.raises(ValueError, match="one path component"):
         paths.project_tool_output("../other")
@@ -37,9 +37,10 @@ def test_configured_limits_replace_the_defaults_and_unset_ones_keep_them() -> No
     # Unusable values (0, "big") never get here: loading the config refuses them (tests/core/test_config_blocks.py).
     paths = StrataPaths.from_env({"HOME": "/h"})
     clock = SystemClock()
-    configured = Truncation.configured(paths, "p", ToolOutputConfig(max_lines=10, max_bytes=2048), clock, Ids(clock))
+    limits = ConfigInfo(data={"tool_output": {"max_lines": 10, "max_bytes": 2048}})
+    configured = Truncation.configured(paths, "p", limits, clock, Ids(clock))
     assert (configured.max_lines, configured.max_bytes) == (10, 2048)
-    unset = Truncation.configured(paths, "p", ToolOutputConfig(), clock, Ids(clock))
+    unset = Truncation.configured(paths, "p", ConfigInfo(), clock, Ids(clock))
     assert (unset.max_lines, unset.max_bytes) == (MAX_LINES, MAX_BYTES)
 
 

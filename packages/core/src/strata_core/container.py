@@ -149,7 +149,6 @@ class ToolsContainer(containers.DeclarativeContainer):
 
     paths: providers.Dependency[StrataPaths] = providers.Dependency(instance_of=StrataPaths)
     project_id: providers.Dependency[str] = providers.Dependency(instance_of=str)
-    """Names the dir, under `paths.tool_output`, where this project's truncated outputs are saved."""
     env: providers.Dependency[Mapping[str, str]] = providers.Dependency(default={})
     """The runtime's environment: where the shell sandbox reads `STRATA_SANDBOX` (`--sandbox`)."""
     config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
@@ -173,9 +172,7 @@ class ToolsContainer(containers.DeclarativeContainer):
     plan_exit: providers.Dependency[Tool | None] = providers.Dependency(default=None)
     """Experimental plan mode's tool, or None when it is not offered (`plan_exit_offered`)."""
 
-    truncation = providers.Singleton(
-        Truncation.configured, paths, project_id, config_info.provided.tool_output, clock, ids
-    )
+    truncation = providers.Singleton(Truncation.configured, paths, project_id, config_info, clock, ids)
     subagents = providers.Singleton(LoopSubagents, sessions=sessions, agents=agents, config=config, loop=loop)
     builtins = providers.Singleton(
         builtin_tools,

@@ -14,17 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 from attrs import Factory, field, frozen
 
 from strata_core.clock import Clock, SystemClock
 from strata_core.config.paths import StrataPaths
-from strata_core.config.schema import ToolOutputConfig
 from strata_core.context.project import GLOBAL_PROJECT_ID
 from strata_core.ids import Ids
 from strata_core.permission.rules import Rule, evaluate
+
+if TYPE_CHECKING:
+    from strata_core.config.service import ConfigInfo
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
@@ -131,10 +133,10 @@ class Truncation:
         return cls(directory, max_lines or MAX_LINES, max_bytes or MAX_BYTES, root=paths.tool_output)
 
     @classmethod
-    def configured(
-        cls, paths: StrataPaths, project_id: str, tool_output: ToolOutputConfig, clock: Clock, ids: Ids
-    ) -> Truncation:
-        """With the config's `tool_output {max_lines, max_bytes}` (checked on load); unset keeps the default."""
+    def configured(cls, paths: StrataPaths, project_id: str, config: ConfigInfo, clock: Clock, ids: Ids) -> Truncation:
+        """Saving into `project_id`'s dir, with the config's `tool_output {max_lines, max_bytes}` (checked on
+        load); unset keeps the default."""
+        tool_output = config.tool_output
         return cls(
             paths.project_tool_output(project_id),
             tool_output.max_lines or MAX_LINES,
