@@ -6,7 +6,9 @@ and a later run started in `sub/` would obey it. After each bash command in work
 is walked again (`project_scan.py`) and every config entry that is new or changed since the walk before it
 asks the `protected_path` permission, as a write by the write tool would (a headless run denies it). Allowed,
 it stays; denied, it is moved out of the project into `<state>/quarantine/<session>/<call>/` (nothing is
-deleted) and the model is told what was moved where, in `prompts/tools/bash_moved_config.txt`.
+deleted) and the model is told what was moved where, in `prompts/tools/bash_moved_config.txt`. Existing
+entries are read-only, but a command can still rename a dir above one (`mv sub sub2`), carrying the user's
+config (a `deny` rule, say) away from the dir it was for: those are put back where they were.
 
 This is for bash alone: a local MCP server runs as long as the session, so there is no "after" to look at;
 its layout still binds every config entry that exists read-only and hides the `.env` files.
@@ -14,6 +16,7 @@ its layout still binds every config entry that exists read-only and hides the `.
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 from pathlib import Path
@@ -40,22 +43,49 @@ class Moved:
     to: Path
 
 
-def created_config(before: ProjectScan) -> list[Path]:
-    """The config entries new or changed since `before`, each given once: a new config dir (or a new dir in
-    one) as a whole, not everything in it. Blocking: run it in a thread."""
+@frozen
+class ConfigChanges:
+    """What a command did to config entries, as two walks of the project show it."""
+
+    created: list[Path]
+    """New or changed entries, each given once: a new config dir (or a new dir in one) as a whole."""
+    displaced: dict[Path, Path]
+    """Entries that existed (read-only, so unchanged) and that the command carried along by renaming a
+    dir above them (`mv sub sub2`): where each was, and where it is now."""
+    gone: list[Path]
+    """Entries that existed and are nowhere in the project now (their dir renamed out of it)."""
+
+
+def config_changes(before: ProjectScan) -> ConfigChanges:
+    """Walk the project again and compare with `before`. Blocking: run it in a thread."""
     after = scan_project(before.root)
     ignored = placeholders.in_use()  # a parallel command's placeholders, empty and read-only: not the command's
+    now_at = {after.config[path]: path for path in after.config_roots if path not in before.config}
+    displaced: dict[Path, Path] = {}
+    gone: list[Path] = []
+    for original in before.config_roots:
+        if after.config.get(original) == before.config[original] or original in ignored:
+            continue
+        found = now_at.get(before.config[original])  # unchanged (it was read-only): the same signature
+        if found is None:
+            gone.append(original)
+        else:
+            displaced[original] = found
+    carried = set(displaced.values())
     changed = [
         path
         for path, signature in after.config.items()
-        if before.config.get(path) != signature and path not in ignored and not _still_a_dir(before, after, path)
+        if before.config.get(path) != signature
+        and path not in ignored
+        and not _still_a_dir(before, after, path)
+        and not any(path == moved or moved in path.parents for moved in carried)
     ]
-    found: list[Path] = []
+    created: list[Path] = []
     for path in sorted(changed):
         outermost = _outermost_new(before, path)
-        if not any(outermost == kept or kept in outermost.parents for kept in found):
-            found.append(outermost)
-    return found
+        if not any(outermost == kept or kept in outermost.parents for kept in created):
+            created.append(outermost)
+    return ConfigChanges(created, displaced, gone)
 
 
 def _still_a_dir(before: ProjectScan, after: ProjectScan, path: Path) -> bool:
@@ -80,13 +110,14 @@ async def review_created_config(
 ) -> str:
     """After a command laid out from `before` (None: not in workspace-write, nothing to look at): ask
     `protected_path` for each config entry it created, and move the refused ones to `quarantine`; not
-    `asking` (the call was aborted or failed: no one is there to answer), move them all. Returns what the
-    model is told, empty when everything stayed."""
+    `asking` (the call was aborted or failed: no one is there to answer), move them all. Then put back where
+    they were the entries it carried off by renaming a dir. Returns what the model is told, empty when
+    nothing was moved."""
     if before is None:
         return ""
-    created = await anyio.to_thread.run_sync(created_config, before)
+    changes = await anyio.to_thread.run_sync(config_changes, before)
     moved: list[Moved] = []
-    for path in created:
+    for path in changes.created:
         relative = path.relative_to(before.root).as_posix()
         try:
             if not asking:
@@ -95,10 +126,31 @@ async def review_created_config(
         except PermissionError_:
             to = await anyio.to_thread.run_sync(_move, path, before.root, quarantine)
             moved.append(Moved(path, to))
-    if not moved:
-        return ""
-    listed = "\n".join(f"- {entry.path} -> {entry.to}" for entry in moved)
-    return render(read_prompt("tools/bash_moved_config.txt"), {"moved": listed, "quarantine": str(quarantine)})
+    told = []
+    if moved:
+        listed = "\n".join(f"- {entry.path} -> {entry.to}" for entry in moved)
+        told.append(
+            render(read_prompt("tools/bash_moved_config.txt"), {"moved": listed, "quarantine": str(quarantine)})
+        )
+    restored = await anyio.to_thread.run_sync(_restore, changes)
+    if restored:
+        told.append(render(read_prompt("tools/bash_restored_config.txt"), {"restored": "\n".join(restored)}))
+    return "\n\n".join(told)
+
+
+def _restore(changes: ConfigChanges) -> list[str]:
+    """Put each displaced entry back where it was (when that place is free); a line for each, and for each
+    entry gone, for the model."""
+    lines: list[str] = []
+    for original, now in changes.displaced.items():
+        if os.path.lexists(original):
+            lines.append(f"- {original}: left at {now} (something else is at {original} now)")
+            continue
+        original.parent.mkdir(parents=True, exist_ok=True)
+        now.rename(original)
+        lines.append(f"- {original}: put back (the command had moved it to {now})")
+    lines += [f"- {original}: no longer in the project" for original in changes.gone]
+    return lines
 
 
 def _move(path: Path, root: Path, quarantine: Path) -> Path:

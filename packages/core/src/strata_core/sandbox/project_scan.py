@@ -11,9 +11,10 @@ the file itself. With `os.scandir` (no `stat` but for the entries it keeps) it i
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from strata_core.sandbox.protected import CONFIG_NAMES, SKIPPED_DIRS, is_secret_name
 
@@ -31,6 +32,11 @@ class ProjectScan:
     would be read, and it is hidden where it lies in the project)."""
     config: dict[Path, Signature]
     """Every entry with a config name, and everything inside a config dir, with its signature."""
+
+    def without(self, paths: Iterable[Path]) -> ProjectScan:
+        """This scan as if `paths` (the placeholders a command's layout made) had not been there."""
+        left = set(paths)
+        return evolve(self, config={path: sig for path, sig in self.config.items() if path not in left})
 
     @property
     def config_roots(self) -> list[Path]:

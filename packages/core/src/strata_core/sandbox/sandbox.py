@@ -149,7 +149,7 @@ class ShellSandbox:
             placeholders.release(claimed)
             _close(info)
             raise
-        fds, before = (info[1], *wrapped.descriptors), scan if writable else None
+        fds, before = (info[1], *wrapped.descriptors), scan.without(claimed) if writable else None
         return PreparedCommand(wrapped.argv, tuple(claimed), fds, info, owned=wrapped.descriptors, before=before)
 
     def prepare_server(self, argv: Sequence[str], *, cwd: Path, root: Path) -> PreparedCommand:
