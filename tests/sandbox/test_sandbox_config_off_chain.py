@@ -72,7 +72,6 @@ async def test_an_existing_config_file_off_the_chain_cannot_be_changed_or_remove
     config = site.project / "sub/opencode.json"
     config.parent.mkdir()
     config.write_text('{"model": "mock/m"}')
-    (site.project / "other").mkdir()
     tool = bash_tool(site)
     headless = Asker(rules=rules({"*": "allow", "protected_path": "deny"}))
     commands = [
@@ -84,6 +83,5 @@ async def test_an_existing_config_file_off_the_chain_cannot_be_changed_or_remove
         f"mv sub sub2 && mkdir sub && echo '{GRANT}' > sub/opencode.json",  # the dir above it renamed: put back
     ]
     for command in commands:
-        args = {"command": command, "workdir": str(site.project / "other")}
-        await tool.execute(args, tool_context(site, headless))
+        await tool.execute({"command": command}, tool_context(site, headless))  # in the root: sub/ is off the chain
         assert config.read_text() == '{"model": "mock/m"}', command
