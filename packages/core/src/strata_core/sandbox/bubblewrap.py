@@ -117,11 +117,13 @@ def bwrap_command(
     *,
     info_fd: int | None = None,
     inherited: bool = True,
+    masker_above: int = BWRAP_MASKS,
 ) -> BwrapCommand:
     """The `bwrap --args FD -- command` to start for `layout`; with `info_fd`, bwrap writes there (as JSON)
     the host PID of the namespace's init. Not `inherited` (a launcher that passes no descriptors, as the MCP
-    SDK's), `/bin/sh` reopens the memfds from `/proc` onto descriptors 3 and 4 and execs bwrap."""
-    many = len(layout.masks) > BWRAP_MASKS
+    SDK's), `/bin/sh` reopens the memfds from `/proc` onto descriptors 3 and 4 and execs bwrap. Past
+    `masker_above` masks the masker binds them (`masks.py`)."""
+    many = len(layout.masks) > masker_above
     options = _memfd("bwrap-args")
     listed = _memfd("bwrap-masks") if many else None
     opened = (options,) if listed is None else (options, listed)

@@ -26,7 +26,7 @@ from strata_core.config.schema import SandboxMode
 from strata_core.logging import get_logger
 from strata_core.sandbox import placeholders
 from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_command, probe, toolchain_dirs
-from strata_core.sandbox.masks import check_secret_count, secret_file_cap
+from strata_core.sandbox.masks import BWRAP_MASKS, check_secret_count, secret_file_cap
 from strata_core.sandbox.project_scan import ProjectScan, scan_project
 from strata_core.sandbox.protected import protected_paths
 from strata_core.sandbox.reaper import reaped_argv
@@ -114,6 +114,8 @@ class ShellSandbox:
     env: Mapping[str, str] = field(factory=lambda: os.environ)
     max_secret_files: int = field(factory=secret_file_cap)
     """The most `.env` files a command starts with hidden; with more it does not start (`masks.py`)."""
+    masker_above: int = BWRAP_MASKS
+    """Past this many `.env` files the masker, not bwrap, binds the masks (`masks.py`)."""
     temp: Path | None = None
     """Strata's temp dir (one of `writable_dirs`): a server's `TMPDIR`, since its `/tmp` is the host's."""
 
@@ -144,7 +146,10 @@ class ShellSandbox:
         try:
             scan = scan_project(root)
             layout = self.layout(root, cwd, writable, scan)
-            wrapped = bwrap_command(self.settings.bwrap, layout, self._empty_file(), cwd, argv, info_fd=info[1])
+            empty = self._empty_file()
+            wrapped = bwrap_command(
+                self.settings.bwrap, layout, empty, cwd, argv, info_fd=info[1], masker_above=self.masker_above
+            )
         except BaseException:
             placeholders.release(claimed)
             _close(info)
@@ -163,7 +168,10 @@ class ShellSandbox:
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
         try:
             layout = self.server_layout(root, cwd, writable, scan_project(root))
-            wrapped = bwrap_command(self.settings.bwrap, layout, self._empty_file(), cwd, argv, inherited=False)
+            empty = self._empty_file()
+            wrapped = bwrap_command(
+                self.settings.bwrap, layout, empty, cwd, argv, inherited=False, masker_above=self.masker_above
+            )
         except BaseException:
             placeholders.release(claimed)
             raise
