@@ -17,14 +17,15 @@ def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: 
     """What `strata debug sandbox` shows: the mode in force and why, what is writable, protected, hidden."""
     state = sandbox.state()
     writable = state.contained and state.mode == "workspace-write"
-    layout = sandbox.layout(root, root, writable, scan_project(root)) if state.contained else None
+    scan = scan_project(root)
+    layout = sandbox.layout(root, root, writable, scan) if state.contained else None
     mounts = layout.mounts if layout is not None else ()
     kept = scrubbed_environment(env, hidden=hidden | sandbox.settings.hidden_env, allow=sandbox.settings.env_allow)
     shown = {
         "writable": [m.target for m in reversed(mounts) if m.writable],
         "readable": [Path(name) for name in SYSTEM_DIRS if Path(name).is_dir()]
         + [m.target for m in mounts if not (m.writable or is_within(m.target, root) or m.source != m.target)],
-        "protected": protected_paths(root) if writable else [],
+        "protected": list(dict.fromkeys([*protected_paths(root), *scan.config_roots])) if writable else [],
         "hidden_files": list(layout.masks) if layout is not None else [],
     }
     if not state.contained:
