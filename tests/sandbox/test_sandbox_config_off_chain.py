@@ -41,7 +41,7 @@ def test_config_made_off_the_chain_headless_is_moved_and_not_obeyed(tmp_path: Pa
     kept = sorted(path.relative_to(quarantine).parts[2:] for path in quarantine.rglob("*") if path.is_file())
     assert kept == [("a", "b", ".opencode", "agent", "x.md"), ("sub", "strata.json")]
     assert f"{site.project / 'sub/strata.json'} -> " in told and str(quarantine) in told
-    read = {"name": "read", "arguments": {"filePath": str(site.secret)}}
+    read: dict[str, object] = {"name": "read", "arguments": {"filePath": str(site.secret)}}
     told, said = headless_run(cli, [read], site.project / "sub")
     assert SECRET not in told and "external_directory" in said  # no grant: it asks, and headless that is no
 
