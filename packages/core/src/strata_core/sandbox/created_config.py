@@ -25,6 +25,7 @@ import anyio
 import anyio.to_thread
 from attrs import frozen
 
+from strata_core.logging import get_logger
 from strata_core.permission.rules import PermissionError_, RejectedError
 from strata_core.prompt.texts import read_prompt
 from strata_core.sandbox import placeholders
@@ -34,13 +35,17 @@ from strata_core.tool.contract import ToolContext
 from strata_core.tool.descriptions import render
 from strata_core.tool.support.content_guard import PROTECTED_PATH
 
+log = get_logger(__name__)
+
 
 @frozen
 class Moved:
     """A config entry taken out of the project, and where it is now."""
 
     path: Path
-    to: Path
+    to: Path | None
+    """None: it could not be moved (`problem` says why), and is still there."""
+    problem: str = ""
 
 
 @frozen
@@ -124,11 +129,10 @@ async def review_created_config(
                 raise RejectedError()
             await ctx.ask(PROTECTED_PATH, [relative], [relative], {"filepath": str(path), "created_by": "bash"})
         except PermissionError_:
-            to = await anyio.to_thread.run_sync(_move, path, before.root, quarantine)
-            moved.append(Moved(path, to))
+            moved.append(await anyio.to_thread.run_sync(_move, path, before.root, quarantine))
     told = []
     if moved:
-        listed = "\n".join(f"- {entry.path} -> {entry.to}" for entry in moved)
+        listed = "\n".join(f"- {entry.path} -> {entry.to or f'NOT MOVED: {entry.problem}'}" for entry in moved)
         told.append(
             render(read_prompt("tools/bash_moved_config.txt"), {"moved": listed, "quarantine": str(quarantine)})
         )
@@ -146,21 +150,31 @@ def _restore(changes: ConfigChanges) -> list[str]:
         if os.path.lexists(original):
             lines.append(f"- {original}: left at {now} (something else is at {original} now)")
             continue
-        original.parent.mkdir(parents=True, exist_ok=True)
-        now.rename(original)
+        try:
+            original.parent.mkdir(parents=True, exist_ok=True)
+            now.rename(original)
+        except OSError as error:
+            log.warning("config not put back", path=str(original), at=str(now), error=str(error))
+            lines.append(f"- {original}: left at {now} (it could not be put back: {error.strerror})")
+            continue
         lines.append(f"- {original}: put back (the command had moved it to {now})")
     lines += [f"- {original}: no longer in the project" for original in changes.gone]
     return lines
 
 
-def _move(path: Path, root: Path, quarantine: Path) -> Path:
+def _move(path: Path, root: Path, quarantine: Path) -> Moved:
     """Move `path` to the same relative place under `quarantine` (a copy then a removal across file systems),
-    keeping a symlink a symlink; never over something already there."""
+    keeping a symlink a symlink; never over something already there. A move that fails is logged and said:
+    the entry is still in the project, and the user must know."""
     target = quarantine / path.relative_to(root)
     suffix = 1
     while target.exists() or target.is_symlink():
         target = target.with_name(f"{path.name}.{suffix}")
         suffix += 1
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(path, target)
-    return target
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(path, target)
+    except OSError as error:
+        log.warning("config not moved to quarantine", path=str(path), error=str(error))
+        return Moved(path, None, error.strerror or str(error))
+    return Moved(path, target)

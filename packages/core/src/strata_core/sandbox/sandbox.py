@@ -144,7 +144,7 @@ class ShellSandbox:
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
         info = os.pipe()
         try:
-            scan = scan_project(root)
+            scan = scan_project(root).without(placeholders.in_use())  # ours and parallel commands'
             layout = self.layout(root, cwd, writable, scan)
             empty = self._empty_file()
             wrapped = bwrap_command(
@@ -154,7 +154,7 @@ class ShellSandbox:
             placeholders.release(claimed)
             _close(info)
             raise
-        fds, before = (info[1], *wrapped.descriptors), scan.without(claimed) if writable else None
+        fds, before = (info[1], *wrapped.descriptors), scan if writable else None
         return PreparedCommand(wrapped.argv, tuple(claimed), fds, info, owned=wrapped.descriptors, before=before)
 
     def prepare_server(self, argv: Sequence[str], *, cwd: Path, root: Path) -> PreparedCommand:
@@ -167,7 +167,7 @@ class ShellSandbox:
         writable = state.mode == "workspace-write"
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
         try:
-            layout = self.server_layout(root, cwd, writable, scan_project(root))
+            layout = self.server_layout(root, cwd, writable, scan_project(root).without(placeholders.in_use()))
             empty = self._empty_file()
             wrapped = bwrap_command(
                 self.settings.bwrap, layout, empty, cwd, argv, inherited=False, masker_above=self.masker_above
