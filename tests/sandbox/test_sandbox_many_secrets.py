@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from sandbox_kit import Site, bash_tool, needs_bwrap, run_bash
 
+from strata_core.sandbox import describe
 from strata_core.sandbox.masks import TooManySecretFilesError
 
 pytestmark = needs_bwrap
@@ -53,3 +54,11 @@ async def test_past_the_cap_the_call_is_refused(site: Site) -> None:
     tool.shell_sandbox().max_secret_files = 4
     await run_bash(tool, site, "touch ran")
     assert (site.project / "ran").exists()
+
+
+def test_debug_sandbox_shows_the_refusal_instead_of_failing(site: Site) -> None:
+    make_secrets(site.project, 2)
+    sandbox = bash_tool(site).shell_sandbox()
+    sandbox.max_secret_files = 1
+    shown = describe(sandbox, site.project, {}, frozenset())
+    assert "holds 2 secret files" in str(shown["problem"]) and shown["mode"] == "workspace-write"
