@@ -40,6 +40,7 @@ from strata_core.sandbox.project_scan import scan_project
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.tool.builtin.bash import BashTool, default_shell
 from strata_core.tool.contract import ToolContext
+from strata_core.tool.support.search import find_rg
 from strata_core.tool.support.shell_process import OutputCollector, run_shell
 from strata_core.tool.truncation import Truncation
 
@@ -143,20 +144,45 @@ def _process_rows(project: Path, paths: StrataPaths, runs: int, contained: bool)
     return [*rows, Result(SCENARIO, metric, "ms", median(times) * 1000, runs=runs)]
 
 
+RG_SEARCH = [
+    "--files",
+    "--hidden",
+    "--no-ignore",
+    "--no-config",
+    "--null",
+    "-g",
+    "!.git",
+    "-g",
+    "*.env",
+    "-g",
+    "*.env.*",
+]
+"""The `rg` search for `.env` files that the walk replaced (it lists neither dirs nor symlinks): the yardstick."""
+
+
 def _scan_rows(project: Path, files: int, runs: int) -> list[Result]:
-    """The walk a bash call makes before and after its command, on this checkout and the generated project."""
+    """The walk a bash call makes before and after its command, and the `rg` search it replaced, on this
+    checkout and on the generated project."""
+    rg = find_rg()
     rows: list[Result] = []
     for label, root in {
         "this repository's checkout": REPO_ROOT,
         f"the generated project ({files} files)": project,
     }.items():
-        times: list[float] = []
+        walks: list[float] = []
+        searches: list[float] = []
         for _ in range(runs + 1):
             started = time.perf_counter()
             scan = scan_project(root)
-            times.append(time.perf_counter() - started)
+            walks.append(time.perf_counter() - started)
+            if rg is not None:
+                started = time.perf_counter()
+                subprocess.run([rg, *RG_SEARCH], cwd=root, capture_output=True, check=False)
+                searches.append(time.perf_counter() - started)
         note = f"{len(scan.config)} config entries, {len(scan.secrets)} secret files found"
-        rows.append(Result(SCENARIO, f"project walk, {label}", "ms", median(times[1:]) * 1000, runs=runs, note=note))
+        rows.append(Result(SCENARIO, f"project walk, {label}", "ms", median(walks[1:]) * 1000, runs=runs, note=note))
+        searched = median(searches[1:]) * 1000 if searches else None
+        rows.append(Result(SCENARIO, f"rg .env search (main's), {label}", "ms", searched, runs=runs))
     return rows
 
 

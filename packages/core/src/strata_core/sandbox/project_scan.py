@@ -48,6 +48,11 @@ def _inside_config(relative: Path) -> bool:
     return any(part in CONFIG_NAMES for part in relative.parts)
 
 
+def _maybe_secret(name: str) -> bool:
+    # Every secret name holds ".env": testing that first spares three fnmatch calls per file (half the walk).
+    return ".env" in name and is_secret_name(name)
+
+
 def scan_project(root: Path) -> ProjectScan:
     """Walk `root` (without following symlinks, `.git` dirs skipped) for secret files and config entries."""
     secrets: list[Path] = []
@@ -72,6 +77,6 @@ def scan_project(root: Path) -> ProjectScan:
                 config[Path(entry.path)] = (found.st_mode, found.st_ino, found.st_size, found.st_mtime_ns)
             if is_dir:
                 pending.append((entry.path, configured))
-            elif is_secret_name(entry.name) and entry.is_file(follow_symlinks=False):
+            elif _maybe_secret(entry.name) and entry.is_file(follow_symlinks=False):
                 secrets.append(Path(entry.path))
     return ProjectScan(root, tuple(secrets), config)
