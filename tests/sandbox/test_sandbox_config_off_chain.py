@@ -85,3 +85,28 @@ async def test_an_existing_config_file_off_the_chain_cannot_be_changed_or_remove
     for command in commands:
         await tool.execute({"command": command}, tool_context(site, headless))  # in the root: sub/ is off the chain
         assert config.read_text() == '{"model": "mock/m"}', command
+
+
+# Every way of making config off the chain tried for the figures (8 tried; on main all 8 stayed).
+MADE = {
+    "sub/strata.json": f"echo '{GRANT}' > sub/strata.json",
+    "sub/strata.jsonc": f"echo '{GRANT}' > sub/strata.jsonc",
+    "sub/opencode.json": f"echo '{GRANT}' > sub/opencode.json",
+    "sub/opencode.jsonc": "cp sub/seed sub/opencode.jsonc",
+    "sub/.opencode": "mkdir -p sub/.opencode/agent && echo evil > sub/.opencode/agent/x.md",
+    "a/.strata": "mkdir -p a/.strata/command && echo evil > a/.strata/command/x.md",
+    "sub/x/opencode.json": "python3 -c \"import os; os.mkdir('sub/x'); open('sub/x/opencode.json', 'w')\"",
+    "sub/deep/strata.json": "mkdir -p sub/deep && ln -s ../seed sub/deep/strata.json",
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", MADE)
+async def test_every_way_of_making_config_off_the_chain_is_moved_headless(site: Site, name: str) -> None:
+    (site.project / "sub").mkdir()
+    (site.project / "sub/seed").write_text(GRANT)
+    headless = Asker(rules=rules({"*": "allow", "protected_path": "deny"}))
+    result = await bash_tool(site).execute({"command": MADE[name]}, tool_context(site, headless))
+    made = site.project / name
+    assert not made.exists() and not made.is_symlink(), result.output
+    assert f"{made} -> " in result.output
