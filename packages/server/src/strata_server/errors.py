@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from strata_core import llm
+from strata_core.engine.prompt_input import MessageIdError
 from strata_core.engine.turn_targets import AgentNotFoundError
 from strata_core.logging import get_logger
 from strata_core.session.lease import SessionBusyError
@@ -61,7 +62,7 @@ def as_api_error(error: Exception) -> ApiError:
         return error
     if isinstance(error, SessionNotFoundError | MessageNotFoundError):
         return not_found(str(error))
-    if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError):
+    if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError | MessageIdError):
         return bad_request(str(error))
     if isinstance(error, SessionBusyError):
         # A turn (this server's, or a `strata run -s`) is writing the session: the client may try again later.
