@@ -141,24 +141,28 @@ def test_reading_env_files_asks_but_examples_are_allowed(paths: StrataPaths) -> 
 
 def test_outside_the_project_asks_except_whitelisted_dirs(paths: StrataPaths, tmp_path: Path) -> None:
     skill_dir = tmp_path / "skills" / "pdf"
-    for agent in agents_for(paths, skill_dirs=[skill_dir]).values():
+    for agent in agents_for(paths, skill_dirs=[skill_dir], project_id="p1").values():
         if agent.name in ("compaction", "title", "summary"):
             continue
         assert action(agent, "external_directory", "/etc/*") == "ask", agent.name
-        assert action(agent, "external_directory", f"{paths.tool_output}/*") == "allow"
+        assert action(agent, "external_directory", f"{paths.tool_output}/p1/tool_1") == "allow"
+        # Another project's saved outputs are outside like any other directory.
+        assert action(agent, "external_directory", f"{paths.tool_output}/p2/tool_1") == "ask", agent.name
+        assert action(agent, "external_directory", f"{paths.tool_output}/tool_1") == "ask", agent.name
         assert action(agent, "external_directory", f"{paths.tmp}/*") == "allow"
         assert action(agent, "external_directory", f"{skill_dir}/*") == "allow"
 
 
-def test_every_agent_may_read_tool_output_last(paths: StrataPaths) -> None:
-    for agent in agents_for(paths).values():
-        assert agent.permission[-1] == Rule("external_directory", f"{paths.tool_output}/*", "allow")
+def test_every_agent_may_read_its_projects_tool_output_last(paths: StrataPaths) -> None:
+    for agent in agents_for(paths, project_id="p1").values():
+        assert agent.permission[-1] == Rule("external_directory", f"{paths.tool_output}/p1/*", "allow")
 
 
-def test_explicit_deny_of_tool_output_is_respected(paths: StrataPaths) -> None:
-    data = {"permission": {"external_directory": {f"{paths.tool_output}/*": "deny"}}}
-    for agent in agents_for(paths, data).values():
-        assert action(agent, "external_directory", f"{paths.tool_output}/*") == "deny"
+@pytest.mark.parametrize("denied", ["tool-output/*", "tool-output/p1/*"])
+def test_explicit_deny_of_tool_output_is_respected(paths: StrataPaths, denied: str) -> None:
+    data = {"permission": {"external_directory": {f"{paths.data}/{denied}": "deny"}}}
+    for agent in agents_for(paths, data, project_id="p1").values():
+        assert action(agent, "external_directory", f"{paths.tool_output}/p1/tool_1") == "deny"
 
 
 def test_user_permission_comes_last_and_wins(paths: StrataPaths) -> None:

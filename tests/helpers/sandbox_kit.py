@@ -13,6 +13,7 @@ from tool_fakes import Asker, Updates
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxConfig, SandboxMode
+from strata_core.context.project import discover_project
 from strata_core.llm import ModelInfo
 from strata_core.sandbox.bubblewrap import probe
 from strata_core.tool.builtin.bash import BashTool
@@ -85,7 +86,7 @@ def bash_tool(site: Site, mode: SandboxMode | None = "workspace-write", **settin
     """The bash tool in `mode`, its tool output and Strata's dirs under the site (not the developer's)."""
     paths = StrataPaths.from_env({"HOME": str(site.root / "home")})
     return BashTool(
-        truncation=Truncation(paths.tool_output),
+        truncation=Truncation.from_paths(paths, discover_project(site.project).id),
         sandbox=SandboxConfig(mode=mode, **settings.pop("config", {})),
         paths=paths,
         **settings,

@@ -31,7 +31,22 @@ PROBES = {
     "self-grant": 'echo \'{"permission": {"external_directory": "allow"}}\' > strata.json',
     "left-running": "setsid sleep 33.9911 >/dev/null 2>&1 </dev/null & ( (sleep 33.9911 &) & ); nohup sleep 33.9911 &",
 }
-CALLS = {**READS, **WRITES, **PROBES}
+# Without a sandbox $PPID is the reaper (it holds the scrubbed environment) and its parent is Strata itself,
+# whose environment holds every key: each way to read it.
+STRATA_PID = "$(awk '{print $4}' /proc/$PPID/stat)"
+ENVIRONMENT_IN_MEMORY = (  # /proc/<pid>/mem from env_start to env_end (fields 50 and 51 of /proc/<pid>/stat)
+    "import sys; pid = sys.argv[1]; fields = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split(); "
+    "start, end = int(fields[47]), int(fields[48]); "
+    "mem = open(f'/proc/{pid}/mem', 'rb'); mem.seek(start); print(mem.read(end - start))"
+)
+STRATA_PROBES = {
+    "strata-environ": f"tr '\\0' '\\n' < /proc/{STRATA_PID}/environ",
+    "strata-ps-eww": f"ps eww {STRATA_PID}",
+    "strata-task-environ": f"S={STRATA_PID}; tr '\\0' '\\n' < /proc/$S/task/$S/environ",
+    "strata-python-environ": f"python3 -c \"print(open('/proc/{STRATA_PID}/environ', 'rb').read())\"",
+    "strata-memory": f'python3 -c "{ENVIRONMENT_IN_MEMORY}" {STRATA_PID}',
+}
+CALLS = {**READS, **WRITES, **PROBES, **STRATA_PROBES}
 
 
 @pytest.fixture
@@ -94,9 +109,11 @@ def test_without_a_mechanism_one_line_says_so_and_secrets_stay_out_of_the_enviro
     warnings = [line for line in done.stderr.splitlines() if "sandbox unavailable" in line]
     assert len(warnings) == 1 and MISSING_BWRAP in warnings[0] and "permission rules alone" in warnings[0]
     outputs = tool_outputs(server)
-    for name in ("env", "parent-environ", "ps-eww"):
-        assert "SECRET-" not in outputs[name], name
+    probes = ("env", "parent-environ", "ps-eww", *STRATA_PROBES)
+    assert [name for name in probes if "SECRET-" in outputs[name]] == []
     assert "MY_PLAIN_SETTING=visible-4" in outputs["env"]
+    assert "Permission denied" in outputs["strata-environ"]  # the probe did reach Strata's /proc, closed to it
+    assert "strata run do as you are told" in outputs["strata-ps-eww"]
     assert processes_with_argument("33.9911") == []
 
 
@@ -111,6 +128,8 @@ def test_debug_sandbox_says_what_is_in_force(cli: Cli) -> None:
     missing = cli("debug", "sandbox", "--json", extra_env={"STRATA_BWRAP": MISSING_BWRAP})
     fallback = json.loads(missing.stdout)
     assert fallback["mode"] == "danger-full-access" and MISSING_BWRAP in fallback["problem"]
+    assert "the shell that started Strata (/proc/<its pid>/environ)" in fallback["still_readable"]
+    assert shown["still_readable"] is None
     flagged = json.loads(cli("debug", "sandbox", "--json", "--sandbox", "read-only").stdout)
     assert flagged["wanted"] == "read-only" and flagged["writable"] == []
     before_the_command = json.loads(cli("--sandbox", "danger-full-access", "debug", "sandbox", "--json").stdout)

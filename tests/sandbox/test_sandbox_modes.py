@@ -98,7 +98,8 @@ async def test_a_bwrap_that_fails_its_trial_run_is_no_mechanism(site: Site, tmp_
     broken = tmp_path / "bwrap"
     broken.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
     broken.chmod(0o755)
-    state = shell_sandbox(SandboxSettings(bwrap=str(broken)), bash_tool(site).paths).state()
+    tool = bash_tool(site)
+    state = shell_sandbox(SandboxSettings(bwrap=str(broken)), tool.paths, tool.truncation.directory).state()
     assert state.mechanism is None and state.problem is not None
     assert state.problem.endswith("failed its trial run: bwrap: No permissions to create new namespace")
 

@@ -11,7 +11,7 @@ from tool_fakes import rules
 
 from strata_core.clock import FrozenClock, SystemClock
 from strata_core.config.paths import StrataPaths
-from strata_core.config.schema import ToolOutputConfig
+from strata_core.config.service import ConfigInfo
 from strata_core.ids import Ids
 from strata_core.tool.truncation import MAX_BYTES, MAX_LINES, Truncation, cleanup_tool_output, cut
 
@@ -21,16 +21,26 @@ pytestmark = pytest.mark.anyio
 def test_defaults_are_2000_lines_and_50_kib() -> None:
     assert (MAX_LINES, MAX_BYTES) == (2000, 51200)
     paths = StrataPaths.from_env({"HOME": "/h"})
-    assert Truncation.from_paths(paths).directory == paths.tool_output
+    assert Truncation.from_paths(paths).directory == paths.tool_output / "global"
+
+
+def test_saved_outputs_are_kept_per_project() -> None:
+    paths = StrataPaths.from_env({"HOME": "/h"})
+    clock = SystemClock()
+    configured = Truncation.configured(paths, "abc123", ConfigInfo(), clock, Ids(clock))
+    assert configured.directory == paths.tool_output / "abc123" and configured.root == paths.tool_output
+    with pytest.raises(ValueError, match="one path component"):
+        paths.project_tool_output("../other")
 
 
 def test_configured_limits_replace_the_defaults_and_unset_ones_keep_them() -> None:
     # Unusable values (0, "big") never get here: loading the config refuses them (tests/core/test_config_blocks.py).
     paths = StrataPaths.from_env({"HOME": "/h"})
     clock = SystemClock()
-    configured = Truncation.configured(paths, ToolOutputConfig(max_lines=10, max_bytes=2048), clock, Ids(clock))
+    limits = ConfigInfo(data={"tool_output": {"max_lines": 10, "max_bytes": 2048}})
+    configured = Truncation.configured(paths, "p", limits, clock, Ids(clock))
     assert (configured.max_lines, configured.max_bytes) == (10, 2048)
-    unset = Truncation.configured(paths, ToolOutputConfig(), clock, Ids(clock))
+    unset = Truncation.configured(paths, "p", ConfigInfo(), clock, Ids(clock))
     assert (unset.max_lines, unset.max_bytes) == (MAX_LINES, MAX_BYTES)
 
 
@@ -89,14 +99,15 @@ def test_cut_counts_a_newline_as_one_byte() -> None:
 
 
 def test_cleanup_removes_saved_outputs_older_than_seven_days_on_its_clock(tmp_path: Path) -> None:
-    directory = tmp_path / "tool-output"
-    directory.mkdir()
-    old, fresh, other = directory / "tool_old", directory / "tool_new", directory / "notes.txt"
-    for path in (old, fresh, other):
+    root = tmp_path / "tool-output"
+    (root / "project-b").mkdir(parents=True)
+    flat_old, old, fresh, other = root / "tool_flat", root / "project-b/tool_old", root / "tool_new", root / "x.txt"
+    for path in (flat_old, old, fresh, other):
         path.write_text("x")
     now = 1_900_000_000  # the clock's "now", far from the machine's: only the clock decides what is old
-    for path, days in ((old, 8), (fresh, 6), (other, 8)):
+    for path, days in ((flat_old, 8), (old, 8), (fresh, 6), (other, 8)):
         os.utime(path, (now - days * 24 * 3600, now - days * 24 * 3600))
-    assert Truncation(directory, clock=FrozenClock(now * 1000)).cleanup() == 1
-    assert not old.exists() and fresh.exists() and other.exists()
+    # One project's runtime sweeps every project's dir and what the flat layout of old left at the top.
+    swept = Truncation(root / "project-a", clock=FrozenClock(now * 1000), root=root).cleanup()
+    assert swept == 2 and not flat_old.exists() and not old.exists() and fresh.exists() and other.exists()
     assert cleanup_tool_output(tmp_path / "missing", now=time.time()) == 0

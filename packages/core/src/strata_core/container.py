@@ -148,6 +148,7 @@ class ToolsContainer(containers.DeclarativeContainer):
     """The tools a session may use: the built-ins and the caller's custom tools, and how a call is run."""
 
     paths: providers.Dependency[StrataPaths] = providers.Dependency(instance_of=StrataPaths)
+    project_id: providers.Dependency[str] = providers.Dependency(instance_of=str)
     env: providers.Dependency[Mapping[str, str]] = providers.Dependency(default={})
     """The runtime's environment: where the shell sandbox reads `STRATA_SANDBOX` (`--sandbox`)."""
     config_info: providers.Dependency[ConfigInfo] = providers.Dependency(instance_of=ConfigInfo, default=ConfigInfo())
@@ -171,7 +172,7 @@ class ToolsContainer(containers.DeclarativeContainer):
     plan_exit: providers.Dependency[Tool | None] = providers.Dependency(default=None)
     """Experimental plan mode's tool, or None when it is not offered (`plan_exit_offered`)."""
 
-    truncation = providers.Singleton(Truncation.configured, paths, config_info.provided.tool_output, clock, ids)
+    truncation = providers.Singleton(Truncation.configured, paths, project_id, config_info, clock, ids)
     subagents = providers.Singleton(LoopSubagents, sessions=sessions, agents=agents, config=config, loop=loop)
     builtins = providers.Singleton(
         builtin_tools,
@@ -332,6 +333,7 @@ class CoreContainer(containers.DeclarativeContainer):
     tools_part = providers.Container(
         ToolsContainer,
         paths=prompt_part.paths,
+        project_id=project_id,
         env=env,
         config_info=config_info,
         config=prompt_part.config,

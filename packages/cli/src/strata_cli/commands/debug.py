@@ -177,7 +177,8 @@ def sandbox_info(directory: Path | None, as_json: bool) -> None:
     project = anyio.run(container.core.project().info)
     paths = StrataPaths.from_env(os.environ)
     root = writable_root(project.directory, project.worktree)
-    shown = describe(configured_sandbox(info, os.environ, paths), root, os.environ, DEFAULT_HIDDEN_ENV)
+    sandbox = configured_sandbox(info, os.environ, paths, project.id)
+    shown = describe(sandbox, root, os.environ, DEFAULT_HIDDEN_ENV)
     if as_json:
         echo_json(shown)
         return

@@ -27,7 +27,7 @@ class StrataPaths:
     compat_config: Path
     """`$XDG_CONFIG_HOME/opencode`: read for compatibility with an existing OpenCode setup."""
     data: Path
-    """`$XDG_DATA_HOME/strata`: the session database, tool-output/, plans/."""
+    """`$XDG_DATA_HOME/strata`: the session database, tool-output/<project id>/, plans/."""
     cache: Path
     state: Path
     tmp: Path
@@ -38,7 +38,15 @@ class StrataPaths:
 
     @property
     def tool_output(self) -> Path:
+        """`tool-output/`: every project's saved full outputs, one subdirectory per project id."""
         return self.data / "tool-output"
+
+    def project_tool_output(self, project_id: str) -> Path:
+        """`tool-output/<project id>`: the saved full outputs of one project, apart from every other project's
+        (the sandbox and the agents' rules open this one only)."""
+        if not project_id or project_id in (".", "..") or "/" in project_id or "\\" in project_id:
+            raise ValueError(f"a project id must be one path component to name its tool-output dir, got {project_id!r}")
+        return self.tool_output / project_id
 
     @property
     def plans(self) -> Path:

@@ -3,6 +3,8 @@
 Follows OpenCode's `P/agent/agent.ts` (reference §11): every built-in's permission is
 `merge(defaults, <its own rules>, user)`, config entries then override field by field and append their
 permission, and finally every agent may read truncated tool output unless the user denied exactly that.
+Where OpenCode allows its one `tool-output/*`, Strata allows the project's own `tool-output/<project id>/*`:
+another project's saved outputs stay outside and ask (`external_directory`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from strata_core.config.merge import merge_deep
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import AgentConfig, AgentMode
 from strata_core.config.service import Config, ConfigInfo
-from strata_core.context.project import Project
+from strata_core.context.project import GLOBAL_PROJECT_ID, Project
 from strata_core.message import ModelRef
 from strata_core.permission import rules as perm
 from strata_core.permission.rules import Ruleset
@@ -76,13 +78,14 @@ def parse_model(value: str) -> ModelRef:
 # Rulesets (pure).
 
 
-def default_rules(paths: StrataPaths, skill_dirs: Sequence[Path]) -> Ruleset:
+def default_rules(paths: StrataPaths, skill_dirs: Sequence[Path], project_id: str = GLOBAL_PROJECT_ID) -> Ruleset:
     """The base every agent starts from (§11.2): allow all, but ask outside the project and for `.env` files."""
+    whitelisted = _whitelisted_dirs(paths, skill_dirs, project_id)
     return perm.from_config(
         {
             "*": "allow",
             "doom_loop": "ask",
-            "external_directory": {"*": "ask", **dict.fromkeys(_whitelisted_dirs(paths, skill_dirs), "allow")},
+            "external_directory": {"*": "ask", **dict.fromkeys(whitelisted, "allow")},
             "question": "deny",
             "plan_enter": "deny",
             "plan_exit": "deny",
@@ -98,8 +101,9 @@ def default_rules(paths: StrataPaths, skill_dirs: Sequence[Path]) -> Ruleset:
     )
 
 
-def _whitelisted_dirs(paths: StrataPaths, skill_dirs: Sequence[Path]) -> list[str]:
-    return [_inside(paths.tool_output), _inside(paths.tmp), *(_inside(d) for d in skill_dirs)]
+def _whitelisted_dirs(paths: StrataPaths, skill_dirs: Sequence[Path], project_id: str) -> list[str]:
+    saved = paths.project_tool_output(project_id)
+    return [_inside(saved), _inside(paths.tmp), *(_inside(d) for d in skill_dirs)]
 
 
 def _inside(directory: Path) -> str:
@@ -121,12 +125,13 @@ def _plan_rules(paths: StrataPaths, worktree: Path | None) -> dict[str, Any]:
     }
 
 
-def _explore_rules(paths: StrataPaths, skill_dirs: Sequence[Path]) -> dict[str, Any]:
+def _explore_rules(paths: StrataPaths, skill_dirs: Sequence[Path], project_id: str) -> dict[str, Any]:
     read_only = ("grep", "glob", "list", "bash", "webfetch", "websearch", "codesearch", "read")
+    whitelisted = _whitelisted_dirs(paths, skill_dirs, project_id)
     return {
         "*": "deny",
         **dict.fromkeys(read_only, "allow"),
-        "external_directory": {"*": "ask", **dict.fromkeys(_whitelisted_dirs(paths, skill_dirs), "allow")},
+        "external_directory": {"*": "ask", **dict.fromkeys(whitelisted, "allow")},
     }
 
 
@@ -140,10 +145,14 @@ def _description(name: str) -> str:
 
 
 def builtin_agents(
-    paths: StrataPaths, skill_dirs: Sequence[Path], user: Ruleset, worktree: Path | None = None
+    paths: StrataPaths,
+    skill_dirs: Sequence[Path],
+    user: Ruleset,
+    worktree: Path | None = None,
+    project_id: str = GLOBAL_PROJECT_ID,
 ) -> dict[str, AgentInfo]:
     """The native agents in OpenCode's insertion order, which `default_agent()` relies on."""
-    defaults = default_rules(paths, skill_dirs)
+    defaults = default_rules(paths, skill_dirs, project_id)
 
     def rules(own: Mapping[str, Any]) -> Ruleset:
         return perm.merge(defaults, perm.from_config(own, home=paths.home), user)
@@ -176,7 +185,7 @@ def builtin_agents(
             description=_description("explore"),
             mode="subagent",
             native=True,
-            permission=rules(_explore_rules(paths, skill_dirs)),
+            permission=rules(_explore_rules(paths, skill_dirs, project_id)),
             prompt=read_prompt("agents/explore.txt"),
         ),
         _hidden("compaction", deny_all),
@@ -204,20 +213,25 @@ def _hidden(name: str, permission: Ruleset, temperature: float | None = None) ->
 
 
 def build_agents(
-    config: ConfigInfo, paths: StrataPaths, skill_dirs: Sequence[Path] = (), worktree: Path | None = None
+    config: ConfigInfo,
+    paths: StrataPaths,
+    skill_dirs: Sequence[Path] = (),
+    worktree: Path | None = None,
+    project_id: str = GLOBAL_PROJECT_ID,
 ) -> dict[str, AgentInfo]:
-    """Every agent of a project: built-ins, then config entries applied in order, then the tool-output rule."""
+    """Every agent of a project: built-ins, then config entries applied in order, then the tool-output rule
+    (for `project_id`'s saved outputs)."""
     user = perm.expand_home(config.permission.rules, paths.home)
-    agents = builtin_agents(paths, skill_dirs, user, worktree)
+    agents = builtin_agents(paths, skill_dirs, user, worktree, project_id)
     for key, entry in config.agents.items():
         if entry.disable:
             agents.pop(key, None)
             continue
         base = agents.get(key) or AgentInfo(
-            name=key, mode="all", permission=perm.merge(default_rules(paths, skill_dirs), user)
+            name=key, mode="all", permission=perm.merge(default_rules(paths, skill_dirs, project_id), user)
         )
         agents[key] = apply_agent_config(base, entry, paths)
-    return {key: _allow_tool_output(agent, paths) for key, agent in agents.items()}
+    return {key: _allow_tool_output(agent, paths, project_id) for key, agent in agents.items()}
 
 
 def apply_agent_config(agent: AgentInfo, entry: AgentConfig, paths: StrataPaths) -> AgentInfo:
@@ -237,11 +251,13 @@ def apply_agent_config(agent: AgentInfo, entry: AgentConfig, paths: StrataPaths)
 _OVERRIDES = ("variant", "prompt", "description", "temperature", "top_p", "mode", "color", "hidden", "name", "steps")
 
 
-def _allow_tool_output(agent: AgentInfo, paths: StrataPaths) -> AgentInfo:
-    """Every agent may read truncated tool output, unless the user denied exactly that pattern."""
-    pattern = _inside(paths.tool_output)
+def _allow_tool_output(agent: AgentInfo, paths: StrataPaths, project_id: str) -> AgentInfo:
+    """Every agent may read its project's truncated tool output, unless the user denied exactly that pattern
+    (or OpenCode's `tool-output/*`, which holds it)."""
+    pattern = _inside(paths.project_tool_output(project_id))
+    denied = (pattern, _inside(paths.tool_output))
     if any(
-        r.permission == "external_directory" and r.action == "deny" and r.pattern == pattern for r in agent.permission
+        r.permission == "external_directory" and r.action == "deny" and r.pattern in denied for r in agent.permission
     ):
         return agent
     return evolve(agent, permission=(*agent.permission, perm.Rule("external_directory", pattern, "allow")))
@@ -286,7 +302,8 @@ class AgentService:
     paths: StrataPaths
     skill_dirs: SkillDirs | None = None
     project: Project | None = None
-    """Optional: with it, plan mode may also edit the global plans dir (a worktree-relative pattern)."""
+    """Optional: with it, plan mode may also edit the global plans dir (a worktree-relative pattern), and the
+    agents may read this project's saved tool output (without it, the `global` project's)."""
     _agents: dict[str, AgentInfo] | None = field(default=None, init=False, repr=False)
     _lock: anyio.Lock | None = field(default=None, init=False, repr=False)
 
@@ -308,6 +325,7 @@ class AgentService:
             if self._agents is None:
                 config = await self.config.get()
                 skill_dirs = list(await self.skill_dirs()) if self.skill_dirs else []
-                worktree = (await self.project.info()).worktree if self.project else None
-                self._agents = build_agents(config, self.paths, skill_dirs, worktree)
+                info = await self.project.info() if self.project else None
+                worktree, project_id = (info.worktree, info.id) if info else (None, GLOBAL_PROJECT_ID)
+                self._agents = build_agents(config, self.paths, skill_dirs, worktree, project_id)
         return self._agents

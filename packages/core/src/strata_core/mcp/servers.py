@@ -137,7 +137,7 @@ def configured_servers(
         directory=project.directory,
         default_timeout_ms=config.blocks.experimental.mcp_timeout,
         bus=bus,
-        contain=sandboxed(configured_sandbox(config, env, paths), root),
+        contain=sandboxed(configured_sandbox(config, env, paths, project.id), root),
     )
 
 

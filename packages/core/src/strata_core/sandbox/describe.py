@@ -1,6 +1,7 @@
 """What `strata debug sandbox` shows: the mode in force and why, what commands may write and read, what stays
-protected or hidden in the project, and which variables they do not see. A project with more `.env` files
-than the sandbox can hide is shown with the refusal as its `problem` (commands there do not run)."""
+protected or hidden in the project, which variables they do not see, and (uncontained) what they still read.
+A project with more `.env` files than the sandbox can hide is shown with the refusal as its `problem`
+(commands there do not run)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from strata_core.sandbox.masks import TooManySecretFilesError
 from strata_core.sandbox.project_scan import scan_project
 from strata_core.sandbox.protected import protected_paths
 from strata_core.sandbox.sandbox import ShellSandbox, is_within
+from strata_core.sandbox.undumpable import STILL_READABLE
 
 
 def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: frozenset[str]) -> dict[str, object]:
@@ -48,4 +50,6 @@ def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: 
         "root": str(root),
         **{key: [str(path) for path in paths] for key, paths in shown.items()},
         "hidden_env": sorted(set(env) - set(kept)),
+        # Inside the sandbox no other process is there at all; outside it, only Strata's own /proc is closed.
+        "still_readable": None if state.contained else STILL_READABLE,
     }

@@ -5,6 +5,11 @@ a child subreaper (prctl), so every process the command starts and then disowns 
 exits, `nohup`, `setsid`, a double fork) is re-parented to it rather than to init. When the command ends, or
 the reaper is told to stop (SIGTERM, SIGINT, SIGHUP), it kills its children with SIGKILL until none is left,
 their orphans included, and exits with the command's status. Inside bubblewrap the PID namespace does this.
+
+Run as root, the reaper also drops `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN` and `CAP_PERFMON` from its bounding set
+before it starts the command, so the command never holds them: with any of them, root still reads the
+environment of a process that is not dumpable (Strata, see `undumpable.py`). As another user the drop fails
+(no `CAP_SETPCAP`), harmlessly: there is nothing to drop.
 """
 
 from __future__ import annotations
@@ -15,8 +20,12 @@ from collections.abc import Sequence
 
 REAPER_SCRIPT = r"""
 import ctypes, os, signal, sys
-PR_SET_CHILD_SUBREAPER = 36
-ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+PR_SET_CHILD_SUBREAPER, PR_CAPBSET_DROP = 36, 24
+CAP_SYS_PTRACE, CAP_SYS_ADMIN, CAP_PERFMON = 19, 21, 38
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+for capability in (CAP_SYS_PTRACE, CAP_SYS_ADMIN, CAP_PERFMON):
+    libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
 me = os.getpid()
 
 def children():

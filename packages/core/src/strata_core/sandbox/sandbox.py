@@ -3,7 +3,8 @@
 `ShellSandbox.prepare` turns a command (an argv) into the argv to start: inside bubblewrap for `read-only`
 and `workspace-write` when bwrap works here, else under the reaper (`reaper.py`) so that nothing it starts
 outlives it. When a sandbox was wanted but bwrap is missing or fails its trial run, one warning says so
-(once per process) and the permission rules alone stand between the command and the file system.
+(once per process) and the permission rules alone stand between the command and the file system; Strata's
+own process is then made not dumpable (`undumpable.py`), so the command cannot read Strata's environment.
 `contained` is the same as a context manager, for long-lived commands such as local MCP servers: start
 `prepared.argv` with `pass_fds=prepared.pass_fds` (bwrap reports on one) and any environment you choose.
 """
@@ -31,6 +32,7 @@ from strata_core.sandbox.project_scan import ProjectScan, scan_project
 from strata_core.sandbox.protected import protected_paths
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.sandbox.settings import SandboxSettings
+from strata_core.sandbox.undumpable import make_undumpable
 
 if TYPE_CHECKING:
     from strata_core.config.service import ConfigInfo
@@ -139,6 +141,7 @@ class ShellSandbox:
         """`argv`, wrapped for the mode in force; blocking (it looks for `.env` files): run it in a thread."""
         state = self.state()
         if not state.contained:
+            make_undumpable()
             return PreparedCommand(tuple(reaped_argv(argv)))
         writable = state.mode == "workspace-write"
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
@@ -163,6 +166,7 @@ class ShellSandbox:
         server has ended."""
         state = self.state()
         if not state.contained:
+            make_undumpable()
             return PreparedCommand(tuple(argv))
         writable = state.mode == "workspace-write"
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
@@ -311,14 +315,15 @@ def _protect(path: Path, root: Path) -> Mount:
     return Mount(target, target) if is_within(target, root) else Mount(path, path)
 
 
-def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Path | None = None) -> ShellSandbox:
-    """The sandbox for Strata's dirs: `tool_output` (default `paths.tool_output`) and `paths.tmp` writable."""
-    dirs = (tool_output or paths.tool_output, paths.tmp)
-    return ShellSandbox(settings, dirs, paths.cache, temp=paths.tmp)
+def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Path) -> ShellSandbox:
+    """The sandbox for Strata's dirs: `tool_output`, the session's project's saved outputs (never the dir of
+    every project's, `paths.tool_output`), and `paths.tmp` writable."""
+    return ShellSandbox(settings, (tool_output, paths.tmp), paths.cache, temp=paths.tmp)
 
 
-def configured_sandbox(config: ConfigInfo, env: Mapping[str, str], paths: StrataPaths) -> ShellSandbox:
+def configured_sandbox(config: ConfigInfo, env: Mapping[str, str], paths: StrataPaths, project_id: str) -> ShellSandbox:
     """The sandbox a loaded config's `sandbox` block and `--sandbox` (`STRATA_SANDBOX` in `env`) put in force,
-    for Strata's dirs: what a local MCP server and `strata debug sandbox` see, as the bash tool builds it."""
+    for Strata's dirs and `project_id`'s saved outputs: what a local MCP server and `strata debug sandbox` see,
+    as the bash tool builds it."""
     settings = SandboxSettings.from_config(config.blocks.sandbox, env, paths.home, config.env_names)
-    return shell_sandbox(settings, paths)
+    return shell_sandbox(settings, paths, paths.project_tool_output(project_id))

@@ -4,22 +4,29 @@ OpenCode's rule (reference §14.3): an output over 2000 lines or 51,200 bytes (o
 `tool_output {max_lines, max_bytes}`) keeps whole lines from one end, says how much was cut, and points at a
 file under `tool-output/` holding everything. The pointer's advice depends on whether the agent may delegate
 to a subagent (`task` not denied).
+
+Unlike OpenCode's one `tool-output/` for every project, Strata saves into `tool-output/<project id>/`: the
+sandbox binds, and the agents' rules allow, the session's project's dir only, so a command or the model in
+one project neither reads nor overwrites what another project's tools printed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 from attrs import Factory, field, frozen
 
 from strata_core.clock import Clock, SystemClock
 from strata_core.config.paths import StrataPaths
-from strata_core.config.schema import ToolOutputConfig
+from strata_core.context.project import GLOBAL_PROJECT_ID
 from strata_core.ids import Ids
 from strata_core.permission.rules import Rule, evaluate
+
+if TYPE_CHECKING:
+    from strata_core.config.service import ConfigInfo
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024
@@ -95,33 +102,48 @@ def hint(saved: Path, agent_ruleset: Sequence[Rule] | None) -> str:
 
 @frozen
 class Truncation:
-    """Truncation limits and the directory where full outputs are kept (`StrataPaths.tool_output`).
+    """Truncation limits and the directory where full outputs are kept (`StrataPaths.project_tool_output`).
 
     The container hands it the runtime's clock and ids (file names sort by creation, the seven days count
     on that clock); built alone, it uses the machine's.
     """
 
     directory: Path
+    """Where this project's full outputs are saved."""
     max_lines: int = MAX_LINES
     max_bytes: int = MAX_BYTES
     clock: Clock = field(factory=SystemClock, eq=False, kw_only=True)
     ids: Ids = field(default=Factory(lambda self: Ids(self.clock), takes_self=True), eq=False, kw_only=True)
+    root: Path | None = field(default=None, kw_only=True)
+    """The dir of every project's saved outputs (`StrataPaths.tool_output`), which `cleanup` sweeps; None
+    sweeps `directory` alone."""
 
     @classmethod
     def from_paths(
-        cls, paths: StrataPaths, *, max_lines: int | None = None, max_bytes: int | None = None
+        cls,
+        paths: StrataPaths,
+        project_id: str = GLOBAL_PROJECT_ID,
+        *,
+        max_lines: int | None = None,
+        max_bytes: int | None = None,
     ) -> Truncation:
-        return cls(paths.tool_output, max_lines or MAX_LINES, max_bytes or MAX_BYTES)
+        """Saving into `project_id`'s dir; without one, into the dir of `global` (OpenCode's id for a directory
+        outside any repository)."""
+        directory = paths.project_tool_output(project_id)
+        return cls(directory, max_lines or MAX_LINES, max_bytes or MAX_BYTES, root=paths.tool_output)
 
     @classmethod
-    def configured(cls, paths: StrataPaths, tool_output: ToolOutputConfig, clock: Clock, ids: Ids) -> Truncation:
-        """With the config's `tool_output {max_lines, max_bytes}` (checked on load); unset keeps the default."""
+    def configured(cls, paths: StrataPaths, project_id: str, config: ConfigInfo, clock: Clock, ids: Ids) -> Truncation:
+        """Saving into `project_id`'s dir, with the config's `tool_output {max_lines, max_bytes}` (checked on
+        load); unset keeps the default."""
+        tool_output = config.tool_output
         return cls(
-            paths.tool_output,
+            paths.project_tool_output(project_id),
             tool_output.max_lines or MAX_LINES,
             tool_output.max_bytes or MAX_BYTES,
             clock=clock,
             ids=ids,
+            root=paths.tool_output,
         )
 
     @classmethod
@@ -162,23 +184,36 @@ class Truncation:
         return TruncatedOutput(content, True, saved)
 
     def cleanup(self) -> int:
-        """Delete saved outputs older than seven days; returns how many went. The runtime calls this at start."""
-        return cleanup_tool_output(self.directory, now=self.clock.now_ms() / 1000)
+        """Delete saved outputs older than seven days, every project's; returns how many went. The runtime
+        calls this at start."""
+        return cleanup_tool_output(self.root or self.directory, now=self.clock.now_ms() / 1000)
 
 
 def cleanup_tool_output(directory: Path, *, now: float) -> int:
-    """Delete the `tool_*` files of `directory` modified over seven days before `now` (epoch seconds)."""
+    """Delete the `tool_*` files modified over seven days before `now` (epoch seconds) in `directory` (the
+    flat layout of old, and OpenCode's) and in each project's dir inside it."""
     cutoff = now - RETENTION_SECONDS
-    removed = 0
     try:
         entries = list(directory.iterdir())
     except OSError:
         return 0
+    removed = _remove_old_files(entries, cutoff)
+    for entry in entries:
+        if entry.is_dir() and not entry.is_symlink():
+            try:
+                removed += _remove_old_files(list(entry.iterdir()), cutoff)
+            except OSError:
+                continue
+    return removed
+
+
+def _remove_old_files(entries: Sequence[Path], cutoff: float) -> int:
+    removed = 0
     for entry in entries:
         if not entry.name.startswith(FILE_PREFIX):
             continue
         try:
-            if entry.stat().st_mtime < cutoff:
+            if entry.lstat().st_mtime < cutoff:
                 entry.unlink()
                 removed += 1
         except OSError:

@@ -126,7 +126,9 @@ class GrepTool(BuiltinTool):
 
 
 def _opened_directory(fd: int) -> Path:
-    return Path(f"/proc/{os.getpid()}/fd/{fd}")
+    # `self`, not Strata's pid: rg's process enters it (as its cwd) before it execs, still holding `fd`, and
+    # once Strata is not dumpable (sandbox/undumpable.py) another process may not follow Strata's fd links.
+    return Path(f"/proc/self/fd/{fd}")
 
 
 def shown_to_model(
