@@ -80,11 +80,11 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         private = next((address for address in addresses if is_private(address)), None)
         if private is not None:
             await self._approve(host, private)  # not under the connect timeout: a person may be answering
-        failure = httpcore.ConnectError(f"{host} resolved to no address")
+        failure: Exception = httpcore.ConnectError(f"{host} resolved to no address")
         for address in addresses:
             try:
                 return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
-            except httpcore.ConnectError as error:  # refused or unreachable: the next address may answer
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:  # the next address may answer
                 failure = error
         raise failure
 
