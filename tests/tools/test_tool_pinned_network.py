@@ -79,9 +79,10 @@ class ScriptedStream(httpcore.AsyncNetworkStream):
 
 @define
 class FakeNetwork(httpcore.AsyncNetworkBackend):
-    """Records each address dialled; `unreachable` ones fail like a refused connection."""
+    """Records each address dialled; `unreachable` ones fail with `failure` (a refused connection by default)."""
 
     unreachable: set[str] = field(factory=set)
+    failure: type[Exception] = httpcore.ConnectError
     dialled: list[str] = field(factory=list)
     streams: list[ScriptedStream] = field(factory=list)
 
@@ -95,7 +96,7 @@ class FakeNetwork(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         self.dialled.append(host)
         if host in self.unreachable:
-            raise httpcore.ConnectError("[Errno 111] Connection refused")
+            raise self.failure(f"cannot reach {host}")
         self.streams.append(ScriptedStream())
         return self.streams[-1]
 
@@ -143,8 +144,11 @@ async def test_a_literal_address_is_judged_as_given_without_a_look_up() -> None:
     assert network.dialled == ["::ffff:127.0.0.1", PUBLIC] and answers.lookups == []
 
 
-async def test_once_approved_the_checked_addresses_are_tried_in_turn_and_only_they() -> None:
-    network = FakeNetwork(unreachable={"10.0.0.5"})
+@pytest.mark.parametrize("failure", [httpcore.ConnectError, httpcore.ConnectTimeout])
+async def test_once_approved_the_checked_addresses_are_tried_in_turn_and_only_they(
+    failure: type[Exception],
+) -> None:
+    network = FakeNetwork(unreachable={"10.0.0.5"}, failure=failure)
     backend = PinnedNetworkBackend(Approvals(), Answers(["10.0.0.5", "127.0.0.1"]), network)
     await backend.connect_tcp("rebind.test", 80)
     assert network.dialled == ["10.0.0.5", "127.0.0.1"]
