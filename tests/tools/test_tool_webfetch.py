@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
@@ -12,6 +13,10 @@ import pytest
 from rebinding_dns import PUBLIC, HostileNetwork
 from tool_fakes import DEFAULT_RULES, Asker, MakeContext, rules
 
+from strata_core.bus import Bus
+from strata_core.clock import SystemClock
+from strata_core.ids import Ids
+from strata_core.permission.flow import PermissionFlow
 from strata_core.tool.builtin.webfetch import TOO_LARGE, WebFetchTool
 from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
 from strata_core.tool.runner import run_tool
@@ -244,6 +249,23 @@ async def test_a_name_answering_a_private_address_asks_and_a_refusal_dials_nothi
         ("private_network", ["rebind.localhost"], {"url": url, "address": "::ffff:127.0.0.1"})
     ]
     assert network.dialled == [] and Handler.seen == []
+
+
+async def test_headless_a_rebound_private_answer_is_refused_with_a_reason_and_nothing_is_dialled(
+    server: str, make_ctx: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first call gets the public answer; the second, the private one the attacker meant to reach.
+    network = HostileNetwork(port_of(server), {"rebind.localhost": [PUBLIC, "127.0.0.1"]})
+    network.install(monkeypatch)
+    flow = PermissionFlow(Bus(), Ids(SystemClock()), "non_interactive")
+    ctx = make_ctx(ask=partial(flow.ask, "ses_test", ruleset=PRIVATE_ASKS), ruleset=PRIVATE_ASKS)
+    url = f"http://rebind.localhost:{port_of(server)}/plain"
+    first = await run_tool(WebFetchTool(), {"url": url}, ctx, agent_ruleset=None)
+    second = await run_tool(WebFetchTool(), {"url": url}, ctx, agent_ruleset=None)
+    assert first.result.output == "just text\n" and network.dialled == [PUBLIC]
+    assert second.blocked and (second.error or "").startswith(
+        "Permission 'private_network' for rebind.localhost needs approval, but"
+    )
 
 
 async def test_an_approved_host_is_reached_under_its_own_name_and_not_asked_about_again_in_the_call(
