@@ -18,6 +18,7 @@ LAZY_PACKAGES = (
     "tree_sitter",
     "wcmatch",
     "PIL",
+    "httpcore",
 )
 LAZY_MODULES = (
     "strata_core.tool.support.shell_parse",
@@ -27,6 +28,7 @@ LAZY_MODULES = (
     "strata_core.tool.support.attachment_cap",
     "strata_core.image_fit",
     "strata_core.tool.support.network_address",
+    "strata_core.tool.support.pinned_network",
     "strata_core.sandbox",
     "strata_core.sandbox.bubblewrap",
     "strata_core.sandbox.environment",

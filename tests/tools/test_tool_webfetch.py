@@ -5,12 +5,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
+from rebinding_dns import PUBLIC, HostileNetwork
 from tool_fakes import DEFAULT_RULES, Asker, MakeContext, rules
 
+from strata_core.bus import Bus
+from strata_core.clock import SystemClock
+from strata_core.ids import Ids
+from strata_core.permission.flow import PermissionFlow
 from strata_core.tool.builtin.webfetch import TOO_LARGE, WebFetchTool
 from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
 from strata_core.tool.runner import run_tool
@@ -66,6 +72,11 @@ class Handler(BaseHTTPRequestHandler):
         elif self.path == "/to-localhost":
             self.send_response(302)
             self.send_header("Location", f"http://localhost:{self.headers['Host'].rsplit(':', 1)[1]}/page")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/to-rebind":
+            self.send_response(302)
+            self.send_header("Location", f"http://rebind.localhost:{self.headers['Host'].rsplit(':', 1)[1]}/plain")
             self.send_header("Content-Length", "0")
             self.end_headers()
         elif self.path == "/challenge":
@@ -188,3 +199,92 @@ async def test_a_host_name_is_judged_by_what_it_resolves_to_and_every_redirect_i
     assert outcome.is_error
     assert [(a.permission, a.patterns) for a in asker.asked] == [("private_network", ["localhost"])]
     assert [seen["path"] for seen in Handler.seen] == ["/to-localhost"]
+
+
+def port_of(server: str) -> int:
+    return int(server.rsplit(":", 1)[1])
+
+
+REBOUND = {
+    "loopback": "127.0.0.1",
+    "ipv6-loopback": "::1",
+    "ipv4-mapped": "::ffff:127.0.0.1",
+    "any": "0.0.0.0",
+    "metadata": "169.254.169.254",
+    "private": "10.0.0.5",
+}
+
+
+@pytest.mark.parametrize("hop", ["direct", "redirect"])
+@pytest.mark.parametrize("private", REBOUND.values(), ids=REBOUND.keys())
+async def test_dns_rebinding_connects_only_to_the_address_that_was_checked(
+    server: str, make_ctx: MakeContext, monkeypatch: pytest.MonkeyPatch, private: str, hop: str
+) -> None:
+    # The attacker's DNS answers a public address first and a private one after: checking one answer and
+    # connecting by another would reach the private address with no ask.
+    port = port_of(server)
+    network = HostileNetwork(port, {"rebind.localhost": [PUBLIC, private], "site.localhost": [PUBLIC]})
+    network.install(monkeypatch)
+    asker = Asker(rules=PRIVATE_ASKS, reject={"private_network"})
+    url = f"http://rebind.localhost:{port}/plain" if hop == "direct" else f"http://site.localhost:{port}/to-rebind"
+    outcome = await run_tool(
+        WebFetchTool(), {"url": url}, make_ctx(ask=asker, ruleset=PRIVATE_ASKS), agent_ruleset=None
+    )
+    assert network.dialled == [PUBLIC] * (1 if hop == "direct" else 2)
+    assert outcome.result.output == "just text\n" and asker.asked == []
+
+
+async def test_a_name_answering_a_private_address_asks_and_a_refusal_dials_nothing(
+    server: str, make_ctx: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    network = HostileNetwork(port_of(server), {"rebind.localhost": ["::ffff:127.0.0.1"]})
+    network.install(monkeypatch)
+    asker = Asker(rules=PRIVATE_ASKS, reject={"private_network"})
+    url = f"http://rebind.localhost:{port_of(server)}/plain"
+    outcome = await run_tool(
+        WebFetchTool(), {"url": url}, make_ctx(ask=asker, ruleset=PRIVATE_ASKS), agent_ruleset=None
+    )
+    assert outcome.is_error and outcome.blocked
+    assert [(a.permission, a.patterns, a.metadata) for a in asker.asked] == [
+        ("private_network", ["rebind.localhost"], {"url": url, "address": "::ffff:127.0.0.1"})
+    ]
+    assert network.dialled == [] and Handler.seen == []
+
+
+async def test_headless_a_rebound_private_answer_is_refused_with_a_reason_and_nothing_is_dialled(
+    server: str, make_ctx: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first call gets the public answer; the second, the private one the attacker meant to reach.
+    network = HostileNetwork(port_of(server), {"rebind.localhost": [PUBLIC, "127.0.0.1"]})
+    network.install(monkeypatch)
+    flow = PermissionFlow(Bus(), Ids(SystemClock()), "non_interactive")
+    ctx = make_ctx(ask=partial(flow.ask, "ses_test", ruleset=PRIVATE_ASKS), ruleset=PRIVATE_ASKS)
+    url = f"http://rebind.localhost:{port_of(server)}/plain"
+    first = await run_tool(WebFetchTool(), {"url": url}, ctx, agent_ruleset=None)
+    second = await run_tool(WebFetchTool(), {"url": url}, ctx, agent_ruleset=None)
+    assert first.result.output == "just text\n" and network.dialled == [PUBLIC]
+    assert second.blocked and (second.error or "").startswith(
+        "Permission 'private_network' for rebind.localhost needs approval, but"
+    )
+
+
+async def test_an_approved_host_is_reached_under_its_own_name_and_not_asked_about_again_in_the_call(
+    server: str, make_ctx: MakeContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    network = HostileNetwork(port_of(server), {"rebind.localhost": ["::1", "10.0.0.5"]})
+    network.install(monkeypatch)
+    asker = Asker(rules=PRIVATE_ASKS)
+    url = f"http://rebind.localhost:{port_of(server)}/challenge"  # 403 first, so the call connects twice
+    result = await fetch(make_ctx(ask=asker, ruleset=PRIVATE_ASKS), url)
+    assert result.output == "passed" and network.dialled == ["::1", "10.0.0.5"]
+    assert [(a.patterns, a.metadata["address"]) for a in asker.asked] == [(["rebind.localhost"], "::1")]
+    assert {seen["host"] for seen in Handler.seen} == {f"rebind.localhost:{port_of(server)}"}
+
+
+async def test_an_environment_proxy_is_not_used_so_the_address_checked_is_the_one_dialled(
+    server: str, ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(name, "http://127.0.0.1:9")
+    assert (await fetch(ctx, f"{server}/plain")).output == "just text\n"
+    assert Handler.seen[-1]["path"] == "/plain"  # a proxy would have been sent the absolute URL

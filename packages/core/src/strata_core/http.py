@@ -99,10 +99,16 @@ def make_client(
     read_timeout: float = DEFAULT_READ_TIMEOUT,
     headers: Mapping[str, str] | None = None,
     follow_redirects: bool = True,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> httpx.AsyncClient:
-    """A new async client with Strata's timeouts; the caller owns (and closes) it."""
+    """A new async client with Strata's timeouts; the caller owns (and closes) it.
+
+    `transport` replaces the default one (webfetch's pins connections to checked addresses); the test guard
+    still wraps it.
+    """
     timeout = httpx.Timeout(connect=connect_timeout, read=read_timeout, write=connect_timeout, pool=connect_timeout)
-    transport = LoopbackOnlyTransport() if _loopback_only else OnDemandTlsTransport()
+    inner = transport or OnDemandTlsTransport()
+    transport = LoopbackOnlyTransport(inner) if _loopback_only else inner
     return httpx.AsyncClient(
         timeout=timeout,
         headers={"User-Agent": USER_AGENT, **(headers or {})},

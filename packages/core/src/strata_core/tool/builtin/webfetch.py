@@ -1,8 +1,9 @@
 """The `webfetch` tool: GET one http(s) URL and return it as markdown, plain text or raw HTML.
 
-A request to a loopback, link-local or private address (each redirect hop checked, the host name resolved)
-asks `private_network` first. At most 5 MB is read (the body is streamed and abandoned past the cap), within
-a timeout of 30 s by default and 120 s at most. Images come back as attachments the model can look at.
+A connection to a loopback, link-local or private address (each redirect hop checked, a host name judged on
+the one resolution the connection then uses: `tool/support/pinned_network.py`) asks `private_network` first.
+At most 5 MB is read (the body is streamed and abandoned past the cap), within a timeout of 30 s by default and
+120 s at most. Images come back as attachments the model can look at.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any, ClassVar
 
 import anyio
 import httpx
-from attrs import define, frozen
+from attrs import define, field, frozen
 
 from strata_core.http import make_client, read_capped
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
@@ -64,17 +65,20 @@ class _Fetched:
     body: bytes
 
 
-Vet = Callable[[str], Awaitable[None]]
-"""Called with every URL about to be requested (the first and each redirect's); raises to stop it."""
+Consent = Callable[[str, str, str], Awaitable[None]]
+"""Called with the URL, its host and the non-global address it resolved to, before connecting; raises to stop."""
 MAX_REDIRECTS = 10
 
 
-async def _get(url: str, headers: dict[str, str], vet: Vet) -> tuple[int, dict[str, str], bytes]:
-    # Redirects are followed here, one hop at a time, so each target is vetted before it is requested.
+async def _get(url: str, headers: dict[str, str], consent: Consent) -> tuple[int, dict[str, str], bytes]:
+    # Imported on the first fetch: httpcore is not otherwise loaded by a `strata` start-up.
+    from strata_core.tool.support.pinned_network import PinnedNetworkBackend, PinnedTransport
+
+    # Redirects are followed here, one hop at a time, so each target's connection is judged on its own.
     for _ in range(MAX_REDIRECTS + 1):
-        await vet(url)
+        transport = PinnedTransport(PinnedNetworkBackend(partial(consent, url)))
         async with (
-            make_client(headers=headers, follow_redirects=False) as client,
+            make_client(headers=headers, follow_redirects=False, transport=transport) as client,
             client.stream("GET", url) as response,
         ):
             if response.is_redirect and "location" in response.headers:
@@ -93,29 +97,35 @@ async def _body(response: httpx.Response) -> tuple[int, dict[str, str], bytes]:
     return response.status_code, dict(response.headers), body
 
 
-async def _allow_everything(url: str) -> None:
+async def _allow_everything(url: str, host: str, address: str) -> None:
     return None
 
 
-async def fetch(url: str, format: str, vet: Vet = _allow_everything) -> _Fetched:
+async def fetch(url: str, format: str, consent: Consent = _allow_everything) -> _Fetched:
     headers = {"User-Agent": BROWSER_UA, "Accept": ACCEPT.get(format, "*/*"), "Accept-Language": "en-US,en;q=0.9"}
-    status, response_headers, body = await _get(url, headers, vet)
+    status, response_headers, body = await _get(url, headers, consent)
     if status == 403 and response_headers.get("cf-mitigated") == "challenge":
         # Cloudflare's bot challenge turns away browser look-alikes but often lets an honest client through.
-        status, response_headers, body = await _get(url, {**headers, "User-Agent": "strata"}, vet)
+        status, response_headers, body = await _get(url, {**headers, "User-Agent": "strata"}, consent)
     if not 200 <= status < 300:
         raise ToolFailure(f"Request failed with status code: {status}")
     return _Fetched(response_headers.get("content-type", ""), body)
 
 
-async def _ask_if_private(ctx: ToolContext, url: str) -> None:
-    # Imported on the first fetch: ipaddress is not otherwise loaded by a `strata` start-up.
-    from strata_core.tool.support.network_address import PRIVATE_NETWORK, private_address
+@define
+class _PrivateNetworkConsent:
+    """Asks `private_network` the first time a host leads to a non-global address in this call; a host the
+    person let through is not asked about again by a later hop or retry of the same call."""
 
-    address = await private_address(url)
-    if address is not None:
-        host = httpx.URL(url).host
-        await ctx.ask(PRIVATE_NETWORK, [host], [host], {"url": url, "address": address})
+    ctx: ToolContext
+    approved: set[str] = field(factory=set)
+
+    async def __call__(self, url: str, host: str, address: str) -> None:
+        from strata_core.tool.support.network_address import PRIVATE_NETWORK
+
+        if host not in self.approved:
+            await self.ctx.ask(PRIVATE_NETWORK, [host], [host], {"url": url, "address": address})
+            self.approved.add(host)
 
 
 @define
@@ -145,7 +155,7 @@ class WebFetchTool(BuiltinTool):
         seconds = min(float(timeout) if timeout else DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
         try:
             with anyio.fail_after(seconds):
-                fetched = await fetch(url, format, partial(_ask_if_private, ctx))
+                fetched = await fetch(url, format, _PrivateNetworkConsent(ctx))
         except TimeoutError:
             raise ToolFailure("Request timed out") from None
         return self._result(url, format, fetched)

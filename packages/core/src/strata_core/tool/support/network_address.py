@@ -1,48 +1,27 @@
-"""Whether a URL leads into the machine or its private network: loopback, link-local, private and other
-non-global ranges, judged on the addresses the host name resolves to (so `localtest.me` counts as loopback).
+"""Whether an address leads into the machine or its private network: loopback, link-local, private and other
+non-global ranges, `0.0.0.0` and `::` (which reach this machine), multicast, and IPv6 forms that carry an IPv4
+address (`::ffff:127.0.0.1`, `::127.0.0.1`) judged by that address.
 
-webfetch asks the `private_network` permission before each such request (every redirect hop included), so a
-model cannot reach a cloud metadata service, a database on localhost or the router without a person saying so.
-The check resolves the name itself; a resolver that answers differently a moment later (DNS rebinding) is
-not covered.
+webfetch asks the `private_network` permission before each connection to such an address (every redirect hop
+included), so a model cannot reach a cloud metadata service, a database on localhost or the router without a
+person saying so. A host name is judged on the addresses it resolves to, resolved once for the check and the
+connection together (`pinned_network`), so a DNS server that answers differently a moment later changes nothing.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import socket
-
-import anyio
-import httpx
 
 PRIVATE_NETWORK = "private_network"
 """The permission key for requests to non-global addresses (ask by default)."""
 
 
-def _is_private(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])  # drop an IPv6 zone id
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+def is_private(address: str) -> bool:
+    """Whether an IP address (an IPv6 zone id allowed) is not a global unicast one."""
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        elif int(ip) < 2**32:  # `::a.b.c.d`, the deprecated IPv4-compatible form (and `::`, `::1`)
+            ip = ipaddress.IPv4Address(int(ip))
     return not ip.is_global or ip.is_multicast
-
-
-async def private_address(url: str) -> str | None:
-    """The first non-global address `url`'s host resolves to, or None (none, or the name does not resolve)."""
-    parsed = httpx.URL(url)
-    host = parsed.host
-    if not host:
-        return None
-    try:
-        return host if _is_private(host) else None
-    except ValueError:
-        pass  # a name, not an address literal
-    port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    try:
-        infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError:
-        return None  # the request itself will fail with a clear error
-    for *_, sockaddr in infos:
-        address = str(sockaddr[0])
-        if _is_private(address):
-            return address
-    return None
