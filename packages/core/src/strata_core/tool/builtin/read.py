@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 import anyio
-from attrs import define, frozen
+from attrs import define, evolve, frozen
 
 from strata_core.message import MessageWithParts
+from strata_core.secret_outputs import secret_placeholder
 from strata_core.tool.builtin.base import BuiltinTool, non_negative_integer, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
 from strata_core.tool.support.confined_file import (
@@ -28,7 +29,7 @@ from strata_core.tool.support.confined_file import (
     open_directory,
     open_to_read,
 )
-from strata_core.tool.support.content_guard import ask_to_read
+from strata_core.tool.support.content_guard import ask_to_read, is_secret
 from strata_core.tool.support.file_kind import is_binary, media_type
 from strata_core.tool.support.paths_guard import relative_to_worktree
 
@@ -246,7 +247,7 @@ class ReadTool(BuiltinTool):
         loaded = [str(item.source) for item in nearby]
         mime = media_type(path, sample)
         if mime is not None:
-            return await self._attachment(fd, path, title, mime, loaded)
+            return _kept_back(await self._attachment(fd, path, title, mime, loaded), ctx, target)
         if is_binary(path, sample):
             os.close(fd)
             raise ToolFailure(f"Cannot read binary file: {path}")
@@ -275,7 +276,7 @@ class ReadTool(BuiltinTool):
             "loaded": loaded,
             "display": display,
         }
-        return ToolResult(output=output, title=title, metadata=metadata)
+        return _kept_back(ToolResult(output=output, title=title, metadata=metadata), ctx, target)
 
     async def _attachment(self, fd: int, path: Path, title: str, mime: str, loaded: list[str]) -> ToolResult:
         from strata_core.tool.support.attachment_cap import capped_attachment
@@ -289,3 +290,14 @@ class ReadTool(BuiltinTool):
             metadata={"preview": message, "truncated": False, "loaded": loaded},
             attachments=(Attachment(mime=mime, url=url),),
         )
+
+
+def _kept_back(result: ToolResult, ctx: ToolContext, target: Target) -> ToolResult:
+    """A secret file's read (the user allowed it): the model gets the content, the stored metadata does not."""
+    if not is_secret(ctx, target):
+        return result
+    placeholder = secret_placeholder([result.title])
+    metadata = {**result.metadata, "preview": placeholder}
+    if "display" in metadata:
+        metadata["display"] = {**metadata["display"], "text": placeholder}
+    return evolve(result, metadata=metadata, secret_files=(result.title,))
