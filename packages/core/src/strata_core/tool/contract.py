@@ -63,7 +63,8 @@ class ToolResult:
     """The secret files (`.env`-style, shown with the user's consent) whose content `output` and
     `attachments` hold, as the title names them. Such an output reaches the model in this process only: the
     store, the bus and exports get a placeholder (`strata_core.secret_outputs`), so `metadata` must hold none
-    of the content (the built-ins put the placeholder in `preview`, `display` and diffs)."""
+    of the content (the built-ins put the placeholder in `preview`, `display` and diffs). The runner does not
+    truncate such an output (truncation would save all of it to disk): the tool keeps it small itself."""
 
 
 class ToolFailure(Exception):

@@ -2,6 +2,9 @@
 
 The listing mirrors OpenCode 1.18.33 to the character, including a quirk: each line's text is ripgrep's,
 newline and all, so a blank line follows every match.
+
+Lines shown from a `.env`-style file (the file grep was pointed at, or one a rule lets it show) name that
+file in `secret_files`, so they reach the model without being stored (`strata_core.secret_outputs`).
 """
 
 from __future__ import annotations

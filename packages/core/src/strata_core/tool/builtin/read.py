@@ -3,6 +3,9 @@
 Output framing follows OpenCode 1.18.33 exactly (`<path>`, `<type>`, `<content>`, `N: ` prefixes and the
 footers), because models prompted for OpenCode parse it. Instruction files (AGENTS.md) found between the
 file and the session directory are appended in a `<system-reminder>` the first time they are relevant.
+
+A `.env`-style file the user let it read (`content_guard.is_secret`) is named in `secret_files`: the model gets
+the content, the session keeps a placeholder, which also stands in `preview` and `display` here.
 """
 
 from __future__ import annotations
