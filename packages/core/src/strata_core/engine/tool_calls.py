@@ -1,10 +1,10 @@
 """Running the tool calls of one step: each call moves its part from running to completed or error.
 
 Calls start as soon as the model has finished writing them and run concurrently in the step's task group.
-A result that holds a secret file's content (`ToolResult.secret_files`) is stored as a placeholder; its clear
-output is kept in memory (`strata_core.secret_outputs`) for the requests that follow. Whatever happens is
-recorded as a result the model sees (invalid arguments, an unknown tool, a refusal, a
+Whatever happens is recorded as a result the model sees (invalid arguments, an unknown tool, a refusal, a
 crash in the tool); only cancellation propagates, and the processor's cleanup marks such calls interrupted.
+A result holding a secret file's content (`ToolResult.secret_files`) is stored as a placeholder, its clear
+output kept in memory (`strata_core.secret_outputs`) for the requests that follow.
 """
 
 from __future__ import annotations
