@@ -43,7 +43,7 @@ async def test_a_file_the_user_attached_is_read_without_asking_even_from_outside
         request, "build", ModelRef("p", "m"), ctx, ReadTool(), 1
     )
     assert asked == []
-    stored = await stored_message(store, "ses", info.id)
+    stored = await stored_message(store, "ses", info.info.id)
     assert stored is not None
     texts = [part.text for part in stored.parts if isinstance(part, TextPart)]
     assert "1: gamma" in texts[1]

@@ -21,6 +21,8 @@ from pathlib import Path
 import attrs
 from cli_harness import STRATA
 
+from strata_providers.testing import ScriptedServer
+
 SDK_VERSION = "1.18.33"
 ORACLE = Path(os.environ.get("STRATA_ORACLE", "/work/shared/oracle"))
 ORACLE_CACHE = Path(os.environ.get("STRATA_ORACLE_CACHE", Path.home() / ".cache" / "strata-oracle"))
@@ -54,6 +56,8 @@ class Server:
     process: subprocess.Popen[str]
     output: list[str]
     """Everything the server printed (stdout and stderr), for failure messages."""
+    model: ScriptedServer | None = None
+    """The scripted model behind it (the `serve` fixture's), with the requests it was sent."""
 
 
 ServeFactory = Callable[..., Server]

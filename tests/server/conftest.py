@@ -9,6 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from cli_harness import isolated_env, mock_provider_config
 from server_harness import ASK_BASH, ServeFactory, Server, running_server
@@ -44,6 +45,7 @@ def serve(project: Path, env: dict[str, str]) -> Iterator[ServeFactory]:
             model = stack.enter_context(ScriptedServer(script))
             config = {**mock_provider_config(model.base_url), "permission": permission or ASK_BASH}
             (project / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
-            return stack.enter_context(running_server(project, {**env, **(extra_env or {})}, args))
+            server = stack.enter_context(running_server(project, {**env, **(extra_env or {})}, args))
+            return attrs.evolve(server, model=model)
 
         yield start

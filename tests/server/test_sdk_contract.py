@@ -2,8 +2,8 @@
 the real `opencode serve`: the test pins OpenCode's contract, not Strata's reading of it.
 
 `sdk/contract.mjs` creates a session, prompts and waits, streams the turn's events, lists, reads, renames,
-forks and deletes sessions, reads messages, answers a permission question over the API and aborts a turn
-that waits on one; `sdk/contract-script.json` is the model's side of it.
+forks and deletes sessions, reads messages, edits and removes parts and messages, answers a permission
+question over the API and aborts a turn that waits on one; `sdk/contract-script.json` is the model's side of it.
 """
 
 from __future__ import annotations

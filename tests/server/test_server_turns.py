@@ -191,3 +191,30 @@ def test_an_always_answer_over_the_api_approves_the_same_kind_of_call_for_the_se
     tools = [p for m in messages for p in m["parts"] if p["type"] == "tool"]
     assert [t["state"]["status"] for t in tools] == ["completed", "completed"]
     assert messages[-1]["parts"][-2]["text"] == "Both ran."
+
+
+def test_editing_the_messages_of_a_busy_session_is_refused_until_its_turn_ends(serve: ServeFactory) -> None:
+    """The turn's writer would put back what an edit took away, so a running turn makes the session busy
+    (OpenCode's 409 `SessionBusyError`); once it has ended, the same edits go through."""
+    server = serve([BASH])
+    with httpx.Client(base_url=server.url) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        client.post(f"/session/{session_id}/prompt_async", json=PROMPT)
+        wait_until(lambda: client.get("/permission").json(), "the question")
+        (user, reply) = client.get(f"/session/{session_id}/message").json()
+        text = user["parts"][0]
+        base = f"/session/{session_id}/message/{user['info']['id']}"
+        refused = [
+            client.delete(base),
+            client.delete(f"{base}/part/{text['id']}"),
+            client.patch(f"{base}/part/{text['id']}", json={**text, "text": "changed"}),
+        ]
+        assert [r.status_code for r in refused] == [409, 409, 409]
+        assert all(r.json()["_tag"] == "SessionBusyError" and r.json()["sessionID"] == session_id for r in refused)
+        assert client.get(f"/session/{session_id}/message").json()[0] == user
+        client.post(f"/session/{session_id}/abort")
+        wait_until(lambda: client.get("/session/status").json() == {}, "the session to be idle")
+        assert client.patch(f"{base}/part/{text['id']}", json={**text, "text": "changed"}).json()["text"] == "changed"
+        assert client.delete(base).json() is True
+        left = client.get(f"/session/{session_id}/message").json()
+    assert [m["info"]["id"] for m in left] == [reply["info"]["id"]]

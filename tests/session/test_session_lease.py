@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
+import subprocess
+import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -78,3 +83,70 @@ async def test_unfinished_tool_parts_are_found_and_settled_without_loading_the_s
         assert await settle_interrupted_calls(store, "ses_1", 5) == 1
         assert await store.unfinished_tool_parts("ses_1") == []
         assert [p.id for p in await store.unfinished_tool_parts("ses_2")] == ["prt_3"]
+
+
+def lease_files(directory: Path) -> list[Path]:
+    return list(directory.glob("*.lock"))
+
+
+async def test_the_last_holder_removes_the_lease_file(tmp_path: Path) -> None:
+    leases = FileLeases(tmp_path)
+    async with leases.hold("ses_1"), leases.hold("ses_1"):
+        assert len(lease_files(tmp_path)) == 1
+    assert lease_files(tmp_path) == []
+
+
+HOLDER = """
+import sys, anyio
+from pathlib import Path
+from strata_core.session.lease import FileLeases
+
+async def main(directory: Path, counter: Path, rounds: int) -> None:
+    leases = FileLeases(directory)
+    for _ in range(rounds):
+        async with leases.hold("ses_1", wait=True):
+            value = int(counter.read_text() or "0")  # a read-modify-write only one holder may be inside
+            counter.write_text(str(value + 1))
+
+anyio.run(main, Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]))
+"""
+
+
+def test_removing_lease_files_keeps_one_holder_at_a_time_across_processes(tmp_path: Path) -> None:
+    """Holders in two processes take and give back one session's lease many times, each removing the file as
+    it lets go: were a holder ever to lock a file already removed, both would be inside at once and counts
+    would be lost."""
+    counter = tmp_path / "counter"
+    counter.write_text("0")
+    rounds = 200
+    command = [sys.executable, "-c", HOLDER, str(tmp_path / "leases"), str(counter), str(rounds)]
+    holders = [subprocess.Popen(command) for _ in range(4)]
+    assert [holder.wait(timeout=120) for holder in holders] == [0, 0, 0, 0]
+    assert counter.read_text() == str(4 * rounds)
+    assert lease_files(tmp_path / "leases") == []
+
+
+async def test_a_lease_file_removed_between_open_and_lock_is_not_taken_for_the_lease(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interleaving the stress test above can only hope for, made to happen: right after this holder opens
+    the file, its last holder removes it and a third holder creates and locks a fresh one. Locking the removed
+    file succeeds, but it is no longer the lease: this holder must find the session busy."""
+    real_open = os.open
+    third: list[int] = []
+
+    def open_then_replace(path: Any, flags: int, mode: int = 0o777) -> int:
+        fd = real_open(path, flags, mode)
+        if str(path).endswith(".lock") and not third:
+            Path(path).unlink()
+            third.append(real_open(path, os.O_RDWR | os.O_CREAT, 0o600))
+            fcntl.flock(third[0], fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fd
+
+    monkeypatch.setattr(os, "open", open_then_replace)
+    try:
+        with pytest.raises(SessionBusyError):
+            async with FileLeases(tmp_path).hold("ses_1"):
+                pass
+    finally:
+        os.close(third[0])

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from session_records import IDS, SteppingClock, assistant_message, text_part, user_message
 
 from strata_core import message as m
+from strata_core.context.project import ProjectService
 from strata_core.session.export import with_usage
 from strata_core.session.info import DEFAULT_TITLE_RE
 from strata_core.session.service import VERSION, MessageNotFoundError, SessionService, forked_title
@@ -199,3 +201,23 @@ async def test_with_a_bus_every_change_is_published_after_it_is_stored(store: Se
     assert [type(e) for e in changes] == kinds
     assert [e.info.id for e in changes] == [parent.id, child.id, parent.id, fork.id, child.id, parent.id]
     assert changes[2].info == renamed and await store.get_session(parent.id) is None
+
+
+@pytest.mark.parametrize(("repository", "sub", "expected"), [(True, "", ""), (True, "a/b", "a/b"), (False, "w", None)])
+async def test_a_session_records_its_directory_relative_to_the_worktree_as_opencode_does(
+    store: SessionStore, tmp_path: Path, repository: bool, sub: str, expected: str | None
+) -> None:
+    """OpenCode 1.18.33 writes `path: "sub"` for a session started in `sub/` of a repository, `""` at its top,
+    and outside one (worktree `/`) the directory without its leading slash."""
+    root = (tmp_path / "project").resolve()
+    directory = root / sub if sub else root
+    directory.mkdir(parents=True)
+    if repository:
+        (root / ".git").mkdir()
+    project = ProjectService(directory)
+    svc = SessionService(store, "proj", str(directory), clock=SteppingClock(T0), ids=IDS, project=project)
+    made = await svc.create()
+    want = expected if expected is not None else str(directory).lstrip("/")
+    assert made.path == want
+    assert (await svc.fork(made.id)).path == want
+    assert (await svc.export(made.id))["info"]["path"] == want

@@ -159,6 +159,34 @@ async def test_deleting_a_session_removes_its_messages_and_parts_but_not_other_s
     assert len(await store.messages(kept.id)) == 1
 
 
+async def test_deleting_a_message_removes_it_with_its_parts_and_nothing_else(store: SessionStore) -> None:
+    session = session_info()
+    await store.put_session(session)
+    first, second = user_message(session.id), assistant_message(session.id, "msg_parent")
+    for message in (first, second):
+        await store.put_message(message)
+        await store.put_part(text_part(session.id, message.id, "hi"))
+    await store.delete_message("ses_other", first.id)  # another session's id names nothing here
+    assert len(await store.messages(session.id)) == 2
+    await store.delete_message(session.id, first.id)
+    await store.delete_message(session.id, "msg_missing")
+    (left,) = await store.messages(session.id)
+    assert left.info == second and [p.text for p in left.parts if isinstance(p, m.TextPart)] == ["hi"]
+
+
+async def test_deleting_a_part_removes_that_part_of_that_message(store: SessionStore) -> None:
+    session = session_info()
+    user = user_message(session.id)
+    await store.put_message(user)
+    keep, drop = text_part(session.id, user.id, "keep"), text_part(session.id, user.id, "drop")
+    for part in (keep, drop):
+        await store.put_part(part)
+    await store.delete_part(session.id, "msg_other", drop.id)  # the wrong message: nothing goes
+    await store.delete_part(session.id, user.id, drop.id)
+    (message,) = await store.messages(session.id)
+    assert message.parts == [keep]
+
+
 async def test_what_the_store_returns_is_a_copy(store: SessionStore) -> None:
     session = session_info()
     user = user_message(session.id)

@@ -121,6 +121,58 @@ check(aborted.info.role === "assistant" && aborted.info.error?.name === "Message
 // OpenCode 1.18.33 still lists the aborted turn's question afterwards; Strata drops it (tested on its own).
 check(!(sessionID in (await client.session.status()).data) || (await client.session.status()).data[sessionID].type === "idle", "idle again");
 
+// -- edit and remove stored parts and messages (on the fork) ----------------------------------------------
+const [forkUser, forkReply] = forked;
+const textPart = forkReply.parts.find((p) => p.type === "text");
+const beforeEdits = seen.length;
+const edited = (
+  await client.part.update({
+    sessionID: fork.id,
+    messageID: forkReply.info.id,
+    partID: textPart.id,
+    part: { id: textPart.id, sessionID: fork.id, messageID: forkReply.info.id, type: "text", text: "Edited." },
+  })
+).data;
+check(edited.id === textPart.id && edited.text === "Edited.", "part.update answers the part as stored");
+await waitFor(
+  (e) => e.type === "message.part.updated" && e.properties.part.id === textPart.id && e.properties.part.text === "Edited.",
+  "message.part.updated after part.update",
+  beforeEdits,
+);
+const mismatched = await client.part.update({
+  sessionID: fork.id,
+  messageID: forkReply.info.id,
+  partID: textPart.id,
+  part: { id: "prt_other", sessionID: fork.id, messageID: forkReply.info.id, type: "text", text: "X" },
+});
+check(mismatched.response.status === 400, "part.update with a body for another part is a bad request");
+check(
+  (await client.part.delete({ sessionID: fork.id, messageID: forkReply.info.id, partID: textPart.id })).data === true,
+  "part.delete",
+);
+await waitFor(
+  (e) => e.type === "message.part.removed" && e.properties.partID === textPart.id && e.properties.messageID === forkReply.info.id,
+  "message.part.removed",
+  beforeEdits,
+);
+check((await client.session.deleteMessage({ sessionID: fork.id, messageID: forkUser.info.id })).data === true, "deleteMessage");
+await waitFor(
+  (e) => e.type === "message.removed" && e.properties.sessionID === fork.id && e.properties.messageID === forkUser.info.id,
+  "message.removed",
+  beforeEdits,
+);
+const afterEdits = (await client.session.messages({ sessionID: fork.id })).data;
+check(afterEdits.map((m) => m.info.id).join() === forkReply.info.id, "the deleted message is gone");
+check(!afterEdits[0].parts.some((p) => p.id === textPart.id), "the deleted part is gone");
+check(
+  (await client.session.deleteMessage({ sessionID: fork.id, messageID: forkUser.info.id })).data === true,
+  "deleting a message that is gone already is still true",
+);
+check(
+  (await client.session.deleteMessage({ sessionID: "ses_missing", messageID: forkUser.info.id })).response.status === 404,
+  "deleteMessage in a missing session",
+);
+
 // -- delete -----------------------------------------------------------------------------------------------
 check((await client.session.delete({ sessionID: fork.id })).data === true, "session.delete");
 await waitFor(ofSession(fork.id, "session.deleted"), "session.deleted");

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from strata_core.context.project import Project, ProjectInfo, ProjectService
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.loop import SessionLoop
-    from strata_core.engine.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
+    from strata_core.engine.prompt_input import AgentInput, FileInput, PromptRequest, SubtaskInput, TextInput
     from strata_core.errors import StrataError
     from strata_core.history import filter_compacted, to_model_messages
     from strata_core.ids import Ids, seeded_entropy
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "AgentInfo": "strata_core.context.agent",
+    "AgentInput": "strata_core.engine.prompt_input",
     "AgentService": "strata_core.context.agent",
     "Agents": "strata_core.context.agent",
     "AssembledSystemPrompt": "strata_core.prompt.system",
@@ -101,6 +102,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "AgentInfo",
+    "AgentInput",
     "AgentService",
     "Agents",
     "AssembledSystemPrompt",

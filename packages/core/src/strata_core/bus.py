@@ -64,6 +64,21 @@ class PartUpdated:
 
 
 @frozen
+class MessageRemoved:
+    session_id: str
+    message_id: str
+    type: Literal["message.removed"] = "message.removed"
+
+
+@frozen
+class PartRemoved:
+    session_id: str
+    message_id: str
+    part_id: str
+    type: Literal["message.part.removed"] = "message.part.removed"
+
+
+@frozen
 class PermissionAsked:
     request: PermissionRequest
     type: Literal["permission.asked"] = "permission.asked"
@@ -144,6 +159,8 @@ class McpServerFailed:
 BusEvent: TypeAlias = (
     MessageUpdated
     | PartUpdated
+    | MessageRemoved
+    | PartRemoved
     | PermissionAsked
     | PermissionReplied
     | SessionError

@@ -128,6 +128,8 @@ class SessionsContainer(containers.DeclarativeContainer):
     project_id: providers.Dependency[str] = providers.Dependency(instance_of=str)
     clock: providers.Dependency[Clock] = providers.Dependency()
     ids: providers.Dependency[Ids] = providers.Dependency()
+    project: providers.Dependency[Project | None] = providers.Dependency(default=None)
+    """Where a new session records its `path` from (the worktree); None records none."""
     permission_mode: providers.Provider[PermissionMode] = providers.Object("interactive")
 
     bus = providers.Singleton(Bus)
@@ -140,6 +142,7 @@ class SessionsContainer(containers.DeclarativeContainer):
         clock=clock,
         ids=ids,
         bus=bus,
+        project=project,
     )
 
 
@@ -304,6 +307,7 @@ class CoreContainer(containers.DeclarativeContainer):
         project_id=project_id,
         clock=clock,
         ids=ids,
+        project=prompt_part.project,
         permission_mode=permission_mode,
     )
     plan_exit = providers.Singleton(

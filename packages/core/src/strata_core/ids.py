@@ -96,6 +96,15 @@ class Ids:
                 self._last = max(current, (current & ~TIME_MASK) | seen)
 
 
+def is_well_formed(identifier: str, prefix: str) -> bool:
+    """Whether `identifier` has OpenCode's id format with `prefix` (`msg_`, 12 hex digits, 14 base62 letters),
+    the one its clients generate too; only such an id can be ordered with the ones made here."""
+    head, _, rest = identifier.partition("_")
+    time, tail = rest[:TIME_HEX_DIGITS], rest[TIME_HEX_DIGITS:]
+    hex_time = len(time) == TIME_HEX_DIGITS and all(c in "0123456789abcdef" for c in time)
+    return head == prefix and hex_time and len(tail) == RANDOM_LENGTH and tail.isascii() and tail.isalnum()
+
+
 def time_part(identifier: str) -> int:
     """The milliseconds an id encodes, modulo `TIME_PART_MODULUS` (for tests and debugging: when was this made)."""
     prefix, rest = identifier.split("_", 1)

@@ -133,8 +133,28 @@ def part_to_json(part: m.Part) -> str:
 
 
 def part_from_json(text: str) -> m.Part:
-    part: m.Part = converter.structure(json.loads(text), m.Part)  # type: ignore[arg-type]
+    return part_from_data(json.loads(text))
+
+
+class PartShapeError(ValueError):
+    """Data that is not a part Strata can store (a client's edit, say): what does not fit, in one line."""
+
+
+def part_from_data(data: Any) -> m.Part:
+    """A part from OpenCode's JSON shape; `PartShapeError` names the first field that does not fit."""
+    try:
+        part: m.Part = converter.structure(data, m.Part)  # type: ignore[arg-type]
+    except Exception as error:  # cattrs raises an exception group, a KeyError or a ValueError
+        raise PartShapeError(_first_problem(error)) from None
     return part
+
+
+def _first_problem(error: BaseException) -> str:
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    notes = [note for note in getattr(error, "__notes__", []) if isinstance(note, str)]
+    where = f" ({notes[0]})" if notes else ""
+    return f"{type(error).__name__}: {error}{where}"
 
 
 def message_to_json(message: m.Message) -> str:

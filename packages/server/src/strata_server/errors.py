@@ -1,4 +1,5 @@
-"""The API's errors: OpenCode's JSON shape `{"name": ..., "data": {"message": ...}}`, with the right status.
+"""The API's errors: OpenCode's JSON shape `{"name": ..., "data": {"message": ...}}`, with the right status
+(and for a busy session OpenCode's `{"_tag": "SessionBusyError", "sessionID", "message"}`).
 
 Handlers raise `ApiError` (or let a core error through); `error_response` turns both into a response. A
 failure nobody expected is logged with its traceback and answered as `UnknownError` (500) with its message,
@@ -13,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from strata_core import llm
+from strata_core.engine.prompt_input import MessageIdError
 from strata_core.engine.turn_targets import AgentNotFoundError
 from strata_core.logging import get_logger
 from strata_core.session.lease import SessionBusyError
@@ -25,12 +27,16 @@ log = get_logger(__name__)
 class ApiError(Exception):
     """A request the API refuses: `status`, OpenCode's error `name`, a message saying what and how to fix it."""
 
-    def __init__(self, status: int, name: str, message: str, **data: Any) -> None:
+    def __init__(
+        self, status: int, name: str, message: str, *, body: dict[str, Any] | None = None, **data: Any
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.name = name
         self.message = message
         self.data = data
+        self.body = body
+        """The whole JSON body, for an error OpenCode shapes otherwise (its `SessionBusyError`)."""
 
 
 def bad_request(message: str) -> ApiError:
@@ -46,7 +52,8 @@ def error_body(name: str, message: str, **data: Any) -> dict[str, Any]:
 
 
 def json_error(error: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(error_body(error.name, error.message, **error.data), error.status, headers=headers)
+    body = error.body if error.body is not None else error_body(error.name, error.message, **error.data)
+    return JSONResponse(body, error.status, headers=headers)
 
 
 def as_api_error(error: Exception) -> ApiError:
@@ -55,11 +62,12 @@ def as_api_error(error: Exception) -> ApiError:
         return error
     if isinstance(error, SessionNotFoundError | MessageNotFoundError):
         return not_found(str(error))
-    if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError):
+    if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError | MessageIdError):
         return bad_request(str(error))
     if isinstance(error, SessionBusyError):
-        # Another process (a `strata run -s`) is writing the session: the client may try again later.
-        return ApiError(409, "BusyError", str(error))
+        # A turn (this server's, or a `strata run -s`) is writing the session: the client may try again later.
+        body = {"_tag": "SessionBusyError", "sessionID": error.session_id, "message": str(error)}
+        return ApiError(409, "SessionBusyError", str(error), body=body)
     return ApiError(500, "UnknownError", f"{type(error).__name__}: {error}")
 
 

@@ -42,6 +42,11 @@ class EventShapes:
             return [("message.updated", {"sessionID": event.message.session_id, "info": info})]
         if isinstance(event, b.PartUpdated):
             return [self._part(event)]
+        if isinstance(event, b.MessageRemoved):
+            return [(event.type, {"sessionID": event.session_id, "messageID": event.message_id})]
+        if isinstance(event, b.PartRemoved):
+            removed = {"sessionID": event.session_id, "messageID": event.message_id, "partID": event.part_id}
+            return [(event.type, removed)]
         if isinstance(event, b.SessionStatus | b.SessionRetry):
             return status_events(event, self.clock.now_ms())
         if isinstance(event, b.SessionCreated | b.SessionUpdated | b.SessionDeleted):

@@ -1,8 +1,10 @@
 """A prompt's JSON body (OpenCode's `session.prompt` input, already schema-checked) as the core's `PromptRequest`.
 
-What Strata cannot do yet is refused with a 400 that says so, rather than silently dropped: `noReply`,
-a caller-chosen `messageID`, `agent` mention parts and inline `data:` files. A `file://` part outside the
-project is refused (403) like the file routes: the prompt would otherwise read any file for the caller.
+Text, file, subtask and agent (`@agent` mention) parts, `noReply` (store without a turn), a caller-chosen
+`messageID` (OpenCode's format, after the session's messages) and `variant` are taken as OpenCode takes them.
+What Strata cannot do yet is refused with a 400 that says so, rather than silently dropped: inline `data:`
+files. A `file://` part outside the project is refused (403) like the file routes: the prompt would
+otherwise read any file for the caller.
 """
 
 from __future__ import annotations
@@ -12,7 +14,14 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from strata_core.context.project import ProjectInfo
-from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, SubtaskInput, TextInput
+from strata_core.engine.prompt_input import (
+    AgentInput,
+    FileInput,
+    PromptPart,
+    PromptRequest,
+    SubtaskInput,
+    TextInput,
+)
 from strata_core.message import OutputFormat
 from strata_core.serialization import converter
 from strata_server.errors import bad_request
@@ -21,10 +30,6 @@ from strata_server.project_files import project_path
 
 def prompt_request(session_id: str, body: Mapping[str, Any], project: ProjectInfo) -> PromptRequest:
     """The core's request for a prompt body; file parts must name files in the project (as the file routes)."""
-    if body.get("noReply"):
-        raise bad_request("noReply: storing a message without a reply is not supported by Strata's server.")
-    if "messageID" in body:
-        raise bad_request("messageID: Strata's server chooses the user message's id; leave it out.")
     parts = [_part(index, raw, project) for index, raw in enumerate(body["parts"])]
     if not parts:
         raise bad_request("parts: a prompt needs at least one part.")
@@ -37,6 +42,9 @@ def prompt_request(session_id: str, body: Mapping[str, Any], project: ProjectInf
         format=converter.structure(fmt, OutputFormat) if fmt is not None else None,
         system=body.get("system"),
         tools=body.get("tools"),
+        variant=body.get("variant"),
+        message_id=body.get("messageID"),
+        no_reply=bool(body.get("noReply")),
     )
 
 
@@ -52,6 +60,8 @@ def _part(index: int, raw: Mapping[str, Any], project: ProjectInfo) -> PromptPar
         return SubtaskInput(
             raw["prompt"], raw["description"], raw["agent"], model_ref(raw.get("model")), raw.get("command")
         )
+    if kind == "agent":
+        return AgentInput(raw["name"])
     if kind == "file":
         url = urlparse(raw["url"])
         if url.scheme != "file":
@@ -60,5 +70,5 @@ def _part(index: int, raw: Mapping[str, Any], project: ProjectInfo) -> PromptPar
             )
         return FileInput(project_path(project, unquote(url.path)), raw.get("mime"))
     raise bad_request(
-        f"parts[{index}]: {kind} parts are not supported by Strata's server; send text, file or subtask parts."
+        f"parts[{index}]: {kind} parts are not supported by Strata's server; send text, file, agent or subtask parts."
     )

@@ -33,6 +33,7 @@ from strata_core.engine.prompt_input import (
     SubtaskInput,
     TextInput,
     UserMessageWriter,
+    check_message_id,
 )
 from strata_core.engine.run_limits import RunLimits
 from strata_core.engine.session_writer import writing
@@ -133,7 +134,8 @@ class SessionLoop:
     # ------------------------------------------------------------------------------------- public API
 
     async def prompt(self, request: PromptRequest) -> MessageWithParts:
-        """Store the user's message and run (or join) the session's loop; the last assistant message.
+        """Store the user's message and run (or join) the session's loop; the last assistant message (with
+        `no_reply`, the stored user message, and no turn).
 
         Another process writing the session: `SessionBusyError`, before anything is stored."""
         async with writing(self.store, request.session_id, self.clock):
@@ -148,15 +150,16 @@ class SessionLoop:
         writer = UserMessageWriter(self.store, self.bus, self.ids)
         # New ids sort after the stored ones, an import's too (its clock may have run ahead); the last is the greatest.
         newest = await self.store.newest_message_id(session.id)
-        self.ids.advance_past([newest] if newest is not None else [])
         now = self.clock.now_ms()
-        await writer.write(request, agent.name, model, context, self.registry.get("read"), now)
+        check_message_id(request.message_id, newest, now)
+        self.ids.advance_past(known for known in (newest, request.message_id) if known is not None)
+        stored = await writer.write(request, agent.name, model, context, self.registry.get("read"), now)
         if request.tools:
             rules = [Rule(name, "*", "allow" if on else "deny") for name, on in request.tools.items()]
             await self.sessions.set_permission(session.id, to_config(rules))
         else:
             await self.sessions.touch(session.id)
-        return await self._run_or_join(session.id)
+        return stored if request.no_reply else await self._run_or_join(session.id)
 
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (manual compaction: no continue message afterwards)."""

@@ -21,13 +21,15 @@ from attrs import define, evolve, frozen
 from strata_core.bus import Bus, SessionError
 from strata_core.context.agent import parse_model
 from strata_core.engine.attachment import attachment_data_url, mime_of
+from strata_core.errors import StrataError
 from strata_core.history import is_media
-from strata_core.ids import Ids
+from strata_core.ids import TIME_PART_MODULUS, Ids, is_well_formed, time_part
 from strata_core.message import (
     AgentPart,
     FilePart,
     MessageError,
     MessageTime,
+    MessageWithParts,
     ModelRef,
     OutputFormat,
     Part,
@@ -93,6 +95,34 @@ class PromptRequest:
     """Extra system text for this message (appended last to the system prompt)."""
     tools: Mapping[str, bool] | None = None
     """Deprecated per-message tool switches; they replace the session's own rules, as in OpenCode."""
+    message_id: str | None = None
+    """The user message's id, chosen by the caller (OpenCode's clients make theirs): in OpenCode's format, and
+    after every message the session holds; default: a new one."""
+    no_reply: bool = False
+    """Store the message and return it, without running a turn (OpenCode's `noReply`)."""
+
+
+class MessageIdError(StrataError, ValueError):
+    """A caller-chosen message id that cannot be used: malformed, or not after the session's messages."""
+
+
+MAX_ID_AHEAD_MS = 24 * 3600 * 1000
+"""How far ahead of this machine's clock a chosen id may be dated (a client's clock may run a little ahead)."""
+
+
+def check_message_id(chosen: str | None, newest: str | None, now_ms: int) -> None:
+    """Refuse a chosen id that is not OpenCode's format, would not sort after `newest` (the session's last
+    message: history is ordered by id, so it would land amid, or merge into, what is already there), or is
+    dated far ahead (ids made after it would have to follow it, and the ids' clock would wrap round)."""
+    if chosen is None:
+        return
+    if not is_well_formed(chosen, "msg"):
+        raise MessageIdError(f"messageID {chosen!r} is not an OpenCode message id (msg_ + 26 letters and digits)")
+    if newest is not None and chosen <= newest:
+        raise MessageIdError(f"messageID {chosen} must sort after the session's last message, {newest}")
+    ahead = (time_part(chosen) - now_ms) % TIME_PART_MODULUS
+    if MAX_ID_AHEAD_MS < ahead < TIME_PART_MODULUS // 2:
+        raise MessageIdError(f"messageID {chosen} is dated {ahead // 3_600_000} hours ahead of this machine's clock")
 
 
 def file_mime(path: Path, given: str | None) -> str:
@@ -119,9 +149,9 @@ class UserMessageWriter:
 
     async def write(
         self, request: PromptRequest, agent: str, model: ModelRef, ctx: ToolContext, read: Tool | None, now: int
-    ) -> UserMessage:
+    ) -> MessageWithParts:
         info = UserMessage(
-            id=self.ids.new("msg"),
+            id=request.message_id or self.ids.new("msg"),
             session_id=request.session_id,
             time=MessageTime(now),
             agent=agent,
@@ -146,7 +176,7 @@ class UserMessageWriter:
         self.bus.message_updated(info)
         for part in parts:
             self.bus.part_updated(part)
-        return info
+        return MessageWithParts(info, parts)
 
     def _text(self, info: UserMessage, text: str, *, synthetic: bool = False) -> TextPart:
         return TextPart(

@@ -3,12 +3,16 @@
 Two `strata run -c` on one session would otherwise both append to it and interleave their turns. The SQLite
 store's leases are OS file locks (`flock`) on one small file per session beside the database: the kernel
 drops a lock when its holder dies, however it dies, so a lease can never outlive a crashed process and needs
-no heartbeat. Inside one process the lease is re-entrant (the loop already runs one turn per session and
-joins the rest), so nested holders in the same process share it. `InProcessLeases` serves the memory store.
+no heartbeat. The last holder removes the file as it lets go, so the directory holds only the leases of
+turns running now; a holder checks, once it has the lock, that the file it locked is still the one at the
+path (another holder may have removed it meanwhile) and starts again if not; a crashed holder's file goes
+with the session's next turn. Inside one process the lease is re-entrant (the loop already runs one turn per
+session and joins the rest), so nested holders share it. `InProcessLeases` serves the memory store.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import AsyncIterator, Callable
@@ -25,11 +29,12 @@ POLL_SECONDS = 0.1
 
 
 class SessionBusyError(StrataError, RuntimeError):
-    """Another process is running a turn in the session."""
+    """A turn is running in the session: in another process, or (`elsewhere=False`) in this one."""
 
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, *, elsewhere: bool = True) -> None:
+        where = " in another strata process" if elsewhere else ""
         super().__init__(
-            f"session is busy: {session_id} has a turn running in another strata process; "
+            f"session is busy: {session_id} has a turn running{where}; "
             "wait for it to finish, or continue in a new session"
         )
         self.session_id = session_id
@@ -66,29 +71,43 @@ class FileLeases:
                 self._held[session_id] = (fd, holders - 1)
             else:
                 del self._held[session_id]
+                # Removed while still locked: a holder that opened it before this sees a file no longer at
+                # the path once it gets the lock, and opens a fresh one (see `_lock_now`).
+                with contextlib.suppress(OSError):
+                    (self.directory / _file_name(session_id)).unlink()
                 os.close(fd)  # closing the descriptor releases the lock
 
     async def _acquire(self, session_id: str, wait: bool, on_wait: OnWait | None) -> int:
-        import fcntl  # POSIX only; imported here so the memory store works everywhere
-
         self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.directory / _file_name(session_id), os.O_RDWR | os.O_CREAT, 0o600)
+        path = self.directory / _file_name(session_id)
+        told = False
+        while (fd := _lock_now(path)) is None:
+            if not wait:
+                raise SessionBusyError(session_id)
+            if not told and on_wait is not None:
+                on_wait()
+                told = True
+            await anyio.sleep(POLL_SECONDS)
+        return fd
+
+
+def _lock_now(path: Path) -> int | None:
+    """A descriptor of the lease file at `path`, locked; None while another holder has it."""
+    import fcntl  # POSIX only; imported here so the memory store works everywhere
+
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            told = False
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    return fd
-                except BlockingIOError:
-                    if not wait:
-                        raise SessionBusyError(session_id) from None
-                if not told and on_wait is not None:
-                    on_wait()
-                    told = True
-                await anyio.sleep(POLL_SECONDS)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
         except BaseException:
             os.close(fd)
             raise
+        if _still_at(fd, path):
+            return fd
+        os.close(fd)  # its last holder removed it after we opened it: lock the one there now
 
 
 @define(eq=False)
@@ -107,6 +126,15 @@ class InProcessLeases:
             self._holders[session_id] -= 1
             if not self._holders[session_id]:
                 del self._holders[session_id]
+
+
+def _still_at(fd: int, path: Path) -> bool:
+    """Whether the file open on `fd` is the one `path` names (not removed, not replaced)."""
+    try:
+        here, opened = path.stat(), os.fstat(fd)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 def _file_name(session_id: str) -> str:

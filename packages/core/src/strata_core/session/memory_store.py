@@ -167,6 +167,20 @@ class MemorySessionStore:
         async with self._access() as tables:
             tables.parts[part.id] = row
 
+    async def delete_message(self, session_id: str, message_id: str) -> None:
+        async with self._access() as tables:
+            row = tables.messages.get(message_id)
+            if row is None or row.session_id != session_id:
+                return
+            del tables.messages[message_id]
+            tables.parts = {pid: p for pid, p in tables.parts.items() if p.message_id != message_id}
+
+    async def delete_part(self, session_id: str, message_id: str, part_id: str) -> None:
+        async with self._access() as tables:
+            row = tables.parts.get(part_id)
+            if row is not None and (row.session_id, row.message_id) == (session_id, message_id):
+                del tables.parts[part_id]
+
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         async with self._access() as tables:
             rows = sorted((mid, row) for mid, row in tables.messages.items() if row.session_id == session_id)

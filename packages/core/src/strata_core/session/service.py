@@ -1,4 +1,5 @@
-"""`SessionService`: sessions of one project — create, list, fork, delete, rename, export and import.
+"""`SessionService`: sessions of one project — create, list, fork, delete, rename, export and import, and a
+client's edits of stored messages and parts.
 
 It owns the rules around session records (default titles, fork titles, recursive delete, what an import
 may overwrite); the store only keeps records. Every multi-record change is one store batch, so a fork or
@@ -9,22 +10,35 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define, evolve, frozen
 
 from strata_core import message as m
-from strata_core.bus import Bus, BusEvent, SessionCreated, SessionDeleted, SessionUpdated
+from strata_core.bus import (
+    Bus,
+    BusEvent,
+    MessageRemoved,
+    PartRemoved,
+    SessionCreated,
+    SessionDeleted,
+    SessionUpdated,
+)
 from strata_core.clock import Clock
 from strata_core.errors import StrataError
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.session.export import export_data, parse_export_text, read_export
 from strata_core.session.info import SessionInfo, SessionTime
+from strata_core.session.lease import SessionBusyError
 from strata_core.session.store import SessionNotFoundError, SessionStore
+
+if TYPE_CHECKING:
+    from strata_core.context.project import Project
 
 log = get_logger(__name__)
 
@@ -105,6 +119,7 @@ class SessionService:
 
     With a `bus`, every change is published (`SessionCreated`, `SessionUpdated`, `SessionDeleted`) after it is
     stored, so the server's event stream sees sessions a turn makes (subagents) as well as the API's own.
+    With a `project`, a new session records its directory relative to the worktree (`path`), as OpenCode does.
     """
 
     store: SessionStore
@@ -113,6 +128,7 @@ class SessionService:
     clock: Clock
     ids: Ids
     bus: Bus | None = None
+    project: Project | None = None
 
     async def create(
         self, *, parent_id: str | None = None, title: str | None = None, permission: list[dict[str, str]] | None = None
@@ -127,10 +143,23 @@ class SessionService:
             time=SessionTime(created=now, updated=now),
             parent_id=parent_id,
             permission=permission,
+            path=await self._relative_path(),
         )
         await self.store.put_session(info)
         self._publish(SessionCreated(info))
         return info
+
+    async def _relative_path(self) -> str | None:
+        """`directory` relative to the worktree: `` at its top, `sub/dir` below it, and outside a repository
+        (where the worktree is `/`) the whole path without its leading slash, as OpenCode 1.18.33 records it."""
+        if self.project is None:
+            return None
+        worktree = (await self.project.info()).worktree
+        directory = Path(self.directory)
+        if directory != worktree and worktree not in directory.parents:
+            return None  # a directory the project does not hold (an embedder's choice): nothing to relate
+        relative = directory.relative_to(worktree).as_posix()
+        return "" if relative == "." else relative
 
     async def get(self, session_id: str) -> SessionInfo:
         info = await self.store.get_session(session_id)
@@ -190,6 +219,7 @@ class SessionService:
             title=forked_title(original.title),
             version=VERSION,
             time=SessionTime(created=now, updated=now),
+            path=await self._relative_path(),
         )
         await self._write(fork, copy_history(history, fork.id, self.ids))
         self._publish(SessionCreated(fork))
@@ -207,6 +237,40 @@ class SessionService:
         await self.store.delete_session(session_id)
         if info is not None:
             self._publish(SessionDeleted(info))
+
+    async def delete_message(self, session_id: str, message_id: str) -> None:
+        """Remove a message and its parts (OpenCode's `session.deleteMessage`; files it changed stay changed).
+        A message that is not there is already gone; a session with a turn running is `SessionBusyError`."""
+        await self.get(session_id)
+        async with self._idle(session_id):
+            await self.store.delete_message(session_id, message_id)
+        self._publish(MessageRemoved(session_id, message_id))
+
+    async def delete_part(self, session_id: str, message_id: str, part_id: str) -> None:
+        """Remove one part of a message (OpenCode's `part.delete`), as `delete_message` does a message."""
+        await self.get(session_id)
+        async with self._idle(session_id):
+            await self.store.delete_part(session_id, message_id, part_id)
+        self._publish(PartRemoved(session_id, message_id, part_id))
+
+    async def put_part(self, part: m.Part) -> None:
+        """Store a part a client edited, whole, or added to an existing message (OpenCode's `part.update`)."""
+        await self.get(part.session_id)
+        async with self._idle(part.session_id):
+            if not any(h.info.id == part.message_id for h in await self.store.messages(part.session_id)):
+                raise MessageNotFoundError(part.session_id, part.message_id)
+            await self.store.put_part(part)
+        if self.bus is not None:
+            self.bus.part_updated(part)
+
+    @asynccontextmanager
+    async def _idle(self, session_id: str) -> AsyncIterator[None]:
+        """Hold the session's lease for an edit: a turn running anywhere (this process too) makes it busy,
+        since the turn's writer would put back what the edit took away."""
+        async with self.store.lease(session_id) as first:
+            if not first:
+                raise SessionBusyError(session_id, elsewhere=False)
+            yield
 
     async def export(self, session_id: str) -> dict[str, Any]:
         """The session as `opencode export` writes it: `{info, messages: [{info, parts}]}`."""

@@ -214,6 +214,17 @@ class SqliteSessionStore:
         row = (part.id, part.session_id, part.message_id, part_to_json(part))
         await self._write(lambda conn: conn.execute(_UPSERT_PART, row))
 
+    async def delete_message(self, session_id: str, message_id: str) -> None:
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM part WHERE session_id = ? AND message_id = ?", (session_id, message_id))
+            conn.execute("DELETE FROM message WHERE session_id = ? AND id = ?", (session_id, message_id))
+
+        await self._write(work)
+
+    async def delete_part(self, session_id: str, message_id: str, part_id: str) -> None:
+        query = "DELETE FROM part WHERE session_id = ? AND message_id = ? AND id = ?"
+        await self._write(lambda conn: conn.execute(query, (session_id, message_id, part_id)))
+
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         return await self._read(lambda conn: _load_messages(conn, session_id))
 

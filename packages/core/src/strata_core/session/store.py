@@ -55,6 +55,14 @@ class SessionStore(Protocol):
         """Create or replace one part; parts keep the order they were first put in."""
         ...
 
+    async def delete_message(self, session_id: str, message_id: str) -> None:
+        """Remove a message of the session with its parts (nothing when there is no such message)."""
+        ...
+
+    async def delete_part(self, session_id: str, message_id: str, part_id: str) -> None:
+        """Remove one part of a message of the session (nothing when there is no such part)."""
+        ...
+
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         """All messages of a session in id (creation) order, each with its parts."""
         ...

@@ -1,4 +1,5 @@
-"""A session's messages and turns: read messages, prompt (and wait), prompt in the background, abort, summarise."""
+"""A session's messages and turns: read, edit and delete messages and parts, prompt (and wait), prompt in the
+background, abort, summarise."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from strata_core.session.export import message_data
+from strata_core.serialization import PartShapeError, part_from_data
+from strata_core.session.export import message_data, part_data
 from strata_core.session.service import MessageNotFoundError
+from strata_server.errors import bad_request
 from strata_server.prompt_body import prompt_request
 from strata_server.routes.sessions import session_id
 from strata_server.state import server_state
@@ -30,6 +33,38 @@ async def message(request: Request) -> JSONResponse:
         if found.info.id == message_id:
             return JSONResponse(message_data(found))
     raise MessageNotFoundError(target, message_id)
+
+
+async def delete_message(request: Request) -> JSONResponse:
+    """Remove a message and its parts (true even when it was not there, as OpenCode answers)."""
+    message_id = str(request.path_params["messageID"])
+    await server_state(request).runtime.sessions.delete_message(session_id(request), message_id)
+    return JSONResponse(True)
+
+
+async def delete_part(request: Request) -> JSONResponse:
+    message_id, part_id = str(request.path_params["messageID"]), str(request.path_params["partID"])
+    await server_state(request).runtime.sessions.delete_part(session_id(request), message_id, part_id)
+    return JSONResponse(True)
+
+
+async def update_part(request: Request) -> JSONResponse:
+    """Replace a part with the body, whole (or add it to the message), and answer it as stored."""
+    state = server_state(request)
+    body = await state.body(request, "part.update")
+    path = {key: str(request.path_params[name]) for key, name in _PART_PATH.items()}
+    differing = [key for key, value in path.items() if body.get(key) != value]
+    if differing:
+        raise bad_request(f"The body's {', '.join(differing)} must match the path ({path[differing[0]]}).")
+    try:
+        part = part_from_data(body)
+    except PartShapeError as error:
+        raise bad_request(f"The body is not a part this server can store: {error}") from None
+    await state.runtime.sessions.put_part(part)
+    return JSONResponse(part_data(part))
+
+
+_PART_PATH = {"sessionID": "sessionID", "messageID": "messageID", "id": "partID"}
 
 
 async def prompt(request: Request) -> JSONResponse:
@@ -66,6 +101,9 @@ ROUTES = [
     Route("/session/{sessionID}/message", messages, methods=["GET"]),
     Route("/session/{sessionID}/message", prompt, methods=["POST"]),
     Route("/session/{sessionID}/message/{messageID}", message, methods=["GET"]),
+    Route("/session/{sessionID}/message/{messageID}", delete_message, methods=["DELETE"]),
+    Route("/session/{sessionID}/message/{messageID}/part/{partID}", delete_part, methods=["DELETE"]),
+    Route("/session/{sessionID}/message/{messageID}/part/{partID}", update_part, methods=["PATCH"]),
     Route("/session/{sessionID}/prompt_async", prompt_async, methods=["POST"]),
     Route("/session/{sessionID}/abort", abort, methods=["POST"]),
     Route("/session/{sessionID}/summarize", summarize, methods=["POST"]),
