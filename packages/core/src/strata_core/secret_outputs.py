@@ -32,6 +32,9 @@ class ClearOutput:
     """What a call gave the model, before the placeholder took its place in the store."""
 
     output: str
+    placeholder: str
+    """What the part stores instead: only where it still does is the output given back (a client may have
+    replaced the part since, `PATCH .../part/{id}`)."""
     attachments: list[FilePart] | None = None
 
 

@@ -143,8 +143,9 @@ class ToolCallRunner:
         attachments = self._attachments(result.attachments) or None
         if not result.secret_files:
             return result.output, attachments
-        self.secrets.keep(part, ClearOutput(result.output, attachments))
-        return secret_placeholder(result.secret_files), None
+        placeholder = secret_placeholder(result.secret_files)
+        self.secrets.keep(part, ClearOutput(result.output, placeholder, attachments))
+        return placeholder, None
 
     async def _call(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> ToolCallOutcome:
         await self.writer.flush()  # the call is on disk before the tool can change anything

@@ -173,7 +173,7 @@ def _restored(part: m.ToolPart, secrets: SecretOutputs | None) -> m.ToolState:
     """The part's state with the clear output in place of its placeholder, when this process holds it."""
     state = part.state
     clear = secrets.clear_output(part) if secrets is not None else None
-    if clear is None or not isinstance(state, m.ToolStateCompleted):
+    if clear is None or not isinstance(state, m.ToolStateCompleted) or state.output != clear.placeholder:
         return state
     return evolve(state, output=clear.output, attachments=clear.attachments)
 
