@@ -300,7 +300,9 @@ def _kept_back(result: ToolResult, ctx: ToolContext, target: Target) -> ToolResu
     if not is_secret(ctx, target):
         return result
     placeholder = secret_placeholder([result.title])
-    metadata = {**result.metadata, "preview": placeholder}
+    # The nearby instructions went out with the content, which is not kept: not marking them loaded lets a
+    # later read attach them again, so a resumed session does not lose them.
+    metadata = {**result.metadata, "preview": placeholder, "loaded": []}
     if "display" in metadata:
         metadata["display"] = {**metadata["display"], "text": placeholder}
     return evolve(result, metadata=metadata, secret_files=(result.title,))
