@@ -8,10 +8,12 @@ then asserts on what the server recorded and on what the SQLite store holds.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, TypeAlias
+
+import anyio
 
 from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
@@ -121,3 +123,14 @@ def user_texts(body: Mapping[str, Any]) -> list[str]:
         else:
             out += [c["text"] for c in content if c.get("type") == "text"]
     return out
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str, limit: float = 10.0) -> None:
+    """Poll `check` until it holds, for state that changes with no event to wait on (a server's process
+    exiting); past `limit` seconds the test fails, naming `what` it waited for."""
+    try:
+        with anyio.fail_after(limit):
+            while not await check():  # noqa: ASYNC110 (there is no event to wait on)
+                await anyio.sleep(0.02)
+    except TimeoutError:
+        raise AssertionError(f"timed out after {limit} s waiting for {what}") from None

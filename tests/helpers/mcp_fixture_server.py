@@ -7,7 +7,9 @@ kills the server mid-call, a call that never returns (for abort), and a name tha
 `MCP_FIXTURE_HANG=1` makes it hang before it answers `initialize` (a server that never starts);
 `MCP_FIXTURE_STARTED=FILE` makes `wait_forever` write FILE when it is called; `MCP_FIXTURE_INSTRUCTIONS` is
 what it tells clients at `initialize`; `MCP_FIXTURE_PROBES=1` adds `probe_write` and `probe_read`, which try
-to write or read a path and say what happened (for containment tests; off, the tool list is the recorded one).
+to write or read a path and say what happened (for containment tests; off, the tool list is the recorded one);
+`MCP_FIXTURE_LIFECYCLE=1` adds `exit_soon` (answers, then the server exits) and `add_tool` (adds a tool and
+sends `notifications/tools/list_changed`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import base64
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -102,6 +105,22 @@ def probe_read(path: str) -> str:
 if os.environ.get("MCP_FIXTURE_PROBES") == "1":
     server.tool(description="Try to write a file.")(probe_write)
     server.tool(description="Try to read a file.")(probe_read)
+
+
+def exit_soon() -> str:
+    threading.Timer(0.2, os._exit, (4,)).start()  # after the answer has gone out
+    return "exiting"
+
+
+async def add_tool(name: str, ctx: Context) -> str:
+    server.add_tool(lambda: f"{name} answers", name=name, description=f"Added while running: {name}.")
+    await ctx.session.send_tool_list_changed()
+    return f"added {name}"
+
+
+if os.environ.get("MCP_FIXTURE_LIFECYCLE") == "1":
+    server.tool(description="Answer, then exit a moment later (a server that dies between calls).")(exit_soon)
+    server.tool(description="Add a tool and tell the client the tool list changed.")(add_tool)
 
 
 def main() -> None:

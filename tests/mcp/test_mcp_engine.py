@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results
+from engine_harness import Script, ask, engine, eventually, scripted, stored, texts, tool_parts, tool_results
 from mcp_servers import fixture_server, hanging_server, http_fixture_server, time_server
 
 from strata_core.bus import McpServerFailed, PartUpdated
@@ -129,8 +129,10 @@ async def test_a_server_that_crashes_mid_call_gives_a_tool_error_and_the_next_tu
         assert runtime.mcp is not None
         statuses = await runtime.mcp.started()
     crashed, after = tool_parts(history)
-    assert isinstance(crashed.state, ToolStateError) and isinstance(after.state, ToolStateError)
-    assert after.state.error == 'MCP server "fixture" is not connected (Connection closed)'
+    assert isinstance(crashed.state, ToolStateError)
+    # The failed server's tools are no longer offered: the model's later call is to a tool it does not have.
+    assert not [name for name in offered(server.main_requests[2].body) if name.startswith("fixture_")]
+    assert after.tool == "invalid" and "unavailable tool 'fixture_shout'" in str(after.state.input)
     assert [(f.server, f.error) for f in reported] == [("fixture", "Connection closed")]
     assert statuses == {"fixture": McpStatus("failed", "Connection closed")}
     assert texts(history[-1]) == ["Still answering."]
@@ -244,3 +246,68 @@ async def test_a_subagent_is_offered_mcp_tools_under_the_caps_it_inherits(projec
     primary, subagent = (set(offered(request.body)) for request in server.main_requests[:2])
     assert {"fixture_shout", "fixture_look_up"} <= primary
     assert "fixture_look_up" in subagent and "fixture_shout" not in subagent
+
+
+LIFECYCLE = {"MCP_FIXTURE_LIFECYCLE": "1"}
+
+
+async def _until_failed(runtime: Any, name: str) -> McpStatus:
+    """The server's status once it is no longer connected (a server that stays connected fails the test)."""
+    connection = runtime.mcp.connections[name]
+
+    async def gone() -> bool:
+        return bool(connection.status.status != "connected")
+
+    await eventually(gone, f"MCP server {name} to be no longer connected")
+    status: McpStatus = connection.status
+    return status
+
+
+@pytest.mark.anyio
+async def test_a_server_that_exits_between_turns_is_failed_at_once_and_its_tools_are_no_longer_offered(
+    project: Path, env: dict[str, str]
+) -> None:
+    script: Script = [
+        {"tool_calls": [call("fixture_exit_soon", {})]},
+        {"text": "It said goodbye."},
+        {"text": "No fixture tools now."},
+    ]
+    config = {"mcp": {"fixture": fixture_server(environment=LIFECYCLE)}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "say goodbye"))
+        status = await _until_failed(runtime, "fixture")
+        reported = await _prompt_collecting_failures(runtime, session.id, "what can you use?")
+    assert status == McpStatus("failed", "Connection closed")
+    assert "fixture_shout" in offered(server.main_requests[0].body)
+    assert not [name for name in offered(server.main_requests[2].body) if name.startswith("fixture_")]
+    assert [(f.server, f.error) for f in reported] == [("fixture", "Connection closed")]
+
+
+@pytest.mark.anyio
+async def test_tools_a_server_adds_are_offered_once_it_says_its_list_changed(
+    project: Path, env: dict[str, str]
+) -> None:
+    script: Script = [
+        {"tool_calls": [call("fixture_add_tool", {"name": "late"})]},
+        {"text": "Added."},
+        {"tool_calls": [call("fixture_late", {}, "call_2")]},
+        {"text": "It answered."},
+    ]
+    config = {"mcp": {"fixture": fixture_server(environment=LIFECYCLE)}}
+    async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "add a tool"))
+        servers = runtime.mcp
+        assert servers is not None
+
+        async def listed() -> bool:  # the list is fetched again in the connection's task, soon after the notice
+            return "fixture_late" in {tool.name for tool in await servers.tools()}
+
+        await eventually(listed, "the added tool to be listed")
+        await runtime.loop.prompt(ask(session.id, "use it"))
+        history = await stored(runtime, session.id)
+    assert "fixture_late" not in offered(server.main_requests[0].body)
+    assert offered(server.main_requests[2].body)["fixture_late"]["description"] == "Added while running: late."
+    late = tool_parts(history)[-1]
+    assert isinstance(late.state, ToolStateCompleted) and late.state.output == "late answers"

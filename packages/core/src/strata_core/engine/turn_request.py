@@ -95,7 +95,7 @@ class _Gathered:
     messages: list[llm.ModelMessage] = field(factory=list)
 
 
-_ToolsKey = tuple[str, Ruleset, str, frozenset[tuple[str, bool]]]
+_ToolsKey = tuple[str, Ruleset, str, frozenset[tuple[str, bool]], tuple[int, ...]]
 _TOOL_CACHE_SIZE = 32
 
 
@@ -109,7 +109,8 @@ class TurnRequestBuilder:
     """The clear outputs of secret files this process showed, sent where the history stores a placeholder."""
     _tools: dict[_ToolsKey, list[ResolvedTool]] = field(factory=dict, init=False, repr=False)
     """Resolved tool sets by caller: their descriptions (agents for task, skills for skill) come from
-    services that load once, so a turn's steps reuse them instead of describing every tool again."""
+    services that load once, so a turn's steps reuse them instead of describing every tool again; the
+    sources' revision is part of the key, so a server that failed or listed new tools is seen at once."""
 
     async def build(self, state: StepState) -> StepRequest:
         format_ = state.user.format
@@ -148,7 +149,8 @@ class TurnRequestBuilder:
     ) -> list[ResolvedTool]:
         if structured is not None:  # a fresh tool per step: it holds that step's answer
             return await self.registry.resolve(target, user_tools=user_tools, extra=[structured])
-        key = (target.agent_name, target.ruleset, target.model.ref, frozenset((user_tools or {}).items()))
+        switches = frozenset((user_tools or {}).items())
+        key = (target.agent_name, target.ruleset, target.model.ref, switches, self.registry.sources_revision())
         cached = self._tools.get(key)
         if cached is None:
             if len(self._tools) >= _TOOL_CACHE_SIZE:

@@ -5,8 +5,10 @@ A local server is spawned from `launch.local_launch` over stdio (the SDK puts it
 own and ends that group on close); a remote one is reached over streamable HTTP, and over SSE when that
 fails, with the configured headers, as OpenCode tries them. The start (connect, initialize, list the tools)
 is bounded by the server's `timeout` (30 s without one, OpenCode's default): past it the server is failed,
-its task cancelled, and its process group ended. A connection never raises into its task group; a failure
-is its `status`.
+its task cancelled, and its process group ended. A server whose stream ends (a local server that exited) is
+failed ("Connection closed") at once, so its tools are no longer offered; one that says its tools changed
+(`notifications/tools/list_changed`) has them listed again in the connection's task. A connection never
+raises into its task group; a failure is its `status`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 import anyio
+from anyio.abc import TaskGroup
 from attrs import define, field, frozen
 from mcp import types
 from mcp.client.session import ClientSession
@@ -27,7 +30,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from strata_core.config.schema import McpLocalConfig, McpRemoteConfig
+from strata_core.logging import get_logger
 from strata_core.mcp.launch import Contain, local_launch
+from strata_core.mcp.watched_stream import WatchedStream
+
+log = get_logger(__name__)
 
 START_TIMEOUT_MS = 30_000
 """How long a server without a `timeout` may take to start (OpenCode's default)."""
@@ -76,6 +83,9 @@ class ServerConnection:
     _session: ClientSession | None = field(default=None, init=False)
     _settled: anyio.Event = field(factory=anyio.Event, init=False)
     _scope: anyio.CancelScope = field(factory=anyio.CancelScope, init=False)
+    tools_revision: int = field(default=0, init=False)
+    """Counts the times the tools were listed again (the server said they changed)."""
+    _group: TaskGroup | None = field(default=None, init=False)
 
     @property
     def start_timeout_ms(self) -> int:
@@ -88,6 +98,7 @@ class ServerConnection:
     async def run(self) -> None:
         """The server's task: start it within its timeout, then hold it open until `close`."""
         async with anyio.create_task_group() as group:
+            self._group = group
             group.start_soon(self._time_start)
             with self._scope:
                 try:
@@ -95,6 +106,7 @@ class ServerConnection:
                 except Exception as error:  # a broken server is a status, never a crash of the runtime
                     self._settle(McpStatus("failed", failure_reason(error)))
             group.cancel_scope.cancel()
+        self._group = None
         self._session = None
         if self.status.status == "connected":
             self.status = McpStatus("failed", "Connection closed")
@@ -149,30 +161,62 @@ class ServerConnection:
         self._scope.cancel()
 
     async def _serve(self) -> None:
+        """Connect, then hold the connection until the server's stream ends (it exited) or `close`."""
         if isinstance(self.config, McpLocalConfig):
             async with AsyncExitStack() as stack:
-                await self._connect(stack, await self._local_streams(stack))
-                await anyio.sleep_forever()
+                ended = await self._connect(stack, await self._local_streams(stack))
+                await ended.wait()
+            return
         attempts = (self._streamable_http_streams, self._sse_streams)
         for attempt, open_streams in enumerate(attempts):
             async with AsyncExitStack() as stack:
                 try:
-                    await self._connect(stack, await open_streams(stack))
+                    ended = await self._connect(stack, await open_streams(stack))
                 except Exception:
                     if attempt == len(attempts) - 1:
                         raise
                     continue  # OpenCode's order: streamable HTTP first, then SSE
-                await anyio.sleep_forever()
+                await ended.wait()
+                return
 
-    async def _connect(self, stack: AsyncExitStack, streams: Any) -> None:
+    async def _connect(self, stack: AsyncExitStack, streams: Any) -> anyio.Event:
+        """Initialize a session on `streams` and list the tools; the event is set when the stream ends."""
         read, write = streams
-        session = await stack.enter_async_context(ClientSession(read, write, client_info=_CLIENT))
+        watched = WatchedStream(read)
+        session = ClientSession(watched, write, client_info=_CLIENT, message_handler=self._on_message)
+        await stack.enter_async_context(session)
         initialized = await session.initialize()
         self.capabilities = initialized.capabilities
         self.instructions = (initialized.instructions or "").strip() or None
         self.tools = tuple(await self._list_tools(session)) if initialized.capabilities.tools else ()
         self._session = session
         self._settle(McpStatus("connected"))
+        return watched.ended
+
+    async def _on_message(self, message: Any) -> None:
+        # Called from the session's read loop, which a request awaited here would stall: list in a task.
+        if isinstance(message, types.ToolListChangedNotification) and self._group is not None:
+            self._group.start_soon(self._list_again)
+
+    async def _list_again(self) -> None:
+        """List the tools again after `notifications/tools/list_changed`; a server that fails to answer
+        keeps the tools it had."""
+        session = self._session
+        if session is None:
+            return
+        try:
+            with anyio.fail_after(self._seconds() or START_TIMEOUT_MS / 1000):
+                self.tools = tuple(await self._list_tools(session))
+        except Exception as error:
+            log.warning("mcp.tools_relist_failed", server=self.name, error=failure_reason(error))
+            return
+        self.tools_revision += 1
+
+    @property
+    def offering(self) -> tuple[McpStatus, int]:
+        """What decides the tools it offers now: its status (still starting is a status of its own) and its
+        tool list's revision."""
+        return self.status, self.tools_revision
 
     async def _list_tools(self, session: ClientSession) -> list[types.Tool]:
         found: list[types.Tool] = []

@@ -60,6 +60,10 @@ class McpServers:
             offered.extend(resource_tools(self))
         return offered
 
+    def revision(self) -> int:
+        """Changes whenever a server connects, fails or lists new tools: the offered tools may differ."""
+        return hash(tuple((name, c.offering) for name, c in sorted(self.connections.items())))
+
     async def system_block(self, ruleset: Ruleset) -> str | None:
         """`<mcp_instructions>`: each connected server's own instructions, as OpenCode adds them to the
         system prompt, for the servers the caller may use at least one tool of (sorted by name)."""

@@ -53,6 +53,11 @@ class ToolSource(Protocol):
 
     async def tools(self) -> Sequence[Tool]: ...
 
+    def revision(self) -> int:
+        """A number that changes whenever `tools` would answer differently (a server failed, or listed new
+        tools): resolved tool sets are reused only while it stays the same."""
+        ...
+
     async def system_block(self, ruleset: Ruleset) -> str | None:
         """What the source adds to the system prompt for a caller with `ruleset` (the servers' instructions)."""
         ...
@@ -72,6 +77,9 @@ class ToolRegistry:
 
     def get(self, name: str) -> Tool | None:
         return next((tool for tool in self.tools if tool.name == name), None)
+
+    def sources_revision(self) -> tuple[int, ...]:
+        return tuple(source.revision() for source in self.sources)
 
     @property
     def names(self) -> list[str]:
