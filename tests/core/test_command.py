@@ -83,7 +83,7 @@ async def test_commands_come_from_config_and_markdown_files_project_over_global(
     write(project / ".strata/commands/team/check.md", "Check the team's work.")
     core = container(project, tmp_path, {"command": {"hello": {"template": "Say hello", "description": "greets"}}})
     commands = {c.name: c for c in await core.commands().list()}
-    assert list(commands) == ["hello", "init", "review", "team/check"]
+    assert list(commands) == ["customize-strata", "hello", "init", "review", "team/check"]
     review = commands["review"]  # the project's file replaces the global one and the built-in
     assert (review.template, review.description, review.agent) == ("Look at $1", "project review", "plan")
     assert review.subtask is None
@@ -101,7 +101,7 @@ async def test_a_markdown_command_overrides_a_config_entry_field_by_field(projec
 
 @pytest.mark.anyio
 async def test_init_and_review_are_built_in_with_opencodes_descriptions(project: Path, tmp_path: Path) -> None:
-    commands = {c.name: c for c in await container(project, tmp_path).commands().list()}
+    commands = {c.name: c for c in await container(project, tmp_path).commands().list() if c.kind == "command"}
     assert list(commands) == ["init", "review"]
     init, review = commands["init"], commands["review"]
     assert (init.description, init.subtask) == ("guided AGENTS.md setup", None)
@@ -138,7 +138,8 @@ async def prepare(core: PromptContainer, name: str, arguments: str, **kwargs: An
 async def test_an_unknown_command_lists_the_available_ones(project: Path, tmp_path: Path) -> None:
     core = container(project, tmp_path, {"command": {"hello": {"template": "hi"}}})
     with pytest.raises(
-        CommandNotFoundError, match=re.escape('Command not found: "nope". Available commands: hello, init, review.')
+        CommandNotFoundError,
+        match=re.escape('Command not found: "nope". Available commands: customize-strata, hello, init, review.'),
     ):
         await prepare(core, "nope", "")
 
@@ -196,3 +197,21 @@ async def test_a_command_naming_an_unknown_agent_says_where(project: Path, tmp_p
     core = container(project, tmp_path, {"command": {"x": {"template": "t", "agent": "ghost"}}})
     with pytest.raises(ConfigError, match=re.escape('command.x.agent: there is no agent "ghost"')):
         await prepare(core, "x", "")
+
+
+@pytest.mark.anyio
+async def test_skills_are_commands_under_names_still_free_and_hints_name_the_placeholders(
+    project: Path, tmp_path: Path
+) -> None:
+    write(project / ".opencode/skill/tidy/SKILL.md", "---\nname: tidy\ndescription: Tidy imports.\n---\nSort them.")
+    write(project / ".opencode/skill/hello/SKILL.md", "---\nname: hello\ndescription: A skill.\n---\nNot this.")
+    core = container(project, tmp_path, {"command": {"hello": {"template": "Move $2 to $1, then $10: $ARGUMENTS"}}})
+    commands = {c.name: c for c in await core.commands().list()}
+    tidy, hello = commands["tidy"], commands["hello"]
+    assert (tidy.kind, tidy.description, tidy.hints) == ("skill", "Tidy imports.", ())
+    assert tidy.template.startswith("Sort them.\n\n\nBase directory for this skill: ")
+    assert hello.kind == "command" and hello.hints == ("$1", "$10", "$2", "$ARGUMENTS")  # OpenCode's order
+
+
+def test_arguments_given_one_by_one_keep_their_boundaries() -> None:
+    assert fill_arguments("[$1][$2] $ARGUMENTS", "x = 1 style", ["x = 1", "style"]) == "[x = 1][style] x = 1 style"

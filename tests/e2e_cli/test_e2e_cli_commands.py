@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cli_harness import Cli, mock_provider_config, user_text, write_config
+from mcp_servers import fixture_server
 
 from strata_providers.testing import ScriptedServer
 
@@ -66,7 +67,8 @@ def test_an_unknown_command_fails_before_a_session_is_stored(cli: Cli, scripted:
     write_config(cli.project, config)
     done = cli("run", "--command", "nope")
     assert done.returncode == 1
-    assert 'Command not found: "nope". Available commands: hello, init, review.' in done.stderr
+    # Skills are commands too, Strata's built-in one included (as OpenCode lists its customize-opencode).
+    assert 'Command not found: "nope". Available commands: customize-strata, hello, init, review.' in done.stderr
     assert "Traceback" not in done.stderr and not server.main_requests
     assert json.loads(cli("session", "list", "--json").stdout) == []
     as_json = cli("run", "--format", "json", "--command", "nope")
@@ -107,3 +109,29 @@ def test_an_at_mention_of_a_path_attaches_it(cli: Cli, scripted: Scripted) -> No
     assert done.returncode == 0, done.stderr
     sent = user_text(server.main_requests[0].body)
     assert "buy milk" in sent and "todo.txt" in sent.split("buy milk")[1]  # the file, then the directory listing
+
+
+def test_an_mcp_servers_prompt_runs_as_a_command_with_its_arguments(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Reviewed."}])
+    config = mock_provider_config(server.base_url)
+    config["mcp"] = {"fixture": fixture_server(environment={"MCP_FIXTURE_PROMPTS": "1"})}
+    write_config(cli.project, config)
+    done = cli("run", "--command", "fixture:review", "x = 1", "style")
+    assert done.returncode == 0, done.stderr
+    # What OpenCode 1.18.33 sends for `opencode run --command fixture:review "x = 1" style` (oracle capture).
+    assert user_text(server.main_requests[0].body) == "Review this code for style:\nx = 1"
+
+
+def test_a_skill_runs_as_a_command_of_its_name(cli: Cli, scripted: Scripted) -> None:
+    skill = cli.project / ".opencode/skill/tidy"
+    write(skill / "SKILL.md", "---\nname: tidy\ndescription: Tidy up the imports of a file.\n---\nSort the imports.\n")
+    server = scripted([{"text": "Tidied."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "--command", "tidy", "src/a.py")
+    assert done.returncode == 0, done.stderr
+    # OpenCode 1.18.33's text for the same skill (oracle capture), in this project's directory.
+    assert user_text(server.main_requests[0].body) == (
+        f"Sort the imports.\n\n\nBase directory for this skill: {skill.resolve()}\n"
+        "Relative paths in this skill (e.g., scripts/, references/) are relative to this base directory.\n\n"
+        "src/a.py"
+    )

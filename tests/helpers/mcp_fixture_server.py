@@ -118,6 +118,14 @@ async def add_tool(name: str, ctx: Context) -> str:
     return f"added {name}"
 
 
+def review(code: str, focus: str = "correctness") -> str:
+    return f"Review this code for {focus}:\n{code}"
+
+
+if os.environ.get("MCP_FIXTURE_PROMPTS") == "1":
+    server.prompt(name="review", description="Ask for a review of some code.")(review)
+
+
 if os.environ.get("MCP_FIXTURE_LIFECYCLE") == "1":
     server.tool(description="Answer, then exit a moment later (a server that dies between calls).")(exit_soon)
     server.tool(description="Add a tool and tell the client the tool list changed.")(add_tool)

@@ -311,3 +311,26 @@ async def test_tools_a_server_adds_are_offered_once_it_says_its_list_changed(
     assert offered(server.main_requests[2].body)["fixture_late"]["description"] == "Added while running: late."
     late = tool_parts(history)[-1]
     assert isinstance(late.state, ToolStateCompleted) and late.state.output == "late answers"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_a_remote_server_stays_connected_across_calls(transport: str, project: Path, env: dict[str, str]) -> None:
+    """Watching a server's stream for its end must not take a remote transport's quiet spells for one."""
+    script: Script = [
+        {"tool_calls": [call("remote_shout", {"text": "one"})]},
+        {"tool_calls": [call("remote_shout", {"text": "two"}, "call_2")]},
+        {"text": "Both."},
+    ]
+    with http_fixture_server(transport) as url:
+        config = {"mcp": {"remote": {"type": "remote", "url": url}}}
+        async with scripted(script) as server, engine(project, env, server, extra_config=config) as runtime:
+            session = await runtime.sessions.create()
+            await runtime.loop.prompt(ask(session.id, "shout twice"))
+            await anyio.sleep(0.5)  # a moment of quiet, in which a closed stream would be noticed
+            assert runtime.mcp is not None
+            statuses = await runtime.mcp.started()
+    assert tool_results(server.main_requests[1].body) == ["ONE"]
+    assert tool_results(server.main_requests[2].body) == ["ONE", "TWO"]
+    assert statuses == {"remote": McpStatus("connected")}
+    assert "remote_shout" in offered(server.main_requests[2].body)

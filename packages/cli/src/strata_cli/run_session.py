@@ -46,6 +46,8 @@ class RunSettings:
     auto: bool
     command: str | None = None
     """`--command NAME`: `text` is then the command's arguments."""
+    words: tuple[str, ...] | None = None
+    """The command's arguments as the shell split them (for `$1..$n`); None: split `text`."""
     variant: str | None = None
 
 
@@ -149,7 +151,12 @@ async def _what_to_send(runtime: Runtime, settings: RunSettings, agent: AgentInf
         return _Sent(parts + [FileInput(path) for path in settings.files], settings.agent, settings.model)
     prompts = runtime.container.command_prompts()
     prepared = await prompts.prepare(
-        settings.command, settings.text, agent=agent.name, model=settings.model, files=settings.files
+        settings.command,
+        settings.text,
+        agent=agent.name,
+        model=settings.model,
+        files=settings.files,
+        words=settings.words,
     )
     return _Sent(prepared.parts, prepared.agent, prepared.model)
 

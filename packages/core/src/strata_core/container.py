@@ -56,26 +56,22 @@ from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_core.tool.builtin.defaults import builtin_tools
 from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore
 from strata_core.tool.contract import Tool
-from strata_core.tool.registry import ToolRegistry, ToolSource
+from strata_core.tool.registry import ToolRegistry, ToolSource, with_custom_tools
 from strata_core.tool.runner import run_call
 from strata_core.tool.truncation import Truncation
 
 if TYPE_CHECKING:
-    from strata_core.context.command import CommandService
+    from strata_core.context.command import CommandService, CommandSource
     from strata_core.engine.command_prompt import CommandPrompts
 
 
-def with_custom_tools(builtins: Sequence[Tool], custom: Sequence[Tool]) -> list[Tool]:
-    """The built-ins followed by the custom tools; a custom tool named like a built-in takes its place."""
-    replaced = {tool.name for tool in custom}
-    return [*(tool for tool in builtins if tool.name not in replaced), *custom]
-
-
-def command_service(config: Config, project: Project) -> CommandService:
+def command_service(
+    config: Config, project: Project, skills: Skills, sources: Sequence[CommandSource]
+) -> CommandService:
     """The Commands service, imported when first asked for: a run that uses no command loads none of it."""
     from strata_core.context.command import CommandService
 
-    return CommandService(config=config, project=project)
+    return CommandService(config=config, project=project, skills=skills, sources=sources)
 
 
 def command_prompts(commands: CommandService, agents: Agents, project: Project, paths: StrataPaths) -> CommandPrompts:
@@ -114,7 +110,11 @@ class PromptContainer(containers.DeclarativeContainer):
     system_prompt = providers.Singleton(
         SystemPromptService, project=project, instructions=instructions, skills=skills, clock=clock
     )
-    commands = providers.Singleton(command_service, config=config, project=project)
+    command_sources: providers.Provider[Sequence[CommandSource]] = providers.Object(())
+    """Run-time command sources: the runtime puts the MCP servers (their prompts) here when the config has any."""
+    commands = providers.Singleton(
+        command_service, config=config, project=project, skills=skills, sources=command_sources
+    )
     command_prompts = providers.Singleton(
         command_prompts, commands=commands, agents=agents, project=project, paths=paths
     )
@@ -293,12 +293,19 @@ class CoreContainer(containers.DeclarativeContainer):
     custom_tools: providers.Provider[Sequence[Tool]] = providers.Object(())
     tool_sources: providers.Provider[Sequence[ToolSource]] = providers.Object(())
     """Run-time tool sources: the runtime puts the MCP servers here when the config has any."""
+    command_sources: providers.Provider[Sequence[CommandSource]] = providers.Object(())
+    """Run-time command sources: the MCP servers again, for their prompts."""
 
     ids = providers.Singleton(Ids, clock=clock, entropy=id_entropy)
 
     # -- the parts -------------------------------------------------------------------------------------
     prompt_part = providers.Container(
-        PromptContainer, directory=directory, env=env, clock=clock, url_fetcher=url_fetcher
+        PromptContainer,
+        directory=directory,
+        env=env,
+        clock=clock,
+        url_fetcher=url_fetcher,
+        command_sources=command_sources,
     )
     sessions_part = providers.Container(
         SessionsContainer,

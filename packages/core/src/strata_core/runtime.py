@@ -191,6 +191,8 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         running = configured_servers(config, env=c.env(), paths=c.paths(), project=project, bus=c.bus())
         servers = await self._stack.enter_async_context(running)
         c.tool_sources.override(providers.Object((servers,)))
+        if not _overridden(c.command_sources):
+            c.command_sources.override(providers.Object((servers,)))
         return servers
 
     async def _open_store(self) -> SessionStore:

@@ -81,7 +81,8 @@ def run(
         from strata_cli.app import build_container
         from strata_cli.run_session import RunSettings, run_once
 
-    text = compose_message(message, read_stdin())
+    piped = read_stdin()
+    text = compose_message(message, piped)
     if not text and not files and not command_name:
         raise click.UsageError("nothing to send: give a message, pipe text on stdin, or attach a file with -f.")
     if fork and not (continue_last or session_id):
@@ -99,6 +100,7 @@ def run(
         json_output=output_format == "json",
         auto=auto,
         command=command_name,
+        words=message if command_name and not piped else None,  # the shell's own argument boundaries
     )
     if attach is not None:
         from strata_cli.attach import run_attached

@@ -11,14 +11,19 @@ Two commands are built in, as in OpenCode, and a command of the same name replac
 refresh the project's AGENTS.md) and `review` (review a change; a subtask). Their templates are Strata's own,
 under `prompts/commands/`, with `${path}` replaced by the worktree.
 
+After those, as in OpenCode 1.18.33: the prompts of the MCP servers (`server:prompt`, from the runtime's
+`CommandSource`s, asked each time since servers start and change while the runtime runs; the template is
+fetched from the server when the command runs, its arguments as `$1..$n`), then every skill, as a command of
+its name whose template is the skill's body and its base directory. A name already taken is skipped.
+
 The files are read the first time commands are asked for, not at start-up: a run that uses none pays nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypeAlias
 
 import anyio
 import anyio.to_thread
@@ -29,9 +34,12 @@ from strata_core.config.merge import merge_deep
 from strata_core.config.schema import CommandConfig
 from strata_core.config.service import Config
 from strata_core.config.structure import config_keys, structure_block
+from strata_core.context.command_template import template_hints
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
 from strata_core.context.project import Project
+from strata_core.context.skill import SkillInfo, Skills
 from strata_core.prompt.texts import read_prompt
+from strata_core.tool.builtin.skill import base_directory_note
 
 MARKDOWN_COMMANDS = "{command,commands}/**/*.md"
 BUILTIN_COMMANDS: dict[str, dict[str, Any]] = {
@@ -40,6 +48,7 @@ BUILTIN_COMMANDS: dict[str, dict[str, Any]] = {
 }
 """OpenCode's built-in commands, with its descriptions (interface labels); each template is
 `prompts/commands/NAME.txt`."""
+CommandKind: TypeAlias = Literal["command", "mcp", "skill"]
 
 
 @frozen
@@ -57,6 +66,22 @@ class CommandInfo:
     """True: run by its agent as a subtask; False: never; None: when its agent is a subagent."""
     source: Path | None = None
     """The markdown file it was read from; None for a config entry."""
+    kind: CommandKind = "command"
+    """Where it comes from, in OpenCode's words (`source` in its API): a command, an MCP prompt, a skill."""
+    hints: tuple[str, ...] = ()
+    """The placeholders it takes (`$1`, `$ARGUMENTS`), for a client to prompt for."""
+    fetch: Callable[[], Awaitable[str]] | None = field(default=None, eq=False, repr=False)
+    """For an MCP prompt: gets the template from its server (`template` is empty until then)."""
+
+    async def text(self) -> str:
+        """The template: `template`, or what the server answers for an MCP prompt."""
+        return self.template if self.fetch is None else await self.fetch()
+
+
+class CommandSource(Protocol):
+    """Commands that exist once something has started (the MCP servers' prompts): asked for each time."""
+
+    async def commands(self) -> list[CommandInfo]: ...
 
 
 class CommandNotFoundError(ConfigError):
@@ -83,15 +108,18 @@ class CommandService:
     config: Config
     project: Project | None = None
     """Where `${path}` in a built-in template points (the worktree); without it, the built-ins are left out."""
+    skills: Skills | None = None
+    """Whose skills are commands too; None: no skill commands."""
+    sources: Sequence[CommandSource] = ()
     _commands: dict[str, CommandInfo] | None = field(default=None, init=False, repr=False)
 
     async def list(self) -> list[CommandInfo]:
         """Every command, by name."""
-        commands = await self._load()
+        commands = await self._all()
         return [commands[name] for name in sorted(commands)]
 
     async def get(self, name: str) -> CommandInfo | None:
-        return (await self._load()).get(name)
+        return (await self._all()).get(name)
 
     async def require(self, name: str) -> CommandInfo:
         """The command called `name`; an unknown name lists the ones there are."""
@@ -99,6 +127,16 @@ class CommandService:
         if found is None:
             raise CommandNotFoundError(name, [command.name for command in await self.list()])
         return found
+
+    async def _all(self) -> dict[str, CommandInfo]:
+        """The config's and files' commands, then the sources' and the skills' under names still free."""
+        commands = dict(await self._load())
+        for source in self.sources:
+            for command in await source.commands():
+                commands.setdefault(command.name, command)
+        for skill in await self.skills.all() if self.skills is not None else []:
+            commands.setdefault(skill.name, skill_command(skill))
+        return commands
 
     async def _load(self) -> dict[str, CommandInfo]:
         if self._commands is None:
@@ -122,6 +160,14 @@ class CommandService:
             name: {**entry, "template": read_prompt(f"commands/{name}.txt").replace("${path}", worktree)}
             for name, entry in BUILTIN_COMMANDS.items()
         }
+
+
+def skill_command(skill: SkillInfo) -> CommandInfo:
+    """A skill run as `/name`: its body, then where its relative paths start (as its tool output says)."""
+    template = skill.content
+    if skill.directory is not None:
+        template += "\n\n\n" + "\n".join(base_directory_note(skill.directory, "scripts/, references/"))
+    return CommandInfo(skill.name, template, skill.description, kind="skill")
 
 
 def read_markdown_commands(directory: Path) -> dict[str, tuple[dict[str, Any], Path]]:
@@ -174,4 +220,5 @@ def _command(name: str, entry: Mapping[str, Any], source: Path | None) -> Comman
         model=entry.get("model"),
         subtask=entry.get("subtask"),
         source=source,
+        hints=tuple(template_hints(template)),
     )

@@ -26,9 +26,10 @@ def split_arguments(text: str) -> list[str]:
     return [QUOTE_AT_END.sub("", word) for word in ARGUMENT.findall(text)]
 
 
-def fill_arguments(template: str, arguments: str) -> str:
-    """`$1..$n` and `$ARGUMENTS` replaced; the arguments appended when the template uses neither."""
-    words = split_arguments(arguments)
+def fill_arguments(template: str, arguments: str, words: Sequence[str] | None = None) -> str:
+    """`$1..$n` and `$ARGUMENTS` replaced; the arguments appended when the template uses neither. `words`
+    are the arguments one by one where the caller has them so (a shell's argv); else `arguments` is split."""
+    words = list(words) if words is not None else split_arguments(arguments)
     positions = [int(number) for number in PLACEHOLDER.findall(template)]
     last = max(positions, default=0)
 
@@ -44,6 +45,13 @@ def fill_arguments(template: str, arguments: str) -> str:
     if not positions and "$ARGUMENTS" not in template and arguments.strip():
         filled += "\n\n" + arguments
     return filled
+
+
+def template_hints(template: str) -> list[str]:
+    """The placeholders a template takes, as OpenCode lists them for a client (`hints`): each `$N` once, in
+    text order of their names (`$1`, `$10`, `$2`), then `$ARGUMENTS` when it is used."""
+    numbered = sorted({f"${number}" for number in PLACEHOLDER.findall(template)})
+    return numbered + (["$ARGUMENTS"] if "$ARGUMENTS" in template else [])
 
 
 def shell_commands(template: str) -> list[str]:

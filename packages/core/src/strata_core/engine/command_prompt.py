@@ -85,11 +85,14 @@ class CommandPrompts:
         agent: str | None = None,
         model: str | None = None,
         files: Sequence[Path] = (),
+        words: Sequence[str] | None = None,
     ) -> CommandPrompt:
-        """`/name arguments` sent while talking to `agent` on `model` (None: the defaults), with `files` attached."""
+        """`/name arguments` sent while talking to `agent` on `model` (None: the defaults), with `files`
+        attached; `words`: the arguments one by one, when the caller has them so (`strata run --command`'s
+        argv), for `$1..$n`."""
         command = await self.commands.require(name)
         runs_on = await self._agent(command, command.agent or agent)
-        text = await self._text(command, arguments)
+        text = await self._text(command, arguments, words)
         task_model = command.model or (runs_on.model.ref if command.agent and runs_on.model else None) or model
         if (runs_on.mode == "subagent" and command.subtask is not False) or command.subtask is True:
             task = SubtaskInput(text, command.description or "", runs_on.name, model=task_model, command=name)
@@ -109,8 +112,8 @@ class CommandPrompts:
             raise ConfigError(f'{where}: there is no agent "{name}"; agents: {known}.', expected="an agent name")
         return found
 
-    async def _text(self, command: CommandInfo, arguments: str) -> str:
-        template = fill_arguments(command.template, arguments)
+    async def _text(self, command: CommandInfo, arguments: str, words: Sequence[str] | None) -> str:
+        template = fill_arguments(await command.text(), arguments, words)
         snippets = shell_commands(template)
         if snippets:
             directory = (await self.project.info()).directory

@@ -14,10 +14,10 @@ raises into its task group; a failure is its `status`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -43,6 +43,8 @@ PING_SECONDS = 2.0
 """How long a server whose call failed has to answer a ping before it counts as gone."""
 
 StatusName: TypeAlias = Literal["connected", "failed", "disabled"]
+Cursor: TypeAlias = types.PaginatedRequestParams | None
+Page = TypeVar("Page", bound=types.PaginatedResult)
 ServerConfig: TypeAlias = McpLocalConfig | McpRemoteConfig
 
 
@@ -130,22 +132,40 @@ class ServerConnection:
             return await self._live().read_resource(uri)
 
     async def resources(self) -> list[types.Resource]:
-        session, found, cursor = self._live(), [], None
-        while True:
-            with anyio.fail_after(self._seconds()):
-                page = await session.list_resources(params=_page(cursor))
-            found.extend(page.resources)
-            if (cursor := page.next_cursor) is None:
-                return found
+        session = self._live()
+        pages = await self._every_page(lambda params: session.list_resources(params=params))
+        return [resource for page in pages for resource in page.resources]
 
     async def resource_templates(self) -> list[types.ResourceTemplate]:
-        session, found, cursor = self._live(), [], None
+        session = self._live()
+        pages = await self._every_page(lambda params: session.list_resource_templates(params=params))
+        return [template for page in pages for template in page.resource_templates]
+
+    async def prompts(self) -> list[types.Prompt]:
+        session = self._live()
+        pages = await self._every_page(lambda params: session.list_prompts(params=params))
+        return [prompt for page in pages for prompt in page.prompts]
+
+    async def _every_page(self, fetch: Callable[[Cursor], Awaitable[Page]]) -> list[Page]:
+        """Every page of a paginated listing, each request bounded by the call timeout."""
+        pages: list[Page] = []
+        cursor: str | None = None
         while True:
             with anyio.fail_after(self._seconds()):
-                page = await session.list_resource_templates(params=_page(cursor))
-            found.extend(page.resource_templates)
+                page = await fetch(_page(cursor))
+            pages.append(page)
             if (cursor := page.next_cursor) is None:
-                return found
+                return pages
+
+    async def prompt_text(self, name: str, arguments: Mapping[str, str]) -> str:
+        """A prompt's messages with `arguments` filled in, their texts one per line (as OpenCode joins them)."""
+        with anyio.fail_after(self._seconds()):
+            result = await self._live().get_prompt(name, dict(arguments))
+        return "\n".join(m.content.text if isinstance(m.content, types.TextContent) else "" for m in result.messages)
+
+    @property
+    def has_prompts(self) -> bool:
+        return self.status.status == "connected" and bool(self.capabilities and self.capabilities.prompts)
 
     @property
     def has_resources(self) -> bool:
@@ -219,13 +239,8 @@ class ServerConnection:
         return self.status, self.tools_revision
 
     async def _list_tools(self, session: ClientSession) -> list[types.Tool]:
-        found: list[types.Tool] = []
-        cursor: str | None = None
-        while True:
-            page = await session.list_tools(params=_page(cursor))
-            found.extend(page.tools)
-            if (cursor := page.next_cursor) is None:
-                return found
+        pages = await self._every_page(lambda params: session.list_tools(params=params))
+        return [tool for page in pages for tool in page.tools]
 
     async def _local_streams(self, stack: AsyncExitStack) -> Any:
         assert isinstance(self.config, McpLocalConfig)

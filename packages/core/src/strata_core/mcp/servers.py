@@ -1,4 +1,5 @@
-"""`McpServers`: every server of the `mcp` config, started together, offered as tools, closed together.
+"""`McpServers`: every server of the `mcp` config, started together, offered as tools (and their prompts as
+commands), closed together.
 
 `McpServersRunning` (an async context manager the runtime enters) starts each enabled server in a task of
 one task group and returns at once: nothing waits for a server until tools are resolved for a request, and
@@ -22,14 +23,18 @@ from strata_core.bus import Bus, McpServerFailed
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import McpLocalConfig, McpRemoteConfig, McpServerConfig
 from strata_core.config.service import ConfigInfo
+from strata_core.context.command import CommandInfo
 from strata_core.context.project import ProjectInfo
-from strata_core.mcp.connection import McpStatus, ServerConnection
+from strata_core.logging import get_logger
+from strata_core.mcp.connection import McpStatus, ServerConnection, failure_reason
 from strata_core.mcp.launch import Contain, sandboxed
+from strata_core.mcp.prompt_commands import prompt_command
 from strata_core.mcp.resource_tools import resource_tools
 from strata_core.mcp.tools import McpTool, tool_name
 from strata_core.permission.rules import Ruleset, disabled
 from strata_core.tool.contract import Tool
 
+log = get_logger(__name__)
 DISABLED = McpStatus("disabled")
 
 
@@ -59,6 +64,22 @@ class McpServers:
         if any(c.has_resources for c in connected):
             offered.extend(resource_tools(self))
         return offered
+
+    async def commands(self) -> list[CommandInfo]:
+        """The connected servers' prompts as commands (`server:prompt`); a server that fails to list them
+        offers none this time."""
+        await self.started()
+        found: list[CommandInfo] = []
+        for connection in sorted(self.connections.values(), key=lambda c: c.name):
+            if not connection.has_prompts:
+                continue
+            try:
+                prompts = await connection.prompts()
+            except Exception as error:
+                log.warning("mcp.prompts_failed", server=connection.name, error=failure_reason(error))
+                continue
+            found.extend(prompt_command(connection, prompt) for prompt in prompts)
+        return found
 
     def revision(self) -> int:
         """Changes whenever a server connects, fails or lists new tools: the offered tools may differ."""

@@ -1,19 +1,10 @@
 """Custom tools from typed functions: `@tool` reads the signature and docstring, `FunctionTool` runs the call.
 
-    @tool
-    async def word_count(ctx: ToolContext, path: str, unique: bool = False) -> str:
-        \"""Count the words in a text file of the project.
+How to write one, with an example, is in the package's docstring (`strata_core.tool`).
 
-        Args:
-            path: The file, relative to the project root.
-            unique: Count each distinct word once.
-        \"""
-        words = (ctx.directory / path).read_text().split()
-        return str(len(set(words)) if unique else len(words))
-
-The runner has already checked the arguments against the derived schema when `execute` runs, so here
-they are only turned back into the annotated types (an Enum member, an attrs instance, a tuple). A sync
-function runs in a worker thread, so blocking work does not stall the session.
+The runner has already checked the arguments against the derived schema when `execute` runs, so here they
+are only turned back into the annotated types (an Enum member, an attrs instance, a tuple). A sync function
+runs in a worker thread, so blocking work does not stall the session.
 
 Permission: before the call the runner asks the agent's rules for `permission` (the tool's name unless
 given), with the patterns `permission_patterns(args)` returns (`*` unless given); so

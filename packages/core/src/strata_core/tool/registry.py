@@ -112,6 +112,12 @@ class ToolRegistry:
         ]
 
 
+def with_custom_tools(builtins: Sequence[Tool], custom: Sequence[Tool]) -> list[Tool]:
+    """The built-ins followed by the custom tools; a custom tool named like a built-in takes its place."""
+    replaced = {tool.name for tool in custom}
+    return [*(tool for tool in builtins if tool.name not in replaced), *custom]
+
+
 def tool_map(resolved: Sequence[ResolvedTool]) -> dict[str, Tool]:
     """Offered tools by name, for `runner.run_call`."""
     return {item.tool.name: item.tool for item in resolved}

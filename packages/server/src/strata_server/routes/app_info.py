@@ -166,7 +166,14 @@ async def commands(request: Request) -> JSONResponse:
     found = await server_state(request).runtime.container.commands().list()
     listed = []
     for command in found:
-        data: dict[str, Any] = {"name": command.name, "source": "command", "template": command.template, "hints": []}
+        # An MCP prompt's template lives on its server until the command runs: listed empty (OpenCode
+        # lists an unresolved promise, `{}`).
+        data: dict[str, Any] = {
+            "name": command.name,
+            "source": command.kind,
+            "template": command.template,
+            "hints": list(command.hints),
+        }
         optional = {"description": command.description, "agent": command.agent, "model": command.model}
         data.update({key: value for key, value in optional.items() if value is not None})
         if command.subtask is not None:

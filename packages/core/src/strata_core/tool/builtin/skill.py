@@ -47,6 +47,15 @@ class SkillSource(Protocol):
         ...
 
 
+def base_directory_note(directory: Path, examples: str = "scripts/, reference/") -> list[str]:
+    """The lines that say where a skill's relative paths start. OpenCode's tool output and its skill
+    commands word the examples slightly differently (`reference/`, `references/`); both are kept."""
+    return [
+        f"Base directory for this skill: {directory}",
+        f"Relative paths in this skill (e.g., {examples}) are relative to this base directory.",
+    ]
+
+
 def skill_output(name: str, content: str, directory: Path, files: Sequence[Path]) -> str:
     return "\n".join(
         [
@@ -55,8 +64,7 @@ def skill_output(name: str, content: str, directory: Path, files: Sequence[Path]
             "",
             content.strip(),
             "",
-            f"Base directory for this skill: {directory}",
-            "Relative paths in this skill (e.g., scripts/, reference/) are relative to this base directory.",
+            *base_directory_note(directory),
             "Note: file list is sampled.",
             "",
             "<skill_files>",
