@@ -6,7 +6,7 @@
 - `SessionsContainer`: the store, the session service, the event bus and the permission flow.
 - `ToolsContainer`: truncation, the built-in tools plus the caller's custom ones, the registry, the runner.
 - `EngineContainer`: processor, title, compaction, subtasks, the request builder, the turn loop, and the
-  in-memory `SecretOutputs` the processor and the request builder share.
+  `SecretOutputs` (clear outputs of secret files shown this process) the processor keeps and the builder sends.
 
 `CoreContainer` holds what they share (directory, env, the one `Clock` and the `Ids` made from it, the
 store, the model resolver, ...) and re-exports each part's services under their own names
@@ -219,7 +219,6 @@ class EngineContainer(containers.DeclarativeContainer):
     execute_tool: providers.Dependency[ToolExecutor] = providers.Dependency()
 
     secret_outputs = providers.Singleton(SecretOutputs)
-    """The clear outputs of secret files shown this process, kept by the processor, sent by the request builder."""
     processor = providers.Singleton(
         Processor, store, bus, permissions, execute_tool, clock, ids, secrets=secret_outputs
     )
