@@ -177,5 +177,11 @@ def test_sandbox_cost_quick_run_has_a_row_per_mechanism_and_mode() -> None:
         "tool call, danger-full-access",
         "tool call, workspace-write",
         "tool call, read-only",
+        "project walk, this repository's checkout",
+        "rg .env search (main's), this repository's checkout",
+        "project walk, the generated project (20 files)",
+        "rg .env search (main's), the generated project (20 files)",
+        "process only, inside bwrap, 150 .env masks (masker)",
+        "process only, inside bwrap, 150 .env masks (bwrap's own binds)",
     ]
-    assert rows[0].strata is not None and rows[3].strata is not None
+    assert rows[0].strata is not None and rows[3].strata is not None and rows[6].strata is not None

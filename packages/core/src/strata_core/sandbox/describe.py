@@ -1,13 +1,18 @@
 """What `strata debug sandbox` shows: the mode in force and why, what commands may write and read, what stays
-protected or hidden in the project, and which variables they do not see."""
+protected or hidden in the project, and which variables they do not see. A project with more `.env` files
+than the sandbox can hide is shown with the refusal as its `problem` (commands there do not run)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
 
+from attrs import evolve
+
 from strata_core.sandbox.bubblewrap import SYSTEM_DIRS
 from strata_core.sandbox.environment import scrubbed_environment
+from strata_core.sandbox.masks import TooManySecretFilesError
+from strata_core.sandbox.project_scan import scan_project
 from strata_core.sandbox.protected import protected_paths
 from strata_core.sandbox.sandbox import ShellSandbox, is_within
 
@@ -16,14 +21,21 @@ def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: 
     """What `strata debug sandbox` shows: the mode in force and why, what is writable, protected, hidden."""
     state = sandbox.state()
     writable = state.contained and state.mode == "workspace-write"
-    mounts = sandbox.layout(root, root, writable).mounts if state.contained else ()
+    scan = scan_project(root)
+    refused = None
+    try:
+        layout = sandbox.layout(root, root, writable, scan) if state.contained else None
+    except TooManySecretFilesError as error:  # shown, not raised: this command's job is to say what holds
+        refused = str(error)
+        layout = sandbox.layout(root, root, writable, evolve(scan, secrets=()))
+    mounts = layout.mounts if layout is not None else ()
     kept = scrubbed_environment(env, hidden=hidden | sandbox.settings.hidden_env, allow=sandbox.settings.env_allow)
     shown = {
         "writable": [m.target for m in reversed(mounts) if m.writable],
         "readable": [Path(name) for name in SYSTEM_DIRS if Path(name).is_dir()]
         + [m.target for m in mounts if not (m.writable or is_within(m.target, root) or m.source != m.target)],
-        "protected": protected_paths(root) if writable else [],
-        "hidden_files": [m.target for m in mounts if m.source != m.target],
+        "protected": list(dict.fromkeys([*protected_paths(root), *scan.config_roots])) if writable else [],
+        "hidden_files": list(layout.masks) if layout is not None else [],
     }
     if not state.contained:
         shown["writable"] = shown["readable"] = [Path("/")]
@@ -31,7 +43,7 @@ def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: 
         "wanted": state.wanted,
         "mode": state.mode,
         "mechanism": state.mechanism,
-        "problem": state.problem,
+        "problem": refused or state.problem,
         "network": sandbox.settings.network or not state.contained,
         "root": str(root),
         **{key: [str(path) for path in paths] for key, paths in shown.items()},

@@ -48,6 +48,12 @@ def release(paths: Iterable[Path]) -> None:
                 pass
 
 
+def in_use() -> set[Path]:
+    """The placeholders some command of this process still uses (they are not what a command made)."""
+    with _lock:
+        return set(_users)
+
+
 def _create(path: Path) -> bool:
     try:
         descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o444)

@@ -1,19 +1,19 @@
 """What a contained command may not change or read inside the project, though the project is writable.
 
-Protected (read-only inside): Strata's and OpenCode's config files and dirs at the writable root and in every
-directory between it and the command's working directory, `.git/hooks`
-and `.git/config` (a hook or an alias there runs later, outside any sandbox, as the user). Those that do not
-exist yet are protected too, by a placeholder (see `placeholders.py`), so a command cannot create them either.
+Protected (read-only inside): Strata's and OpenCode's config files and dirs (`CONFIG_NAMES`) at the writable
+root and in every directory between it and the command's working directory (`protected_paths`), those that
+exist anywhere else in the project (`project_scan.py` finds them), `.git/hooks` and `.git/config` (a hook or
+an alias there runs later, outside any sandbox, as the user). Those on the chain that do not exist yet are
+protected too, by a placeholder (see `placeholders.py`), so a command cannot create them either; new ones
+elsewhere (no mount can cover a path that does not exist) are found after a bash command (`created.py`).
 
 Secret files (hidden inside: an empty file is bound over them): OpenCode's `.env` patterns, the ones its
-`read` permission asks for (`*.env`, `*.env.*`, except `*.env.example`), anywhere in the writable root.
+`read` permission asks for (`*.env`, `*.env.*`, except `*.env.example`), anywhere in the writable root
+(`masks.py` hides them).
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-from collections.abc import Iterator
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -21,8 +21,6 @@ CONFIG_NAMES = ("strata.json", "strata.jsonc", "opencode.json", "opencode.jsonc"
 GIT_NAMES = ("hooks", "config")
 SECRET_PATTERNS = ("*.env", "*.env.*")
 NOT_SECRET_PATTERNS = ("*.env.example",)
-MAX_SECRET_FILES = 2_000
-"""Beyond this many `.env` files the search stops (each is one bind mount; bwrap's argv has its limits)."""
 SKIPPED_DIRS = frozenset({".git"})
 
 
@@ -48,35 +46,3 @@ def is_secret_name(name: str) -> bool:
     if any(fnmatchcase(name, pattern) for pattern in NOT_SECRET_PATTERNS):
         return False
     return any(fnmatchcase(name, pattern) for pattern in SECRET_PATTERNS)
-
-
-def secret_files(root: Path, rg: str | None) -> list[Path]:
-    """Regular files under `root` whose names are secret, found with `rg` when there is one (ignore files
-    disregarded: a `.env` is usually git-ignored), else by walking."""
-    found = _rg_secret_files(root, rg) if rg is not None else None
-    if found is None:
-        found = list(_walk_secret_files(root))
-    return found[:MAX_SECRET_FILES]
-
-
-def _rg_secret_files(root: Path, rg: str) -> list[Path] | None:
-    globs = [arg for pattern in SECRET_PATTERNS for arg in ("-g", pattern)]
-    globs += [arg for pattern in NOT_SECRET_PATTERNS for arg in ("-g", f"!{pattern}")]
-    command = [rg, "--files", "--hidden", "--no-ignore", "--no-config", "--null", "-g", "!.git", *globs]
-    try:
-        done = subprocess.run(command, cwd=root, capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode not in (0, 1):  # 1: nothing found
-        return None
-    names = [name for name in done.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
-    return [root / name for name in names if is_secret_name(Path(name).name)]
-
-
-def _walk_secret_files(root: Path) -> Iterator[Path]:
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = [name for name in subdirs if name not in SKIPPED_DIRS]
-        for name in files:
-            path = Path(directory) / name
-            if is_secret_name(name) and not path.is_symlink():
-                yield path

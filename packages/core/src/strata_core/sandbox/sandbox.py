@@ -25,8 +25,10 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxMode
 from strata_core.logging import get_logger
 from strata_core.sandbox import placeholders
-from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_argv, probe, toolchain_dirs
-from strata_core.sandbox.protected import protected_paths, secret_files
+from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_command, probe, toolchain_dirs
+from strata_core.sandbox.masks import BWRAP_MASKS, check_secret_count, secret_file_cap
+from strata_core.sandbox.project_scan import ProjectScan, scan_project
+from strata_core.sandbox.protected import protected_paths
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.sandbox.settings import SandboxSettings
 
@@ -67,6 +69,10 @@ class PreparedCommand:
     info_pipe: tuple[int, int] | None = None
     env: tuple[tuple[str, str], ...] = ()
     """Variables the command must get for the layout to work (a server's `TMPDIR`)."""
+    owned: tuple[int, ...] = ()
+    """Descriptors bwrap reads its arguments from (memfds), closed by `finish`."""
+    before: ProjectScan | None = None
+    """The walk of the project the layout was made from (workspace-write only): `created_config` compares."""
 
 
 def writable_root(directory: Path, worktree: Path) -> Path:
@@ -106,8 +112,10 @@ class ShellSandbox:
     writable_dirs: tuple[Path, ...]
     cache: Path
     env: Mapping[str, str] = field(factory=lambda: os.environ)
-    rg: str | None = None
-    """The `rg` that finds `.env` files to hide (None: a directory walk)."""
+    max_secret_files: int = field(factory=secret_file_cap)
+    """The most `.env` files a command starts with hidden; with more it does not start (`masks.py`)."""
+    masker_above: int = BWRAP_MASKS
+    """Past this many `.env` files the masker, not bwrap, binds the masks (`masks.py`)."""
     temp: Path | None = None
     """Strata's temp dir (one of `writable_dirs`): a server's `TMPDIR`, since its `/tmp` is the host's."""
 
@@ -136,13 +144,18 @@ class ShellSandbox:
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
         info = os.pipe()
         try:
-            layout = self.layout(root, cwd, writable)
-            wrapped = bwrap_argv(self.settings.bwrap, layout, self._empty_file(), cwd, argv, info_fd=info[1])
+            scan = scan_project(root).without(placeholders.in_use())  # ours and parallel commands'
+            layout = self.layout(root, cwd, writable, scan)
+            empty = self._empty_file()
+            wrapped = bwrap_command(
+                self.settings.bwrap, layout, empty, cwd, argv, info_fd=info[1], masker_above=self.masker_above
+            )
         except BaseException:
             placeholders.release(claimed)
             _close(info)
             raise
-        return PreparedCommand(tuple(wrapped), tuple(claimed), (info[1],), info)
+        fds, before = (info[1], *wrapped.descriptors), scan if writable else None
+        return PreparedCommand(wrapped.argv, tuple(claimed), fds, info, owned=wrapped.descriptors, before=before)
 
     def prepare_server(self, argv: Sequence[str], *, cwd: Path, root: Path) -> PreparedCommand:
         """A long-lived server's `argv` (a local MCP server), wrapped for the mode in force in `server_layout`;
@@ -154,18 +167,22 @@ class ShellSandbox:
         writable = state.mode == "workspace-write"
         claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
         try:
-            layout = self.server_layout(root, cwd, writable)
-            wrapped = bwrap_argv(self.settings.bwrap, layout, self._empty_file(), cwd, argv)
+            layout = self.server_layout(root, cwd, writable, scan_project(root).without(placeholders.in_use()))
+            empty = self._empty_file()
+            wrapped = bwrap_command(
+                self.settings.bwrap, layout, empty, cwd, argv, inherited=False, masker_above=self.masker_above
+            )
         except BaseException:
             placeholders.release(claimed)
             raise
         env = (("TMPDIR", str(self.temp)),) if self.temp is not None and writable else ()
-        return PreparedCommand(tuple(wrapped), tuple(claimed), env=env)
+        return PreparedCommand(wrapped.argv, tuple(claimed), env=env, owned=wrapped.descriptors)
 
     def finish(self, prepared: PreparedCommand) -> None:
         """After the command has ended (blocking; run it in a thread): wait until its PID namespace is empty,
         since bwrap exits as soon as the shell has, while the kernel is still ending the rest, then remove
         the placeholders it alone still used."""
+        _close(prepared.owned)
         if prepared.info_pipe is not None:
             init = _namespace_init(prepared.info_pipe[0])
             _close(prepared.info_pipe)
@@ -182,7 +199,7 @@ class ShellSandbox:
         finally:
             self.finish(prepared)
 
-    def layout(self, root: Path, cwd: Path, writable: bool) -> Layout:
+    def layout(self, root: Path, cwd: Path, writable: bool, scan: ProjectScan) -> Layout:
         home = Path(self.env.get("HOME") or Path.home())
         mounts = [Mount(path, path) for path in toolchain_dirs(self.env.get("PATH", ""), home)]
         mounts += [Mount(path, path) for path in _git_identity(home)]
@@ -192,11 +209,11 @@ class ShellSandbox:
         mounts += [Mount(path, path) for path in git_dirs(root)]
         if not is_within(cwd, root):
             mounts.append(Mount(cwd, cwd))  # a workdir outside the project (external_directory allowed it): read
-        mounts += self._writable_mounts(root, cwd, writable)
+        mounts += self._writable_mounts(root, cwd, writable, scan)
         tmpfs = [Path("/tmp")] + ([home] if home != Path(home.anchor) else [])
-        return Layout(tuple(mounts), tuple(tmpfs), self.settings.network)
+        return Layout(tuple(mounts), tuple(tmpfs), self.settings.network, masks=self._masks(scan))
 
-    def server_layout(self, root: Path, cwd: Path, writable: bool) -> Layout:
+    def server_layout(self, root: Path, cwd: Path, writable: bool, scan: ProjectScan) -> Layout:
         """What a server sees: the host read-only (it runs the user's own runtime and packages from where they
         are, `/tmp` included: a checkout or a virtualenv may live there), writable only where a command may
         write plus the user's package caches (npx and uvx fill them as they start), with `TMPDIR` in Strata's
@@ -205,12 +222,14 @@ class ShellSandbox:
         home = Path(self.env.get("HOME") or Path.home())
         caches = (Path(self.env.get("XDG_CACHE_HOME") or home / ".cache"), home / ".npm")
         mounts = [Mount(path, path, True) for path in caches if path.is_dir()]
-        mounts += self._writable_mounts(root, cwd, writable)
-        return Layout(tuple(mounts), (), network=True, whole_root=True)
+        mounts += self._writable_mounts(root, cwd, writable, scan)
+        return Layout(tuple(mounts), (), network=True, whole_root=True, masks=self._masks(scan))
 
-    def _writable_mounts(self, root: Path, cwd: Path, writable: bool) -> list[Mount]:
+    def _writable_mounts(self, root: Path, cwd: Path, writable: bool, scan: ProjectScan) -> list[Mount]:
         """What every layout ends with: Strata's dirs, the configured ones and the project (writable in
-        workspace-write), then the protected paths read-only over them and the secret files hidden."""
+        workspace-write), then read-only over them the protected paths: those of the chain from `cwd` to
+        `root` and every config entry `scan` found elsewhere in the project. (The secret files are hidden
+        after all of these: `_masks`.)"""
         mounts: list[Mount] = []
         for path in self.writable_dirs:
             path.mkdir(parents=True, exist_ok=True)
@@ -218,10 +237,15 @@ class ShellSandbox:
         mounts += [Mount(path, path, writable) for path in self.settings.writable]
         mounts.append(Mount(root, root, writable))
         if writable:
-            mounts += [_protect(path, root) for path in protected_paths(root, cwd) if os.path.lexists(path)]
-        empty = self._empty_file()
-        mounts += [Mount(empty, path) for path in secret_files(root, self.rg)]
+            chain = [path for path in protected_paths(root, cwd) if os.path.lexists(path)]
+            elsewhere = [path for path in scan.config_roots if path not in set(chain)]
+            mounts += [_protect(path, root) for path in [*chain, *elsewhere]]
         return mounts
+
+    def _masks(self, scan: ProjectScan) -> tuple[Path, ...]:
+        """The secret files to hide, when the sandbox can hide them all (else the command must not start)."""
+        check_secret_count(scan.secrets, scan.root, self.max_secret_files)
+        return scan.secrets
 
     def _empty_file(self) -> Path:
         """An empty file outside everything bound writable (inside, it would not stay empty)."""
@@ -233,8 +257,8 @@ class ShellSandbox:
         return path
 
 
-def _close(pipe: tuple[int, int]) -> None:
-    for descriptor in pipe:
+def _close(descriptors: tuple[int, ...]) -> None:
+    for descriptor in descriptors:
         with contextlib.suppress(OSError):
             os.close(descriptor)
 
@@ -289,10 +313,8 @@ def _protect(path: Path, root: Path) -> Mount:
 
 def shell_sandbox(settings: SandboxSettings, paths: StrataPaths, tool_output: Path | None = None) -> ShellSandbox:
     """The sandbox for Strata's dirs: `tool_output` (default `paths.tool_output`) and `paths.tmp` writable."""
-    from strata_core.tool.support.search import find_rg
-
     dirs = (tool_output or paths.tool_output, paths.tmp)
-    return ShellSandbox(settings, dirs, paths.cache, rg=find_rg(), temp=paths.tmp)
+    return ShellSandbox(settings, dirs, paths.cache, temp=paths.tmp)
 
 
 def configured_sandbox(config: ConfigInfo, env: Mapping[str, str], paths: StrataPaths) -> ShellSandbox:

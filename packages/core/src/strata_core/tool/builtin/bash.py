@@ -158,6 +158,7 @@ class BashTool(BuiltinTool):
 
     async def _run(self, command: str, cwd: Path, timeout_ms: int, ctx: ToolContext) -> ToolResult:
         from strata_core.sandbox import writable_root
+        from strata_core.sandbox.created_config import review_created_config
         from strata_core.tool.support.shell_process import OutputCollector, run_shell
 
         ctx.update_metadata(None, {"output": ""})
@@ -168,11 +169,14 @@ class BashTool(BuiltinTool):
             lambda: sandbox.prepare([self.shell, "-c", command], cwd=cwd, root=root)
         )
         limit = timeout_ms / 1000 + 0.1
+        quarantine = self.paths.state / "quarantine" / ctx.session_id / ctx.call_id
+        ended = False
         try:
             env = self.environment()
             exit = await run_shell(
                 prepared.argv, cwd=cwd, env=env, time_limit=limit, collector=collector, pass_fds=prepared.pass_fds
             )
+            ended = True
         except anyio.get_cancelled_exc_class():
             # Cancelled (the user aborted): leave the output so far where the session can keep it, then go.
             partial = self._result(command, collector, None, [ABORTED])
@@ -181,8 +185,11 @@ class BashTool(BuiltinTool):
         finally:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(sandbox.finish, prepared)
+                if not ended:  # config it made off its chain goes, since no one can be asked about it now
+                    await review_created_config(ctx, prepared.before, quarantine, asking=False)
         notes = [timeout_message(timeout_ms)] if exit.timed_out else []
-        return self._result(command, collector, exit.code, notes)
+        moved = await review_created_config(ctx, prepared.before, quarantine)
+        return self._result(command, collector, exit.code, [*notes, moved] if moved else notes)
 
     def _result(self, command: str, collector: OutputCollector, code: int | None, notes: list[str]) -> ToolResult:
         from strata_core.tool.support.shell_process import preview, tail
