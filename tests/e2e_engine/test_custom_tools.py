@@ -306,4 +306,5 @@ async def test_a_builtin_that_asks_for_itself_is_still_asked_exactly_once(projec
         history = await stored(runtime, session.id)
     assert [(r.permission, r.patterns) for r in asked] == [("read", (".env",))]
     (part,) = tool_parts(history)
-    assert isinstance(part.state, ToolStateCompleted) and "TOKEN=x" in part.state.output
+    assert isinstance(part.state, ToolStateCompleted) and "TOKEN=x" not in part.state.output  # not stored
+    assert "TOKEN=x" in tool_results(server.main_requests[1].body)[0]  # but shown

@@ -33,6 +33,7 @@ from strata_core.llm import (
     ToolResultContent,
     UserModelMessage,
 )
+from strata_core.secret_outputs import ClearOutput, SecretOutputs, secret_placeholder
 
 PNG = "data:image/png;base64,Zm9v"
 PDF = "data:application/pdf;base64,JVBERi0xLjQK"
@@ -411,3 +412,25 @@ def test_conversion_leaves_the_garbage_collector_as_it_found_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# Secret outputs
+
+
+def test_a_secret_output_held_in_memory_replaces_its_placeholder_until_cleared_replaced_or_dropped() -> None:
+    placeholder = secret_placeholder([".env"])
+    shown, pruned, old = (tool(completed(placeholder, compacted=c), name="read") for c in (None, 5, None))
+    replaced = tool(completed("a client's own text"), name="read")
+    secrets = SecretOutputs(max_kept=3)
+    for part in (old, shown, pruned, replaced):  # four kept, three held: the oldest is dropped
+        secrets.keep(part, ClearOutput("API_TOKEN=tok-1", placeholder))
+    history = [user("msg_1", text("run tool")), assistant("msg_2", shown, pruned, old, replaced)]
+
+    def outputs(held: SecretOutputs | None) -> list[str]:
+        (_, _, results) = to_model_messages(history, MODEL, secrets=held)
+        assert isinstance(results, ToolModelMessage)
+        return [item.output.text for item in results.content]
+
+    cleared = "[Old tool result content cleared]"
+    assert outputs(secrets) == ["API_TOKEN=tok-1", cleared, placeholder, "a client's own text"]
+    assert outputs(None) == [placeholder, cleared, placeholder, "a client's own text"]

@@ -196,6 +196,20 @@ async def test_env_files_ask_before_reading(
     assert call.patterns == [name] and call.always == ["*"]
 
 
+async def test_an_env_file_read_through_a_symlink_is_marked_secret_and_its_metadata_holds_none_of_it(
+    project: Path, ctx: ToolContext
+) -> None:
+    (project / "sub").mkdir()
+    (project / "sub" / ".env").write_text("SECRET=tok-1\n")
+    (project / "sub" / "notes.txt").symlink_to(project / "sub" / ".env")
+    block = Block(str(project / "sub/AGENTS.md"), "Instructions from: sub/AGENTS.md\nsub rules\n")
+    result = await ReadTool(FakeInstructions((block,))).execute({"filePath": str(project / "sub/notes.txt")}, ctx)
+    assert "1: SECRET=tok-1" in result.output and "sub rules" in result.output  # the model gets it all
+    assert result.secret_files == ("sub/notes.txt",)
+    assert "tok-1" not in repr(result.metadata) and result.metadata["display"]["lineEnd"] == 1
+    assert result.metadata["loaded"] == []  # the output goes, so a resumed session gets the AGENTS.md again
+
+
 async def test_a_symlink_to_an_env_file_still_asks(project: Path, ctx: ToolContext, asker: Asker) -> None:
     (project / ".env").write_text("SECRET=1\n")
     (project / "notes.txt").symlink_to(project / ".env")

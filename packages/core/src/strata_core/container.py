@@ -5,7 +5,8 @@
   with no store and no model, and call `system_prompt()`.
 - `SessionsContainer`: the store, the session service, the event bus and the permission flow.
 - `ToolsContainer`: truncation, the built-in tools plus the caller's custom ones, the registry, the runner.
-- `EngineContainer`: processor, title, compaction, subtasks, the request builder and the turn loop.
+- `EngineContainer`: processor, title, compaction, subtasks, the request builder, the turn loop, and the
+  `SecretOutputs` (clear outputs of secret files shown this process) the processor keeps and the builder sends.
 
 `CoreContainer` holds what they share (directory, env, the one `Clock` and the `Ids` made from it, the
 store, the model resolver, ...) and re-exports each part's services under their own names
@@ -48,6 +49,7 @@ from strata_core.engine.turn_request import TurnRequestBuilder
 from strata_core.ids import Entropy, Ids, random_base62
 from strata_core.permission.flow import PermissionFlow, PermissionMode
 from strata_core.prompt.system import SystemPromptService
+from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.service import SessionService
 from strata_core.session.store import SessionStore
 from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
@@ -217,8 +219,9 @@ class EngineContainer(containers.DeclarativeContainer):
     registry: providers.Dependency[ToolRegistry] = providers.Dependency()
     execute_tool: providers.Dependency[ToolExecutor] = providers.Dependency()
 
+    secret_outputs = providers.Singleton(SecretOutputs)
     processor = providers.Singleton(
-        Processor, store=store, bus=bus, permissions=permissions, execute_tool=execute_tool, clock=clock, ids=ids
+        Processor, store, bus, permissions, execute_tool, clock, ids, secrets=secret_outputs
     )
     title = providers.Singleton(TitleService, store=store, bus=bus, agents=agents, models=models, parameters=parameters)
     compaction = providers.Singleton(
@@ -231,9 +234,7 @@ class EngineContainer(containers.DeclarativeContainer):
         clock=clock,
         ids=ids,
     )
-    requests = providers.Singleton(
-        TurnRequestBuilder, system_prompt=system_prompt, registry=registry, parameters=parameters, ids=ids
-    )
+    requests = providers.Singleton(TurnRequestBuilder, system_prompt, registry, parameters, ids, secrets=secret_outputs)
     subtasks = providers.Singleton(SubtaskRunner, store=store, bus=bus, execute_tool=execute_tool, clock=clock, ids=ids)
     plan_mode = providers.Singleton(
         plan_mode_if_enabled, store=store, bus=bus, project=project, paths=paths, env=env, ids=ids
@@ -391,6 +392,7 @@ class CoreContainer(containers.DeclarativeContainer):
     tools = tools_part.tools
     registry = tools_part.registry
     execute_tool = tools_part.execute_tool
+    secret_outputs = engine_part.secret_outputs
     processor = engine_part.processor
     title = engine_part.title
     compaction = engine_part.compaction

@@ -51,6 +51,7 @@ from strata_core.message import (
 )
 from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import Rule
+from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.store import SessionStore
 from strata_core.tool.contract import Tool, ToolContext
 
@@ -101,6 +102,8 @@ class Processor:
     execute_tool: ToolExecutor
     clock: Clock
     ids: Ids
+    secrets: SecretOutputs = field(factory=SecretOutputs)
+    """Holds the clear output of a secret file's read for the next requests; the container shares one."""
 
     async def process(self, step: StepInput) -> StepOutcome:
         writer = PartWriter(self.store, self.bus, step.message, self.clock, self.ids)
@@ -148,6 +151,7 @@ class _StepRun:
                     self.step.tool_context,
                     group,
                     self.step.agent_ruleset,
+                    secrets=self.processor.secrets,
                 )
                 await self._consume()
                 if self.message.error is not None:

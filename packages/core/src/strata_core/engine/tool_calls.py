@@ -3,6 +3,8 @@
 Calls start as soon as the model has finished writing them and run concurrently in the step's task group.
 Whatever happens is recorded as a result the model sees (invalid arguments, an unknown tool, a refusal, a
 crash in the tool); only cancellation propagates, and the processor's cleanup marks such calls interrupted.
+A result holding a secret file's content (`ToolResult.secret_files`) is stored as a placeholder, its clear
+output kept in memory (`strata_core.secret_outputs`) for the requests that follow.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from anyio.abc import TaskGroup
-from attrs import define, evolve
+from attrs import define, evolve, field
 
 from strata_core import llm
 from strata_core.engine.part_writer import PartWriter
@@ -28,6 +30,7 @@ from strata_core.message import (
 )
 from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import PermissionError_, Rule
+from strata_core.secret_outputs import ClearOutput, SecretOutputs, secret_placeholder
 from strata_core.tool.contract import Attachment, Tool, ToolContext, ToolResult
 from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, refused, repair_tool_name
 
@@ -93,6 +96,8 @@ class ToolCallRunner:
     group: TaskGroup
     agent_ruleset: Sequence[Rule] | None = None
     """The agent's own rules (without the session's): the runner words its truncation advice by them."""
+    secrets: SecretOutputs = field(factory=SecretOutputs)
+    """Where a secret file's output waits for the next request, while its part stores a placeholder."""
     blocked: bool = False
 
     def repaired_name(self, name: str) -> str:
@@ -121,15 +126,26 @@ class ToolCallRunner:
                 metadata=dict(result.metadata) or None,
             )
         else:
+            output, attachments = self._kept(part, result)
             part.state = ToolStateCompleted(
                 input=args,
-                output=result.output,
+                output=output,
                 title=result.title or part.tool,
                 metadata=dict(result.metadata),
                 time=ToolCompletedTime(start=state.time.start, end=end),
-                attachments=self._attachments(result.attachments) or None,
+                attachments=attachments,
             )
         await self.writer.part(part)
+
+    def _kept(self, part: ToolPart, result: ToolResult) -> tuple[str, list[FilePart] | None]:
+        """The output and attachments the part stores: a placeholder for a secret file's content, which
+        waits in `secrets` for this process's next requests instead."""
+        attachments = self._attachments(result.attachments) or None
+        if not result.secret_files:
+            return result.output, attachments
+        placeholder = secret_placeholder(result.secret_files)
+        self.secrets.keep(part, ClearOutput(result.output, placeholder, attachments))
+        return placeholder, None
 
     async def _call(self, part: ToolPart, call: llm.ToolCall, doom_loop: bool) -> ToolCallOutcome:
         await self.writer.flush()  # the call is on disk before the tool can change anything

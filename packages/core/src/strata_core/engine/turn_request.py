@@ -22,6 +22,7 @@ from strata_core.message import MessageWithParts, UserMessage
 from strata_core.permission.rules import Ruleset, from_stored, merge
 from strata_core.prompt.reminders import apply_reminders, max_steps_prefill, wrap_queued_user_messages
 from strata_core.prompt.system import SystemPromptParts, SystemPromptService, assemble
+from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.info import SessionInfo
 from strata_core.tool.builtin.structured_output import StructuredOutputTool
 from strata_core.tool.contract import Tool, ToolTarget
@@ -45,12 +46,14 @@ class ConvertedHistory:
 
     _entries: dict[str, tuple[MessageWithParts, str, list[llm.ModelMessage]]] = field(factory=dict)
 
-    def convert(self, history: Sequence[MessageWithParts], model: llm.ModelInfo) -> list[llm.ModelMessage]:
+    def convert(
+        self, history: Sequence[MessageWithParts], model: llm.ModelInfo, secrets: SecretOutputs | None = None
+    ) -> list[llm.ModelMessage]:
         out: list[llm.ModelMessage] = []
         for message in history:
             entry = self._entries.get(message.info.id)
             if entry is None or entry[0] is not message or entry[1] != model.ref:
-                entry = (message, model.ref, to_model_messages([message], model))
+                entry = (message, model.ref, to_model_messages([message], model, secrets=secrets))
                 self._entries[message.info.id] = entry
             out += entry[2]
         return out
@@ -102,6 +105,8 @@ class TurnRequestBuilder:
     registry: ToolRegistry
     parameters: ParameterPolicy
     ids: Ids
+    secrets: SecretOutputs = field(factory=SecretOutputs)
+    """The clear outputs of secret files this process showed, sent where the history stores a placeholder."""
     _tools: dict[_ToolsKey, list[ResolvedTool]] = field(factory=dict, init=False, repr=False)
     """Resolved tool sets by caller: their descriptions (agents for task, skills for skill) come from
     services that load once, so a turn's steps reuse them instead of describing every tool again; the
@@ -130,7 +135,7 @@ class TurnRequestBuilder:
             found.mcp = await self.registry.system_blocks(target.ruleset)
 
         async def messages() -> None:
-            found.messages = state.converted.convert(history, model)
+            found.messages = state.converted.convert(history, model, self.secrets)
 
         async with anyio.create_task_group() as group:
             for gather in (skills, environment, instructions, tools, messages):

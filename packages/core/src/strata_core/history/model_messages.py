@@ -1,7 +1,8 @@
 """Stored history as the messages a model request carries: OpenCode's `toModelMessages` (reference 6.3).
 
 Pure and linear in the size of the history. Strings the model sees here are interface strings from the
-reference (section 6), reproduced exactly.
+reference (section 6), reproduced exactly. A secret file's output is stored as a placeholder; given the
+process's `SecretOutputs`, the clear output it holds is sent instead (see `strata_core.secret_outputs`).
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from strata_core import llm
 from strata_core import message as m
+from strata_core.secret_outputs import SecretOutputs
 
 COMPACTION_PROMPT = "What did we do so far?"
 SUBTASK_PROMPT = "The following tool was executed by the user"
@@ -36,6 +38,7 @@ class _Options:
     strip_media: bool
     tool_output_max_chars: int | None
     media_in_tool_results: llm.MediaInToolResults
+    secrets: SecretOutputs | None
 
 
 def to_model_messages(
@@ -44,13 +47,16 @@ def to_model_messages(
     *,
     strip_media: bool = False,
     tool_output_max_chars: int | None = None,
+    secrets: SecretOutputs | None = None,
 ) -> list[llm.ModelMessage]:
     """Stored history as the messages a request carries, for `model`.
 
     `strip_media` replaces images and PDFs with a one-line placeholder and drops tool attachments;
     `tool_output_max_chars` truncates tool outputs (compaction uses both to fit a summary request).
+    `secrets` gives back the clear output of a secret file's read this process showed, where the store has
+    a placeholder (a turn's requests pass it; a summary request, which is stored, does not).
     """
-    options = _Options(model.ref, strip_media, tool_output_max_chars, media_in_tool_results(model))
+    options = _Options(model.ref, strip_media, tool_output_max_chars, media_in_tool_results(model), secrets)
     out: list[llm.ModelMessage] = []
     for message in messages:
         if not message.parts:
@@ -157,10 +163,19 @@ def _tool_exchange(
     executed = part.provider_executed
     metadata = _call_metadata(part.metadata) if same_model else None
     call = llm.ToolCallContent(part.call_id, part.tool, part.state.input, executed, metadata)
-    output = _tool_output(part.state, options, moved_media)
+    output = _tool_output(_restored(part, options.secrets), options, moved_media)
     # A provider-executed result (server-side web search...) travels with the others, flagged: the wire
     # puts it where its API wants it (the AI SDK puts it in the assistant content).
     return call, llm.ToolResultContent(part.call_id, part.tool, output, executed)
+
+
+def _restored(part: m.ToolPart, secrets: SecretOutputs | None) -> m.ToolState:
+    """The part's state with the clear output in place of its placeholder, when this process holds it."""
+    state = part.state
+    clear = secrets.clear_output(part) if secrets is not None else None
+    if clear is None or not isinstance(state, m.ToolStateCompleted) or state.output != clear.placeholder:
+        return state
+    return evolve(state, output=clear.output, attachments=clear.attachments)
 
 
 def _call_metadata(metadata: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -17,6 +17,9 @@ an error result the model can act on. Only cancellation propagates. Permission o
 (`permission.PermissionError_`) propagate out of `execute` so the runner can also stop the turn on a
 rejection, as OpenCode does.
 
+A tool that shows a secret file's content (a `.env` file the user let it read) names the file in
+`ToolResult.secret_files`: the model sees the content now, the session keeps a placeholder.
+
 A tool that asks for itself, with finer patterns than one per call (the built-ins: bash asks per command,
 edit per file, read also for `.env` files), returns `None` from `permission` and calls `ctx.ask` in
 `execute`, so nobody is asked twice.
@@ -56,6 +59,12 @@ class ToolResult:
     title: str = ""
     metadata: Mapping[str, Any] = field(factory=dict)
     attachments: tuple[Attachment, ...] = ()
+    secret_files: tuple[str, ...] = ()
+    """The secret files (`.env`-style, shown with the user's consent) whose content `output` and
+    `attachments` hold, as the title names them. Such an output reaches the model in this process only: the
+    store, the bus and exports get a placeholder (`strata_core.secret_outputs`), so `metadata` must hold none
+    of the content (the built-ins put the placeholder in `preview`, `display` and diffs). The runner does not
+    truncate such an output (truncation would save all of it to disk): the tool keeps it small itself."""
 
 
 class ToolFailure(Exception):

@@ -86,14 +86,15 @@ async def _execute(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Too
 
 
 async def _keep_small(result: ToolResult, truncation: Truncation, agent_ruleset: Sequence[Rule] | None) -> ToolResult:
-    # Tools that cut their own output (read, glob, grep, bash) say so with a `truncated` key.
-    if "truncated" in result.metadata:
+    # Tools that cut their own output (read, glob, grep, bash) say so with a `truncated` key. A secret
+    # file's content is never handed to truncation, which would save the whole of it to disk.
+    if "truncated" in result.metadata or result.secret_files:
         return result
     kept = await truncation.output(result.output, agent_ruleset=agent_ruleset)
     metadata = {**result.metadata, "truncated": kept.truncated}
     if kept.output_path is not None:
         metadata["outputPath"] = str(kept.output_path)
-    return ToolResult(output=kept.content, title=result.title, metadata=metadata, attachments=result.attachments)
+    return evolve(result, output=kept.content, metadata=metadata)
 
 
 async def run_tool(

@@ -2,6 +2,9 @@
 
 The listing mirrors OpenCode 1.18.33 to the character, including a quirk: each line's text is ripgrep's,
 newline and all, so a blank line follows every match.
+
+Lines shown from a `.env`-style file (the file grep was pointed at, or one a rule lets it show) name that
+file in `secret_files`, so they reach the model without being stored (`strata_core.secret_outputs`).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from strata_core.tool.support.confined_file import (
     open_directory,
     open_to_read,
 )
-from strata_core.tool.support.content_guard import ask_to_read, readable
+from strata_core.tool.support.content_guard import ask_to_read, is_secret_path, readable
 from strata_core.tool.support.paths_guard import relative_to_worktree
 from strata_core.tool.support.search import Found, LineMatch, Search, SearchError
 
@@ -108,6 +111,7 @@ class GrepTool(BuiltinTool):
             output=render(root, shown, truncated) + left_out_note(left_out),
             title=pattern,
             metadata={"matches": len(shown), "truncated": truncated},
+            secret_files=shown_secrets(ctx, target, root, shown),
         )
 
     async def _in_directory(self, target: Target, pattern: str, include: str | None) -> Found:
@@ -137,12 +141,29 @@ def shown_to_model(
     """The matches the model may see, and the files left out: ones the read rules protect (`.env`), and
     ones hard-linked from outside the project. The file the model named itself was checked when opened."""
     verdicts: dict[str, bool] = {}
-    resolved_root = target.resolved if root == target.named else target.resolved.parent
     for match in matches:
         if match.path not in verdicts:
-            verdicts[match.path] = _may_show(ctx, root / match.path, resolved_root / match.path)
+            verdicts[match.path] = _may_show(ctx, *_match_paths(target, root, match.path))
     kept = [match for match in matches if verdicts[match.path]]
     return kept, [str(root / path) for path, ok in verdicts.items() if not ok]
+
+
+def shown_secrets(ctx: ToolContext, target: Target, root: Path, shown: Sequence[LineMatch]) -> tuple[str, ...]:
+    """The secret files among those shown (the one the model named and the user let it read, or `.env`
+    files a rule lets grep show), worktree-relative: their lines are not stored with the result."""
+    files = dict.fromkeys(match.path for match in shown)
+    return tuple(
+        relative_to_worktree(ctx.worktree, root / path)
+        for path in files
+        if any(is_secret_path(ctx, relative_to_worktree(ctx.worktree, p)) for p in _match_paths(target, root, path))
+    )
+
+
+def _match_paths(target: Target, root: Path, path: str) -> tuple[Path, Path]:
+    """A matched file as named under the searched path, and as resolved (the searched path's symlinks followed)."""
+    if root != target.named:  # the model named a file: the match is in that very file
+        return target.named, target.resolved
+    return root / path, target.resolved / path
 
 
 def _may_show(ctx: ToolContext, named: Path, resolved: Path) -> bool:

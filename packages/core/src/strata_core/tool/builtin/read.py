@@ -3,6 +3,9 @@
 Output framing follows OpenCode 1.18.33 exactly (`<path>`, `<type>`, `<content>`, `N: ` prefixes and the
 footers), because models prompted for OpenCode parse it. Instruction files (AGENTS.md) found between the
 file and the session directory are appended in a `<system-reminder>` the first time they are relevant.
+
+A `.env`-style file the user let it read (`content_guard.is_secret`) is named in `secret_files`: the model gets
+the content, the session keeps a placeholder, which also stands in `preview` and `display` here.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 import anyio
-from attrs import define, frozen
+from attrs import define, evolve, frozen
 
 from strata_core.message import MessageWithParts
+from strata_core.secret_outputs import secret_placeholder
 from strata_core.tool.builtin.base import BuiltinTool, non_negative_integer, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
 from strata_core.tool.support.confined_file import (
@@ -28,7 +32,7 @@ from strata_core.tool.support.confined_file import (
     open_directory,
     open_to_read,
 )
-from strata_core.tool.support.content_guard import ask_to_read
+from strata_core.tool.support.content_guard import ask_to_read, is_secret
 from strata_core.tool.support.file_kind import is_binary, media_type
 from strata_core.tool.support.paths_guard import relative_to_worktree
 
@@ -246,7 +250,7 @@ class ReadTool(BuiltinTool):
         loaded = [str(item.source) for item in nearby]
         mime = media_type(path, sample)
         if mime is not None:
-            return await self._attachment(fd, path, title, mime, loaded)
+            return _kept_back(await self._attachment(fd, path, title, mime, loaded), ctx, target)
         if is_binary(path, sample):
             os.close(fd)
             raise ToolFailure(f"Cannot read binary file: {path}")
@@ -275,7 +279,7 @@ class ReadTool(BuiltinTool):
             "loaded": loaded,
             "display": display,
         }
-        return ToolResult(output=output, title=title, metadata=metadata)
+        return _kept_back(ToolResult(output=output, title=title, metadata=metadata), ctx, target)
 
     async def _attachment(self, fd: int, path: Path, title: str, mime: str, loaded: list[str]) -> ToolResult:
         from strata_core.tool.support.attachment_cap import capped_attachment
@@ -289,3 +293,16 @@ class ReadTool(BuiltinTool):
             metadata={"preview": message, "truncated": False, "loaded": loaded},
             attachments=(Attachment(mime=mime, url=url),),
         )
+
+
+def _kept_back(result: ToolResult, ctx: ToolContext, target: Target) -> ToolResult:
+    """A secret file's read (the user allowed it): the model gets the content, the stored metadata does not."""
+    if not is_secret(ctx, target):
+        return result
+    placeholder = secret_placeholder([result.title])
+    # The nearby instructions went out with the content, which is not kept: not marking them loaded lets a
+    # later read attach them again, so a resumed session does not lose them.
+    metadata = {**result.metadata, "preview": placeholder, "loaded": []}
+    if "display" in metadata:
+        metadata["display"] = {**metadata["display"], "text": placeholder}
+    return evolve(result, metadata=metadata, secret_files=(result.title,))

@@ -7,6 +7,8 @@
   `.strata/`, `.opencode/` and `.git/` directories, anywhere in the project, are written only with the
   `protected_path` permission (ask by default, so a headless run refuses), so a model cannot grant itself
   permissions or plant a git hook.
+- A secret file's content, once the user allowed it to be shown, is not stored: its diffs are replaced by
+  `REDACTED_DIFF`, and read and grep name the file in `ToolResult.secret_files` (`strata_core.secret_outputs`).
 - Content is read and written through the descriptor `confined_file` opened, within `MAX_EDIT_BYTES`.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import anyio
 
@@ -59,8 +61,21 @@ def _read_action(ctx: ToolContext, relative: str) -> str | None:
 
 
 def is_secret(ctx: ToolContext, target: Target) -> bool:
-    """Whether the read rules keep this file's content back (a `.env` file under the default rules)."""
-    return any(not readable(ctx, pattern) for pattern in patterns(ctx, target))
+    """Whether this file's content is a secret: the read rules keep it back (a `.env` file under the default
+    rules), or it is named like one. Shown only with the user's consent, and then never stored."""
+    return any(is_secret_path(ctx, pattern) for pattern in patterns(ctx, target))
+
+
+def is_secret_path(ctx: ToolContext, relative: str) -> bool:
+    """`is_secret` for a worktree-relative path (a grep match's file).
+
+    By name as well as by rule: a rule that lets `.env` files be read without asking (in config, or an agent
+    such as explore that may read everything) decides whether the model sees them, not whether the session
+    database, its exports and every later request keep a copy."""
+    # Imported here: the sandbox package is loaded only when a tool reads or writes (or a command runs).
+    from strata_core.sandbox.protected import is_secret_name
+
+    return not readable(ctx, relative) or is_secret_name(PurePosixPath(relative).name)
 
 
 def readable(ctx: ToolContext, relative: str) -> bool:
