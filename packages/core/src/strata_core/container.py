@@ -33,6 +33,7 @@ from strata_core.clock import Clock, SystemClock
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config, ConfigInfo, ConfigService
 from strata_core.context.agent import Agents, AgentService
+from strata_core.context.command_services import command_prompts, command_service
 from strata_core.context.instruction import Instruction, InstructionService, UrlFetcher
 from strata_core.context.project import Project, ProjectService
 from strata_core.context.skill import Skills, SkillService
@@ -61,24 +62,7 @@ from strata_core.tool.runner import run_call
 from strata_core.tool.truncation import Truncation
 
 if TYPE_CHECKING:
-    from strata_core.context.command import CommandService, CommandSource
-    from strata_core.engine.command_prompt import CommandPrompts
-
-
-def command_service(
-    config: Config, project: Project, skills: Skills, sources: Sequence[CommandSource]
-) -> CommandService:
-    """The Commands service, imported when first asked for: a run that uses no command loads none of it."""
-    from strata_core.context.command import CommandService
-
-    return CommandService(config=config, project=project, skills=skills, sources=sources)
-
-
-def command_prompts(commands: CommandService, agents: Agents, project: Project, paths: StrataPaths) -> CommandPrompts:
-    """What turns `/name args` into a prompt, imported on first use like `command_service`."""
-    from strata_core.engine.command_prompt import CommandPrompts
-
-    return CommandPrompts(commands=commands, agents=agents, project=project, paths=paths)
+    from strata_core.context.command import CommandSource
 
 
 def _later(container: containers.Container, name: str) -> Callable[[], SessionLoop]:
