@@ -64,7 +64,8 @@ class ConfigChanges:
 def config_changes(before: ProjectScan) -> ConfigChanges:
     """Walk the project again and compare with `before`. Blocking: run it in a thread."""
     after = scan_project(before.root)
-    ignored = placeholders.in_use()  # a parallel command's placeholders, empty and read-only: not the command's
+    # A parallel command's placeholders (empty files Strata made, perhaps gone again): not this command's.
+    ignored = {path for path in {*before.config, *after.config} if placeholders.ours(path)}
     now_at = {after.config[path]: path for path in after.config_roots if path not in before.config}
     displaced: dict[Path, Path] = {}
     gone: list[Path] = []

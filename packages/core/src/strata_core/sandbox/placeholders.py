@@ -10,6 +10,7 @@ for a command still running.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections import Counter
 from collections.abc import Iterable
@@ -17,6 +18,8 @@ from pathlib import Path
 
 _lock = threading.Lock()
 _users: Counter[Path] = Counter()
+_made: set[Path] = set()
+"""Every path this process made a placeholder at, in use or not (a walk may have seen one that is gone)."""
 
 
 def claim(paths: Iterable[Path]) -> list[Path]:
@@ -54,10 +57,28 @@ def in_use() -> set[Path]:
         return set(_users)
 
 
+def ours(path: Path) -> bool:
+    """Whether `path` is (or was, and is gone again) one of this process's placeholders, not something a
+    command made: a parallel command's placeholder can come and go while a walk looks at the project."""
+    with _lock:
+        if path in _users:
+            return True
+        if path not in _made:
+            return False
+    try:
+        found = path.lstat()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.S_ISREG(found.st_mode) and found.st_size == 0
+
+
 def _create(path: Path) -> bool:
     try:
         descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o444)
     except OSError:
         return False  # it exists (the user's, or a race): it is bound over as it is, and never removed
     os.close(descriptor)
+    _made.add(path)
     return True
