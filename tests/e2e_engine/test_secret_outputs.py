@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import anyio
 import pytest
-from anyio.streams.memory import MemoryObjectReceiveStream
-from engine_harness import Script, ask, engine, scripted
+from engine_harness import Script, ask, drained, engine, scripted
 
-from strata_core.bus import BusEvent, PartUpdated
+from strata_core.bus import PartUpdated
 from strata_core.secret_outputs import secret_placeholder
 
 VALUE = "tok-0123456789-secret"
@@ -41,7 +39,7 @@ async def test_a_secret_shown_by_read_grep_and_edit_stays_out_of_store_bus_and_s
     ):
         session = await runtime.sessions.create()
         await runtime.loop.prompt(ask(session.id, "check the token"))
-        published = [repr(e.part) for e in _drained(events) if isinstance(e, PartUpdated)]
+        published = [repr(e.part) for e in drained(events) if isinstance(e, PartUpdated)]
     bodies = [json.dumps(r.body) for r in server.main_requests]
     assert len(bodies) == 5 and (project / ".env").read_text() == f"API_KEY={VALUE}\n"
     assert bodies[1].count(VALUE) == 2 and VALUE in bodies[2]  # read's and grep's results, in this process
@@ -56,12 +54,3 @@ def _files_holding(value: str, root: Path, besides: Path) -> list[Path]:
     kept = [p for p in root.rglob("*") if p.is_file() and besides not in p.parents]
     assert any(p.name == "strata.db" for p in kept)
     return [p for p in kept if value.encode() in p.read_bytes()]
-
-
-def _drained(events: MemoryObjectReceiveStream[BusEvent]) -> list[BusEvent]:
-    out: list[BusEvent] = []
-    while True:
-        try:
-            out.append(events.receive_nowait())
-        except anyio.WouldBlock:
-            return out

@@ -20,9 +20,10 @@ from engine_fakes import (
     tool_context,
     tool_step,
 )
+from engine_harness import drained
 
 from strata_core import llm, serialization
-from strata_core.bus import Bus, BusEvent, PermissionAsked, SessionError, SessionRetry
+from strata_core.bus import Bus, PermissionAsked, SessionError, SessionRetry
 from strata_core.engine.overflow import CompactionSettings
 from strata_core.engine.processor import Processor, StepInput, StepResult
 from strata_core.message import (
@@ -223,7 +224,7 @@ async def test_stream_failures_are_recorded_on_the_message_and_stop(
         result, stored = await harness.run(
             FakeModel([[llm.TextStart("t"), llm.TextDelta("t", "par"), llm.StreamFailed(error)]])
         )
-        published = _drain(events)
+        published = drained(events)
     assert result == "stop"
     assert isinstance(stored.info, AssistantMessage)
     assert stored.info.error is not None and (stored.info.error.name, stored.info.error.message) == (
@@ -258,7 +259,7 @@ async def test_a_scheduled_retry_becomes_a_retry_part_and_an_event(store: Memory
     retry = llm.RetryScheduled(1, 2.0, llm.RateLimitedError("Rate limited", status=429))
     async with harness.bus.subscribe() as events:
         result, stored = await harness.run(FakeModel([[retry, *text_step("ok")]]))
-        published = _drain(events)
+        published = drained(events)
     assert result == "continue"
     retry_part = stored.parts[0]
     assert isinstance(retry_part, RetryPart) and retry_part.attempt == 1 and retry_part.error.name == "APIError"
@@ -393,12 +394,3 @@ async def test_tool_progress_is_stored_while_the_tool_runs(store: MemorySessionS
         assert part.state.status == "running"
         assert part.state.metadata == {"output": "line 1\nline 2\n"}
         release.set()
-
-
-def _drain(events: Any) -> list[BusEvent]:
-    out: list[BusEvent] = []
-    while True:
-        try:
-            out.append(events.receive_nowait())
-        except anyio.WouldBlock:
-            return out

@@ -15,7 +15,6 @@ which stands in for whatever lives at that address: a public address is never re
 from __future__ import annotations
 
 import errno
-import ipaddress
 import socket
 from typing import Any
 
@@ -24,20 +23,14 @@ import pytest
 from anyio.abc import SocketStream
 from attrs import define, field
 
+from strata_core.tool.support.network_address import is_address
+
 PUBLIC = "93.184.216.34"
 """A global address, the attacker's harmless first answer; only ever recorded, never dialled."""
 
 _real_connect_tcp = anyio.connect_tcp
 
 AddrInfo = tuple[socket.AddressFamily, socket.SocketKind, int, str, tuple[Any, ...]]
-
-
-def _is_address(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 @define
@@ -66,7 +59,7 @@ class HostileNetwork:
 
     async def connect_tcp(self, remote_host: str, remote_port: int, **options: Any) -> SocketStream:
         # Given a name, resolve it here, as anyio.connect_tcp itself would: that is the second look-up.
-        address = remote_host if _is_address(remote_host) else self._answer(remote_host)
+        address = remote_host if is_address(remote_host) else self._answer(remote_host)
         self.dialled.append(address)
         if remote_port != self.port:
             raise OSError(errno.ECONNREFUSED, f"nothing listens on {address}:{remote_port} in the test network")

@@ -8,7 +8,18 @@ from typing import Any
 
 import anyio
 import pytest
-from engine_harness import Script, ask, engine, eventually, scripted, stored, texts, tool_parts, tool_results
+from engine_harness import (
+    Script,
+    ask,
+    drained,
+    engine,
+    eventually,
+    scripted,
+    stored,
+    texts,
+    tool_parts,
+    tool_results,
+)
 from mcp_servers import fixture_server, hanging_server, http_fixture_server, time_server
 
 from strata_core.bus import McpServerFailed, PartUpdated
@@ -50,16 +61,9 @@ async def test_a_local_server_from_pypi_offers_its_tools_and_answers_a_call(proj
 
 
 async def _prompt_collecting_failures(runtime: Any, session_id: str, text: str) -> list[McpServerFailed]:
-    failures: list[McpServerFailed] = []
     async with runtime.bus.subscribe() as events:
         await runtime.loop.prompt(ask(session_id, text))
-        while True:  # the bus buffers every event of the turn; read what it holds
-            try:
-                event = events.receive_nowait()
-            except anyio.WouldBlock:
-                return failures
-            if isinstance(event, McpServerFailed):
-                failures.append(event)
+        return [event for event in drained(events) if isinstance(event, McpServerFailed)]
 
 
 @pytest.mark.anyio

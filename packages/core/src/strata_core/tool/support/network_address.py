@@ -16,6 +16,15 @@ PRIVATE_NETWORK = "private_network"
 """The permission key for requests to non-global addresses (ask by default)."""
 
 
+def is_address(host: str) -> bool:
+    """Whether `host` is an IP literal (nothing to resolve) rather than a name."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
 def is_private(address: str) -> bool:
     """Whether an IP address (an IPv6 zone id allowed) is not a global unicast one."""
     ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address.split("%", 1)[0])

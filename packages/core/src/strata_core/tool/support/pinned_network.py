@@ -16,7 +16,6 @@ Imported on the first fetch: httpcore is not otherwise loaded by a `strata` star
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -26,7 +25,7 @@ import httpcore
 import httpx
 
 from strata_core.http import tls_context
-from strata_core.tool.support.network_address import is_private
+from strata_core.tool.support.network_address import is_address, is_private
 
 Resolve = Callable[[str, int], Awaitable[Sequence[str]]]
 """The addresses a host name resolves to, for a port (raises OSError when it does not resolve)."""
@@ -47,14 +46,6 @@ async def resolve_addresses(host: str, port: int) -> list[str]:
     """What the system resolver answers for `host`, each address once, in its order."""
     infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(sockaddr[0]) for *_, sockaddr in infos))
-
-
-def _is_address(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
@@ -89,7 +80,7 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         raise failure
 
     async def _addresses(self, host: str, port: int, seconds: float | None) -> Sequence[str]:
-        if _is_address(host):
+        if is_address(host):
             return [host]  # a literal is judged as given; there is nothing to resolve
         try:
             with anyio.fail_after(seconds):
