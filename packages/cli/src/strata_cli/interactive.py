@@ -31,6 +31,7 @@ from strata_cli.model_choices import usable_models
 from strata_cli.output import one_line
 from strata_cli.permission_prompt import ask_permission
 from strata_cli.run_session import expected_model
+from strata_cli.slash_actions import run_slash
 from strata_cli.transcript import conversation_lines, recent_turns
 from strata_cli.turn import drive_turn
 from strata_cli.usage_line import usage_line
@@ -135,8 +136,6 @@ class Interactive:
 
     async def _handle(self, text: str) -> bool:
         """Act on one input; False when the person asked to leave."""
-        from strata_cli.slash_actions import run_slash
-
         try:
             command = slash.parse(text, custom=self.commands)
             if command is None:

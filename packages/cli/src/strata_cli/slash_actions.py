@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import anyio
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -16,14 +17,41 @@ from strata_cli.model_choices import usable_models
 from strata_cli.output import one_line
 from strata_cli.run_session import check_variant, expected_model
 from strata_cli.slash import SlashCommand, help_text
+from strata_core.context.agent import AgentInfo
+from strata_core.context.command import CommandInfo
+from strata_core.runtime import Runtime
+from strata_core.session.info import SessionInfo
 
-if TYPE_CHECKING:
-    from strata_cli.interactive import Interactive
+
+class SlashTarget(Protocol):
+    """What a slash command reads and changes of the interactive app (`interactive.Interactive` is it)."""
+
+    runtime: Runtime
+    console: Console
+    agents: dict[str, AgentInfo]
+    agent: str
+    base_model: str
+    session: SessionInfo | None
+    model_override: str | None
+    commands: dict[str, CommandInfo]
+    variant: str | None
+
+    @property
+    def model(self) -> str: ...
+
+    async def run_command(self, name: str, arguments: str) -> None: ...
+
+    async def show_resumed(self, turns: int = ...) -> None: ...
+
+    async def show_history(self, turns: int) -> None: ...
+
+    async def compact(self) -> None: ...
+
 
 HISTORY_TURNS = 10
 
 
-async def run_slash(app: Interactive, command: SlashCommand) -> bool:
+async def run_slash(app: SlashTarget, command: SlashCommand) -> bool:
     """Carry out `command`; False when the app should end."""
     if command.custom:
         await app.run_command(command.name, command.argument)
@@ -54,7 +82,7 @@ async def run_slash(app: Interactive, command: SlashCommand) -> bool:
     return True
 
 
-def _agent(app: Interactive, name: str) -> None:
+def _agent(app: SlashTarget, name: str) -> None:
     if not name:
         for shown in app.agents.values():
             if not shown.hidden:
@@ -79,7 +107,7 @@ def _turns(argument: str) -> int:
     return int(argument)
 
 
-def _model(app: Interactive, ref: str) -> None:
+def _model(app: SlashTarget, ref: str) -> None:
     if not ref:
         app.console.print(f"Model: [bold]{escape(app.model)}[/bold]")
         choices = usable_models(app.runtime.models)
@@ -92,7 +120,7 @@ def _model(app: Interactive, ref: str) -> None:
     app.console.print(f"Model: [bold]{escape(info.ref)}[/bold]")
 
 
-def _variant(app: Interactive, name: str) -> None:
+def _variant(app: SlashTarget, name: str) -> None:
     info = app.runtime.models.resolve(app.model).info
     if not name:
         current = app.variant or "none"
@@ -107,7 +135,7 @@ def _variant(app: Interactive, name: str) -> None:
     app.console.print(f"Variant: [bold]{escape(name)}[/bold] · {escape(info.ref)}")
 
 
-async def _sessions(app: Interactive, session_id: str) -> None:
+async def _sessions(app: SlashTarget, session_id: str) -> None:
     sessions = app.runtime.sessions
     if session_id:
         app.session = await sessions.get(session_id)
@@ -127,7 +155,7 @@ async def _sessions(app: Interactive, session_id: str) -> None:
     app.console.print("Continue one with /sessions ID.")
 
 
-async def _export(app: Interactive, target: str) -> None:
+async def _export(app: SlashTarget, target: str) -> None:
     if app.session is None:
         raise CliError("Nothing to export yet: this is a new session.")
     document = await app.runtime.sessions.export(app.session.id)
@@ -138,7 +166,7 @@ async def _export(app: Interactive, target: str) -> None:
     app.console.print(f"Exported to {escape(str(path))}")
 
 
-async def _mcp(app: Interactive) -> None:
+async def _mcp(app: SlashTarget) -> None:
     from strata_cli.mcp_view import server_views, views_rows
 
     if app.runtime.mcp is None:

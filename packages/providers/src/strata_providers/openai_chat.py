@@ -7,29 +7,17 @@ over HTTP.
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import httpx
 from attrs import field, frozen
 
-from strata_core.llm import (
-    AssistantModelMessage,
-    FileContent,
-    ModelInfo,
-    ModelMessage,
-    ModelRequest,
-    StreamEvent,
-    SystemModelMessage,
-    TextContent,
-    ToolModelMessage,
-    ToolOutput,
-    UserModelMessage,
-)
-from strata_providers.caching import EPHEMERAL, cached_tail, is_anthropic_family
+from strata_core.llm import ModelInfo, ModelRequest, StreamEvent
+from strata_providers.caching import is_anthropic_family
 from strata_providers.chat_body import close_body, opening_fields, provider_options
+from strata_providers.chat_messages import chat_messages, chat_tools
 from strata_providers.openai_chat_stream import ChatStreamDecoder
 from strata_providers.openrouter_chat import openrouter_request_body
 from strata_providers.params import OPENROUTER_NPM
@@ -74,118 +62,3 @@ def chat_request_body(info: ModelInfo, request: ModelRequest) -> dict[str, Any]:
     close_body(body, request, chat_tools(request))
     body["stream_options"] = {"include_usage": True}
     return body
-
-
-def chat_tools(request: ModelRequest) -> list[dict[str, Any]]:
-    """The request's tools as chat-completions functions; none when the call may not use them."""
-    if not request.tools or request.tool_choice == "none":
-        return []
-    return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-        for t in request.tools
-    ]
-
-
-def chat_messages(
-    request: ModelRequest, *, cache: bool = False, interleaved: str | None = None
-) -> list[dict[str, Any]]:
-    """System strings and conversation as chat messages; with `cache`, OpenCode's cache breakpoints; with
-    `interleaved`, every assistant message carries its reasoning (maybe empty) in that field."""
-    system: list[dict[str, Any]] = [{"role": "system", "content": text} for text in request.system]
-    if cache:
-        for entry in system[:2]:
-            entry["cache_control"] = dict(EPHEMERAL)
-    tail = cached_tail(request.messages) if cache else frozenset()
-    converted: list[dict[str, Any]] = []
-    for index, message in enumerate(request.messages):
-        entries = chat_entries(message, interleaved)
-        if index in tail and entries:
-            _mark_for_cache(entries[-1])
-        converted.extend(entries)
-    return system + converted
-
-
-def chat_entries(message: ModelMessage, interleaved: str | None = None) -> list[dict[str, Any]]:
-    """One model message as chat-completions messages (a tool message holds one per result)."""
-    if isinstance(message, SystemModelMessage):
-        return [{"role": "system", "content": message.content}]
-    if isinstance(message, UserModelMessage):
-        return [{"role": "user", "content": _user_content(message)}]
-    if isinstance(message, AssistantModelMessage):
-        return [_assistant_message(message, interleaved)]
-    return _tool_messages(message)
-
-
-def _user_content(message: UserModelMessage) -> str | list[dict[str, Any]]:
-    parts = message.content
-    if len(parts) == 1 and isinstance(parts[0], TextContent):
-        return parts[0].text
-    return [_user_part(part) for part in parts]
-
-
-def _user_part(part: TextContent | FileContent) -> dict[str, Any]:
-    if isinstance(part, TextContent):
-        return {"type": "text", "text": part.text}
-    if part.media_type.startswith("image/"):
-        return {"type": "image_url", "image_url": {"url": part.data}}
-    if part.media_type == "application/pdf":
-        return {"type": "file", "file": {"filename": part.filename or "file.pdf", "file_data": part.data}}
-    # Chat completions has no slot for other files; say so rather than fail the whole request.
-    return {"type": "text", "text": f"[Attached {part.media_type}: {part.filename or 'file'}]"}
-
-
-def _assistant_message(message: AssistantModelMessage, interleaved: str | None) -> dict[str, Any]:
-    text = "".join(part.text for part in message.content if part.type == "text")
-    reasoning = "".join(part.text for part in message.content if part.type == "reasoning")
-    entry: dict[str, Any] = {"role": "assistant", "content": text}
-    if reasoning and not interleaved:
-        entry["reasoning_content"] = reasoning  # replayed as @ai-sdk/openai-compatible does (oracle-checked)
-    calls = [
-        {
-            "id": part.call_id,
-            "type": "function",
-            "function": {"name": part.tool_name, "arguments": _compact_json(part.input)},
-        }
-        for part in message.content
-        if part.type == "tool-call" and not part.provider_executed
-    ]
-    if calls:
-        entry["tool_calls"] = calls
-    if interleaved:  # the model's declared field, after the calls and even when empty (oracle-checked)
-        entry[interleaved] = reasoning
-    return entry
-
-
-def _tool_messages(message: ToolModelMessage) -> list[dict[str, Any]]:
-    return [
-        {"role": "tool", "tool_call_id": result.call_id, "content": tool_output_text(result.output)}
-        for result in message.content
-        if not result.provider_executed
-    ]
-
-
-def tool_output_text(output: ToolOutput) -> str:
-    """A tool result as chat completions can carry it: text only (a tool message takes no images)."""
-    if output.kind != "content" or not output.media:
-        return output.text
-    omitted = ", ".join(media.filename or media.media_type for media in output.media)
-    return f"{output.text}\n\n[Media omitted, this endpoint takes no media in tool results: {omitted}]"
-
-
-def _mark_for_cache(entry: dict[str, Any]) -> None:
-    # Where @ai-sdk/openai-compatible puts a part-level cache marker: the message itself for a plain string,
-    # the last part of a part list, the last tool call of an assistant turn (an assistant's text loses it).
-    content = entry.get("content")
-    if entry["role"] == "assistant":
-        calls = entry.get("tool_calls")
-        if calls:
-            calls[-1]["cache_control"] = dict(EPHEMERAL)
-    elif isinstance(content, list) and content:
-        content[-1]["cache_control"] = dict(EPHEMERAL)
-    else:
-        entry["cache_control"] = dict(EPHEMERAL)
-
-
-def _compact_json(value: Mapping[str, Any]) -> str:
-    # JavaScript's JSON.stringify spacing, so replayed arguments are byte-identical to what OpenCode sends.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

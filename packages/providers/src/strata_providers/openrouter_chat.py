@@ -13,6 +13,7 @@ from typing import Any
 from strata_core.llm import ModelInfo, ModelRequest, SystemModelMessage, ToolModelMessage
 from strata_providers.caching import CACHED_SYSTEM_BLOCKS, EPHEMERAL, cached_tail, is_anthropic_family
 from strata_providers.chat_body import close_body, opening_fields, provider_options
+from strata_providers.chat_messages import chat_entries
 
 
 def openrouter_request_body(info: ModelInfo, request: ModelRequest, tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -25,8 +26,6 @@ def openrouter_request_body(info: ModelInfo, request: ModelRequest, tools: list[
 
 
 def openrouter_messages(request: ModelRequest, *, cache: bool) -> list[dict[str, Any]]:
-    from strata_providers.openai_chat import chat_entries
-
     system: list[dict[str, Any]] = [_system(text) for text in request.system]
     if cache:
         for entry in system[:CACHED_SYSTEM_BLOCKS]:

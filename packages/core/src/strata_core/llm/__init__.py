@@ -34,8 +34,8 @@ from strata_core.llm.events import (
     ToolInputStart,
     Usage,
 )
+from strata_core.llm.json_object import JSONObject
 from strata_core.llm.model import (
-    JSONObject,
     LanguageModel,
     MediaInToolResults,
     ModelCapabilities,

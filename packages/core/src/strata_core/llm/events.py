@@ -7,7 +7,7 @@ from typing import Literal, TypeAlias
 from attrs import field, frozen
 
 from strata_core.llm.errors import ModelError
-from strata_core.llm.model import JSONObject
+from strata_core.llm.json_object import JSONObject
 
 # ---------------------------------------------------------------------------------------------------------
 # Usage and errors

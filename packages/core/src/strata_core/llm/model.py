@@ -14,18 +14,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+from typing import Literal, Protocol, TypeAlias
 
 from attrs import field, frozen
 
 from strata_core.errors import StrataError
-
-if TYPE_CHECKING:
-    from strata_core.llm.cost import ModelCost
-    from strata_core.llm.events import StreamEvent
-    from strata_core.llm.request import ModelRequest
-
-JSONObject: TypeAlias = Mapping[str, Any]
+from strata_core.llm.cost import ModelCost
+from strata_core.llm.events import StreamEvent
+from strata_core.llm.json_object import JSONObject
+from strata_core.llm.request import ModelRequest
 
 
 @frozen

@@ -7,7 +7,7 @@ from typing import Literal, TypeAlias
 
 from attrs import field, frozen
 
-from strata_core.llm.model import JSONObject
+from strata_core.llm.json_object import JSONObject
 
 # ---------------------------------------------------------------------------------------------------------
 # Messages sent to a model (converted from stored history by `history.to_model_messages`)

@@ -9,7 +9,7 @@ tool. A server whose listing fails is left out of a listing, as OpenCode leaves 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 from attrs import frozen
@@ -19,13 +19,21 @@ from strata_core.mcp.results import listing_json, resource_contents
 from strata_core.tool.contract import JSONSchema, Tool, ToolContext, ToolFailure, ToolPermission, ToolResult, ToolTarget
 from strata_core.tool.descriptions import tool_description
 
-if TYPE_CHECKING:
-    from strata_core.mcp.servers import McpServers
-
 LIST = "list_mcp_resources"
 LIST_TEMPLATES = "list_mcp_resource_templates"
 READ = "read_mcp_resource"
 RESOURCE_TOOLS = (LIST, LIST_TEMPLATES, READ)
+
+
+class ResourceServers(Protocol):
+    """What the resource tools need of the running servers (`servers.McpServers` is one)."""
+
+    @property
+    def connections(self) -> Mapping[str, ServerConnection]: ...
+
+    def resource_servers(self) -> list[ServerConnection]:
+        """The connected servers that offer resources, by name."""
+        ...
 
 
 def _server_parameter(description: str) -> dict[str, Any]:
@@ -65,7 +73,7 @@ class _Listing:
     sort_field: str
     label: str
     fetch: Fetch
-    servers: McpServers
+    servers: ResourceServers
 
     def parameters(self) -> JSONSchema:
         return _LIST_SCHEMA
@@ -111,7 +119,7 @@ def _unsupported(server: str, names: Sequence[str]) -> str:
 
 @frozen
 class _ReadResource:
-    servers: McpServers
+    servers: ResourceServers
     name: str = READ
 
     def parameters(self) -> JSONSchema:
@@ -150,7 +158,7 @@ async def _templates(connection: ServerConnection) -> Sequence[Any]:
     return await connection.resource_templates()
 
 
-def resource_tools(servers: McpServers) -> list[Tool]:
+def resource_tools(servers: ResourceServers) -> list[Tool]:
     return [
         _Listing(LIST, "resources", "uri", "MCP resources", _resources, servers),
         _Listing(LIST_TEMPLATES, "resourceTemplates", "uriTemplate", "MCP resource templates", _templates, servers),
