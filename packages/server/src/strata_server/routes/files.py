@@ -120,7 +120,8 @@ def _fuzzy(query: str, candidate: str) -> bool:
 async def list_files(request: Request) -> JSONResponse:
     project = server_state(request).runtime.project
     raw = _query(request, "path")
-    ignored = await _ignored(project, project_path(project, raw))
+    directory = await anyio.to_thread.run_sync(project_path, project, raw)  # resolving may touch a slow disk
+    ignored = await _ignored(project, directory)
     return JSONResponse(await anyio.to_thread.run_sync(list_directory, project, raw, ignored))
 
 
