@@ -58,12 +58,17 @@ def test_an_oversized_body_is_refused_before_it_is_read(serve: ServeFactory) -> 
     body = b'{"parts": [{"type": "text", "text": "' + b"a" * (11 * 1024 * 1024) + b'"}]}'
     with httpx.Client(base_url=server.url) as client:
         session_id = new_session(client)
-        declared = client.post(f"/session/{session_id}/message", content=body)
+        json_type = {"content-type": "application/json"}
+        declared = client.post(f"/session/{session_id}/message", content=body, headers=json_type)
 
         def chunks() -> object:
             yield body  # no Content-Length: counted as it is read
 
-        streamed = client.post(f"/session/{session_id}/message", content=chunks())  # type: ignore[arg-type]
+        streamed = client.post(
+            f"/session/{session_id}/message",
+            content=chunks(),  # type: ignore[arg-type]
+            headers=json_type,
+        )
         assert declared.status_code == 413 and declared.json()["name"] == "PayloadTooLargeError"
         assert streamed.status_code == 413
         assert stored_messages(client, session_id) == []

@@ -1,4 +1,5 @@
-"""The ASGI app: OpenCode's routes over one open runtime, behind CORS, basic auth and the body limit."""
+"""The ASGI app: OpenCode's routes over one open runtime, behind CORS, the browser guard (Host, Origin, JSON
+bodies), the body limit and basic auth."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
+from strata_server.browser_guard import BrowserGuard, cors_origins, server_names
 from strata_server.errors import ApiError, error_response, json_error
 from strata_server.routes import app_info, events, files, permissions, prompts, sessions, unimplemented
 from strata_server.security import BasicAuth, BodyLimit
@@ -37,11 +39,15 @@ def implemented_routes() -> list[BaseRoute]:
 def create_app(state: ServerState) -> Starlette:
     settings = state.settings
     routes = implemented_routes()
-    middleware = [Middleware(BodyLimit, max_bytes=settings.max_body_bytes)]
+    names = server_names(settings.hostname, settings.allowed_hosts)
+    middleware = [
+        Middleware(BrowserGuard, names=names, cors=cors_origins(settings.cors)),
+        Middleware(BodyLimit, max_bytes=settings.max_body_bytes),
+    ]
     if settings.password is not None:
         middleware.append(Middleware(BasicAuth, username=settings.username, password=settings.password))
     if settings.cors:
-        # Outermost, so a preflight is answered (and a refusal carries the CORS headers) before auth runs.
+        # Outermost, so a preflight is answered (and a refusal carries the CORS headers) before the guards run.
         cors = Middleware(CORSMiddleware, allow_origins=list(settings.cors), allow_methods=["*"], allow_headers=["*"])
         middleware.insert(0, cors)
     middleware.append(Middleware(_LastResort))

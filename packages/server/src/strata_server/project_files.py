@@ -1,22 +1,34 @@
-"""Files of the project for the file routes, never anything outside it.
+"""Files of the project for the file routes, never anything outside it, and only regular files.
 
 A path is taken relative to the project directory, every symlink in it resolved, and refused (403) unless
-the result lies in the project (`inside_project`: the directory or its worktree). The file read is the
-resolved path, opened without following a symlink at its last step, so a link swapped in after the check
-is not followed out of the project.
+the result lies in the project (`inside_project`: the directory or its worktree). What is read is then
+opened as the file tools open it (`confined_file`): the resolved path walked from `/` without following a
+symlink at any step, so a link swapped in after the check is not followed out of the project, and anything
+but a regular file refused (400) after an `lstat`, before any open: a FIFO opened for reading would hold a
+worker thread until something writes to it, and enough of them would stall every route.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from strata_core.context.project import ProjectInfo
+from strata_core.tool.support.confined_file import (
+    ChangedWhileOpening,
+    NotRegularFile,
+    Target,
+    descriptor,
+    kind_name,
+    open_for_reading,
+    read_all,
+)
 from strata_core.tool.support.file_kind import is_binary, media_type
 from strata_core.tool.support.paths_guard import absolute, inside_project, real
-from strata_server.errors import ApiError, not_found
+from strata_server.errors import ApiError, bad_request, not_found
 
 MAX_FILE_BYTES = 5 * 1024 * 1024
 
@@ -29,19 +41,55 @@ def project_path(project: ProjectInfo, raw: str) -> Path:
     return target
 
 
+def special_file(raw: str, kind: str) -> ApiError:
+    """The 400 for a path naming a FIFO, a socket or a device (`kind`, as `confined_file.kind_name` words it)."""
+    return bad_request(f"{raw} is a {kind}, not a regular file; only regular files are read.")
+
+
+def found_kind(path: Path) -> int | None:
+    """The `lstat` mode of `path` (a symlink is not followed), or None when nothing is there."""
+    try:
+        return os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def ordinary_path(project: ProjectInfo, raw: str) -> Path:
+    """`project_path` where a regular file, a directory or nothing yet may be named (a listing, a prompt's file
+    part), but never a FIFO, a socket or a device (400)."""
+    path = project_path(project, raw)
+    mode = found_kind(path)
+    if mode is not None and not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+        raise special_file(raw, kind_name(mode))
+    return path
+
+
+def open_regular(path: Path) -> int:
+    """A read descriptor of the regular file at the real path `path` (`confined_file.open_for_reading`)."""
+    return open_for_reading(Target(path, path, True))
+
+
 def read_content(project: ProjectInfo, raw: str) -> dict[str, Any]:
     """OpenCode's `FileContent`: the text, or base64 with its type for a binary file."""
     path = project_path(project, raw)
+    mode = found_kind(path)
+    if mode is None:
+        raise not_found(f"File not found: {raw}")
+    if stat.S_ISDIR(mode):
+        raise bad_request(f"{raw} is a directory; list it with GET /file?path=...")
+    if not stat.S_ISREG(mode):
+        raise special_file(raw, kind_name(mode))
     try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with descriptor(open_regular(path)) as fd:
+            data = read_all(fd, MAX_FILE_BYTES)
     except FileNotFoundError as error:
         raise not_found(f"File not found: {raw}") from error
-    except IsADirectoryError as error:
-        raise ApiError(400, "BadRequest", f"{raw} is a directory; list it with GET /file?path=...") from error
-    with os.fdopen(descriptor, "rb") as file:
-        if os.fstat(file.fileno()).st_size > MAX_FILE_BYTES:
-            raise ApiError(413, "PayloadTooLargeError", f"{raw} is over {MAX_FILE_BYTES} bytes; it is not served.")
-        data = file.read()
+    except NotRegularFile as error:  # replaced since the lstat
+        raise special_file(raw, error.kind) from error
+    except ChangedWhileOpening as error:
+        raise ApiError(409, "ConflictError", f"{raw} changed while it was being opened; try again.") from error
+    if len(data) > MAX_FILE_BYTES:
+        raise ApiError(413, "PayloadTooLargeError", f"{raw} is over {MAX_FILE_BYTES} bytes; it is not served.")
     if is_binary(path, data[:4096]):
         mime = media_type(path, data[:4096]) or "application/octet-stream"
         return {"type": "binary", "content": base64.b64encode(data).decode(), "encoding": "base64", "mimeType": mime}
@@ -50,7 +98,7 @@ def read_content(project: ProjectInfo, raw: str) -> dict[str, Any]:
 
 def list_directory(project: ProjectInfo, raw: str, ignored: set[str]) -> list[dict[str, Any]]:
     """OpenCode's `FileNode`s of one directory: directories first, then files, each by name."""
-    directory = project_path(project, raw)
+    directory = ordinary_path(project, raw)
     if not directory.is_dir():
         raise not_found(f"Directory not found: {raw}")
     nodes = []

@@ -4,7 +4,7 @@ Text, file, subtask and agent (`@agent` mention) parts, `noReply` (store without
 `messageID` (OpenCode's format, after the session's messages) and `variant` are taken as OpenCode takes them.
 What Strata cannot do yet is refused with a 400 that says so, rather than silently dropped: inline `data:`
 files. A `file://` part outside the project is refused (403) like the file routes: the prompt would
-otherwise read any file for the caller.
+otherwise read any file for the caller; one naming a FIFO, a socket or a device is refused (400) as they are.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from strata_core.engine.prompt_input import (
 from strata_core.message import OutputFormat
 from strata_core.serialization import converter
 from strata_server.errors import bad_request
-from strata_server.project_files import project_path
+from strata_server.project_files import ordinary_path
 
 
 def prompt_request(session_id: str, body: Mapping[str, Any], project: ProjectInfo) -> PromptRequest:
@@ -68,7 +68,7 @@ def _part(index: int, raw: Mapping[str, Any], project: ProjectInfo) -> PromptPar
             raise bad_request(
                 f"parts[{index}].url: only file:// URLs are supported, not {url.scheme or 'a bare path'}:"
             )
-        return FileInput(project_path(project, unquote(url.path)), raw.get("mime"))
+        return FileInput(ordinary_path(project, unquote(url.path)), raw.get("mime"))
     raise bad_request(
         f"parts[{index}]: {kind} parts are not supported by Strata's server; send text, file, agent or subtask parts."
     )

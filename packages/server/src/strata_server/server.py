@@ -1,8 +1,10 @@
 """`serve()`: the API on a running runtime, until the process is told to stop.
 
-The server's task group holds the event hub and every turn started over the API; uvicorn serves the app in
-the same event loop. On stop, uvicorn closes the connections (event streams are given a short grace), then
-the running turns are cancelled, which leaves each one stored as aborted, as an abort would.
+Before it serves, the tool calls a crashed writer left running in the project's sessions are marked
+interrupted (`settle_crashed_calls`), as the CLI does when it next takes a session. The server's task group
+holds the event hub and every turn started over the API; uvicorn serves the app in the same event loop. On
+stop, uvicorn closes the connections (event streams are given a short grace), then the running turns are
+cancelled, which leaves each one stored as aborted, as an abort would.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from contextlib import contextmanager
 import anyio
 import uvicorn
 
+from strata_core.engine.session_writer import settle_if_idle
 from strata_core.errors import StrataError
 from strata_core.runtime import Runtime
 from strata_server.app import create_app
@@ -32,6 +35,7 @@ async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[
     """Serve until SIGINT/SIGTERM; `ready(url)` is called once the socket listens (port 0 gets a free one)."""
     settings.check()
     sock = listen(settings)
+    await settle_crashed_calls(runtime)
     async with anyio.create_task_group() as group:
         hub = EventHub(runtime.bus, EventShapes(runtime.store, runtime.container.ids(), runtime.clock))
         await group.start(hub.run)
@@ -50,6 +54,15 @@ async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[
             group.start_soon(_announce, server, settings, ready)
         await server.serve(sockets=[sock])
         group.cancel_scope.cancel()
+
+
+async def settle_crashed_calls(runtime: Runtime) -> None:
+    """Mark interrupted the tool calls a crashed writer (a killed server, a killed `strata run`) left `running`
+    or `pending` in the project's sessions, before the first request reads them. A session another live process
+    is writing keeps its calls: they may really be running (`settle_if_idle` takes the session's lease)."""
+    for session in await runtime.sessions.list_sessions():
+        if await runtime.store.unfinished_tool_parts(session.id):
+            await settle_if_idle(runtime.store, session.id, runtime.clock)
 
 
 class ServerStartError(StrataError, OSError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 
 from attrs import frozen
@@ -18,6 +19,8 @@ PERMISSION_TIMEOUT_SECONDS = 600.0
 """How long a permission question waits for an answer over the API before the tool call fails."""
 PASSWORD_VARIABLES = ("STRATA_SERVER_PASSWORD", "OPENCODE_SERVER_PASSWORD")
 USERNAME_VARIABLES = ("STRATA_SERVER_USERNAME", "OPENCODE_SERVER_USERNAME")
+HOST_NAME = re.compile(r"(?i)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?")
+"""A DNS name (underscores allowed, as container names have them), without scheme, port or path."""
 
 
 class ServerSettingsError(StrataError, ValueError):
@@ -30,6 +33,8 @@ class ServerSettings:
     port: int = DEFAULT_PORT
     cors: tuple[str, ...] = ()
     """Browser origins allowed to call the API (none by default)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names requests may give besides an address, localhost and `hostname` (`browser_guard.py`)."""
     username: str = DEFAULT_USERNAME
     password: str | None = None
     """With a password every request needs HTTP basic auth; without one only loopback binding is allowed."""
@@ -44,11 +49,19 @@ class ServerSettings:
         hostname: str = DEFAULT_HOSTNAME,
         port: int = DEFAULT_PORT,
         cors: tuple[str, ...] = (),
+        allowed_hosts: tuple[str, ...] = (),
     ) -> ServerSettings:
         """Settings with the password and username from the environment (Strata's variables first)."""
         password = next((env[name] for name in PASSWORD_VARIABLES if env.get(name)), None)
         username = next((env[name] for name in USERNAME_VARIABLES if env.get(name)), DEFAULT_USERNAME)
-        settings = cls(hostname=hostname, port=port, cors=cors, username=username, password=password)
+        settings = cls(
+            hostname=hostname,
+            port=port,
+            cors=cors,
+            allowed_hosts=allowed_hosts,
+            username=username,
+            password=password,
+        )
         settings.check()
         return settings
 
@@ -64,6 +77,12 @@ class ServerSettings:
             if not origin.startswith(("http://", "https://")) or origin.count("/") != 2:
                 raise ServerSettingsError(
                     f"--cors {origin!r} is not a browser origin; give scheme and host, like http://localhost:5173."
+                )
+        for name in self.allowed_hosts:
+            if not HOST_NAME.fullmatch(name):
+                raise ServerSettingsError(
+                    f"--allowed-host {name!r} is not a host name; give the name alone (no scheme, port or path), "
+                    "like opencode.example.com."
                 )
 
 

@@ -20,6 +20,14 @@ from strata_cli import options
 @click.option("--hostname", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--cors", multiple=True, metavar="ORIGIN", help="A browser origin allowed to call the API (repeatable).")
 @click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name clients reach the server by, besides IP addresses, localhost and --hostname (a reverse "
+    "proxy's or a LAN name; repeatable). A request naming any other Host is refused (DNS rebinding).",
+)
+@click.option(
     "--permission-timeout",
     type=click.FloatRange(min=1),
     default=600,
@@ -27,12 +35,23 @@ from strata_cli import options
     help="Seconds a permission question waits for an answer over the API before the tool call fails.",
 )
 @options.directory
-def serve(port: int, hostname: str, cors: tuple[str, ...], permission_timeout: float, directory: Path | None) -> None:
+def serve(
+    port: int,
+    hostname: str,
+    cors: tuple[str, ...],
+    allowed_hosts: tuple[str, ...],
+    permission_timeout: float,
+    directory: Path | None,
+) -> None:
     """Serve OpenCode's HTTP API (sessions, prompts, permissions, files, events) for this project.
 
     Listens on loopback unless --hostname says otherwise, which needs STRATA_SERVER_PASSWORD (or
     OPENCODE_SERVER_PASSWORD): every request then needs HTTP basic auth (user `opencode`, or
     STRATA_SERVER_USERNAME). The OpenAPI document of what is served is at /doc.
+
+    Web pages cannot use it through a browser: a request whose Host is not an IP address, localhost,
+    --hostname or an --allowed-host is refused (DNS rebinding), and so is a change (POST, PUT, PATCH,
+    DELETE) sent from an origin not given with --cors, or with a body that is not application/json.
     """
     from strata_cli.lean_start import heavy_imports
 
@@ -52,7 +71,9 @@ def serve(port: int, hostname: str, cors: tuple[str, ...], permission_timeout: f
             ) from missing
 
     try:
-        settings = ServerSettings.from_env(os.environ, hostname=hostname, port=port, cors=cors)
+        settings = ServerSettings.from_env(
+            os.environ, hostname=hostname, port=port, cors=cors, allowed_hosts=allowed_hosts
+        )
     except ServerSettingsError as error:
         raise click.UsageError(str(error)) from error
     settings = evolve(settings, permission_timeout=permission_timeout)

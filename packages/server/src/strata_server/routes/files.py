@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from strata_core.context.project import ProjectInfo
+from strata_core.tool.contract import ToolFailure
+from strata_core.tool.support.paths_guard import real
 from strata_core.tool.support.search import Search, SearchError, walk_files
 from strata_server.errors import bad_request
-from strata_server.project_files import list_directory, project_path, read_content
+from strata_server.project_files import list_directory, open_regular, project_path, read_content
 from strata_server.state import server_state
 
 FIND_LIMIT = 100
@@ -50,12 +53,7 @@ def _text_matches(root: Path, pattern: str, lines: Any) -> list[dict[str, Any]]:
     out = []
     for line in lines:
         if line.path not in offsets:
-            with (root / line.path).open("rb") as file:
-                starts, total = [], 0
-                for raw in file:
-                    starts.append(total)
-                    total += len(raw)
-            offsets[line.path] = starts
+            offsets[line.path] = _line_starts(real(root) / line.path)
         starts = offsets[line.path]
         spans = [] if regex is None else [(m.start(), m.end(), m.group()) for m in regex.finditer(line.text)]
         out.append(
@@ -68,6 +66,21 @@ def _text_matches(root: Path, pattern: str, lines: Any) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _line_starts(path: Path) -> list[int]:
+    """The byte offset of each line of a matched file; none when it is no longer a regular file in the project
+    (replaced since the search: by a FIFO, which must not be opened, or by a symlink, which is not followed)."""
+    try:
+        fd = open_regular(path)
+    except (OSError, ToolFailure):
+        return []
+    starts, total = [], 0
+    with os.fdopen(fd, "rb") as file:
+        for raw in file:
+            starts.append(total)
+            total += len(raw)
+    return starts
 
 
 async def find_files(request: Request) -> JSONResponse:
@@ -107,7 +120,8 @@ def _fuzzy(query: str, candidate: str) -> bool:
 async def list_files(request: Request) -> JSONResponse:
     project = server_state(request).runtime.project
     raw = _query(request, "path")
-    ignored = await _ignored(project, project_path(project, raw))
+    directory = await anyio.to_thread.run_sync(project_path, project, raw)  # resolving may touch a slow disk
+    ignored = await _ignored(project, directory)
     return JSONResponse(await anyio.to_thread.run_sync(list_directory, project, raw, ignored))
 
 

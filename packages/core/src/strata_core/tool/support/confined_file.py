@@ -64,11 +64,13 @@ class ChangedWhileOpening(ToolFailure):
 
 class NotRegularFile(ToolFailure):
     def __init__(self, target: Path, mode: int) -> None:
-        kind = _kind_name(mode)
+        kind = kind_name(mode)
         super().__init__(f"Cannot use {target}: it is a {kind}, not a regular file; file tools only open regular files")
+        self.kind = kind
 
 
-def _kind_name(mode: int) -> str:
+def kind_name(mode: int) -> str:
+    """What a non-regular file is, in words: `FIFO (named pipe)`, `socket`, `device`, `directory`."""
     if stat.S_ISFIFO(mode):
         return "FIFO (named pipe)"
     if stat.S_ISSOCK(mode):
