@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
     from strata_core.permission.flow import PermissionFlow
     from strata_core.permission.rules import Rule, Ruleset, evaluate
-    from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptService
+    from strata_core.prompt.system import AssembledSystemPrompt, SystemPrompt, SystemPromptRequest, SystemPromptService
     from strata_core.runtime import Runtime, RuntimeOptionsError, open_runtime
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.service import SessionService
@@ -88,6 +88,8 @@ _EXPORTS: dict[str, str] = {
     "StreamEvent": "strata_core.llm",
     "SubtaskInput": "strata_core.engine.prompt_input",
     "SystemClock": "strata_core.clock",
+    "SystemPrompt": "strata_core.prompt.system",
+    "SystemPromptRequest": "strata_core.prompt.system",
     "SystemPromptService": "strata_core.prompt.system",
     "TextInput": "strata_core.engine.prompt_input",
     "UrlFetcher": "strata_core.context.instruction",
@@ -151,6 +153,8 @@ __all__ = [
     "StreamEvent",
     "SubtaskInput",
     "SystemClock",
+    "SystemPrompt",
+    "SystemPromptRequest",
     "SystemPromptService",
     "TextInput",
     "UrlFetcher",

@@ -128,7 +128,7 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
 
     from strata_cli.app import build_container, load_config, pick_agent, pick_model_info
     from strata_cli.mcp_view import ServerView, offered_to, server_views, start_servers, views_json
-    from strata_core.prompt.system import AssembledSystemPrompt
+    from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptRequest
 
     container = build_container(options.resolve_directory(directory))
 
@@ -140,7 +140,7 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
             servers = await start_servers(stack, container, config)
             views = offered_to(await server_views(servers), chosen.permission) if servers else []
             block = await servers.system_block(chosen.permission) if servers else None
-        built = await container.core.system_prompt().build(chosen, info, None, False, mcp=block)
+        built = await container.core.system_prompt().build(SystemPromptRequest(chosen, info, mcp=block))
         return chosen.name, info.ref, built, views
 
     agent_name, model_ref, assembled, servers = anyio.run(assemble)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from typing import Literal, TypeAlias
+from typing import Literal, Protocol, TypeAlias
 
 import anyio
-from attrs import define, evolve, field, frozen
+from attrs import define, field, frozen
 
 from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo
@@ -129,7 +129,7 @@ class AssembledSystemPrompt:
 
 @frozen
 class SystemPromptParts:
-    """The independently gathered pieces: the loop gathers them in its own task group, then assembles."""
+    """The independently gathered pieces, which `assemble` puts in order."""
 
     environment: str
     instructions: list[InstructionBlock]
@@ -165,6 +165,26 @@ def assemble(
     )
 
 
+@frozen
+class SystemPromptRequest:
+    """What one system prompt is built from: the same value for a turn's step and for `strata debug prompt`."""
+
+    agent: AgentInfo
+    model: ModelInfo
+    user_system: str | None = None
+    """The user's per-message system text (appended last)."""
+    json_schema: bool = False
+    """A structured-output turn: the StructuredOutput line is added."""
+    mcp: str | None = None
+    """The connected MCP servers' own instructions (`<mcp_instructions>`), or None."""
+
+
+class SystemPrompt(Protocol):
+    """The system prompt service: the one method a turn calls, and an embedder replaces, for its system text."""
+
+    async def build(self, request: SystemPromptRequest) -> AssembledSystemPrompt: ...
+
+
 @define
 class _Gathered:
     environment: str = ""
@@ -174,7 +194,7 @@ class _Gathered:
 
 @define
 class SystemPromptService:
-    """Gathers the pieces of the system prompt concurrently and assembles them."""
+    """Default `SystemPrompt`: gathers skills, environment and instructions concurrently, then assembles."""
 
     project: Project
     instructions: Instruction
@@ -182,23 +202,17 @@ class SystemPromptService:
     clock: Clock
     """Only its `today()` is read: the environment block's date."""
 
-    async def environment(self, model: ModelInfo) -> str:
-        return environment(model, await self.project.info(), self.clock.today())
-
-    async def skills_block(self, agent: AgentInfo) -> str | None:
-        if not skills_enabled(agent):
-            return None
-        return skills_block(agent, await self.skills.all())
-
-    async def gather(self, agent: AgentInfo, model: ModelInfo) -> SystemPromptParts:
-        """Skills, environment and instructions, in one task group."""
+    async def build(self, request: SystemPromptRequest) -> AssembledSystemPrompt:
+        """The whole system prompt for one model call of a normal turn."""
+        agent, model = request.agent, request.model
         found = _Gathered()
 
         async def run_skills() -> None:
-            found.skills = await self.skills_block(agent)
+            if skills_enabled(agent):
+                found.skills = skills_block(agent, await self.skills.all())
 
         async def run_environment() -> None:
-            found.environment = await self.environment(model)
+            found.environment = environment(model, await self.project.info(), self.clock.today())
 
         async def run_instructions() -> None:
             found.instructions = await self.instructions.system()
@@ -207,11 +221,5 @@ class SystemPromptService:
             group.start_soon(run_skills)
             group.start_soon(run_environment)
             group.start_soon(run_instructions)
-        return SystemPromptParts(found.environment, found.instructions, found.skills)
-
-    async def build(
-        self, agent: AgentInfo, model: ModelInfo, user_system: str | None, json_schema: bool, mcp: str | None = None
-    ) -> AssembledSystemPrompt:
-        """The whole system prompt for one model call of a normal turn (`mcp`: the servers' instructions)."""
-        parts = evolve(await self.gather(agent, model), mcp=mcp)
-        return assemble(agent, model, parts, user_system, json_schema)
+        parts = SystemPromptParts(found.environment, found.instructions, found.skills, request.mcp)
+        return assemble(agent, model, parts, request.user_system, request.json_schema)
