@@ -17,7 +17,7 @@ from strata_core.clock import FrozenClock
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context.agent import AgentInfo, AgentService
-from strata_core.context.instruction import InstructionBlock, InstructionService
+from strata_core.context.instruction import InstructionBlock, InstructionService, InstructionSet, UrlCache
 from strata_core.context.project import ProjectInfo, ProjectService
 from strata_core.context.skill import BUILTIN_LOCATION, SkillInfo, SkillService
 from strata_core.llm import ModelInfo
@@ -305,10 +305,10 @@ class Rendezvous:
         await self.instructions_started.wait()
         return SKILLS
 
-    async def system(self) -> list[InstructionBlock]:
+    async def system(self, urls: UrlCache | None = None) -> InstructionSet:
         self.instructions_started.set()
         await self.skills_started.wait()
-        return [InstructionBlock("/r/AGENTS.md", "rules")]
+        return InstructionSet((InstructionBlock("/r/AGENTS.md", "rules"),))
 
 
 @pytest.mark.anyio

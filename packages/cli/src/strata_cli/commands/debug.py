@@ -121,7 +121,8 @@ def skill_list(directory: Path | None, as_json: bool) -> None:
 @options.model
 @options.json_output
 def prompt(directory: Path | None, agent: str | None, model: str | None, as_json: bool) -> None:
-    """The exact system prompt a turn would send, and the layers it is made of (no model is called)."""
+    """The exact system prompt a turn would send, the layers it is made of and the instruction sources that gave
+    nothing, with why (no model is called)."""
     from contextlib import AsyncExitStack
 
     import anyio
@@ -145,14 +146,18 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
 
     agent_name, model_ref, assembled, servers = anyio.run(assemble)
     layers = [{"kind": layer.kind, "source": layer.source, "chars": layer.chars} for layer in assembled.layers]
+    failures = [{"source": failure.source, "reason": failure.reason} for failure in assembled.failures]
     if as_json:
         mcp = {"mcp": views_json(servers)} if servers else {}
-        echo_json({"system": assembled.text, "layers": layers, "agent": agent_name, "model": model_ref, **mcp})
+        shown = {"system": assembled.text, "layers": layers, "failures": failures}
+        echo_json({**shown, "agent": agent_name, "model": model_ref, **mcp})
         return
     click.echo(assembled.text)
     click.echo(f"\n# agent {agent_name} · model {model_ref} · {len(assembled.text)} chars", err=True)
     for layer in layers:
         click.echo(f"#   {layer['kind']:<17} {layer['chars']:>7}  {layer['source']}", err=True)
+    for failure in failures:
+        click.echo(f"# instruction skipped {failure['source']}: {failure['reason']}", err=True)
     for server in servers:
         detail = f": {server.error}" if server.error else f", tools: {', '.join(server.tools) or 'none'}"
         click.echo(f"# mcp {server.name} {server.status}{detail}", err=True)

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 import anyio
+import attrs
 from attrs import define, field
 
 from strata_core import llm
@@ -21,6 +22,7 @@ from strata_core.clock import Clock
 from strata_core.config.service import Config
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.context.instruction import Instruction
+from strata_core.context.instruction_urls import UrlCache
 from strata_core.context.project import Project
 from strata_core.engine.answer import new_answer
 from strata_core.engine.compaction import CompactionService
@@ -101,6 +103,8 @@ class _Run:
     """A compaction finished and no step has fitted since: overflowing again must stop, not compact again."""
     answered: MessageWithParts | None = None
     """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
+    urls: UrlCache = field(factory=UrlCache)
+    """The instruction URLs' answers for this run: each step's system prompt reuses them (one fetch a turn)."""
 
 
 @define
@@ -311,9 +315,8 @@ class SessionLoop:
         plan_mode = self.plan_mode is not None  # built only while experimental plan mode is on
         if plan_mode:
             history = await self._plan_mode_reminders(session, history, agent, run)
-        built = await self.requests.build(
-            StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted, plan_mode)
-        )
+        step_state = StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted)
+        built = await self.requests.build(attrs.evolve(step_state, stored_reminders=plan_mode, urls=run.urls))
         path = PathInfo(str(project.directory), str(project.worktree))
         ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
         message = new_answer(user, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms())

@@ -14,6 +14,7 @@ from attrs import define, field, frozen
 
 from strata_core import llm
 from strata_core.context.agent import AgentInfo
+from strata_core.context.instruction_urls import UrlCache
 from strata_core.engine.parameters import ParameterPolicy
 from strata_core.history import to_model_messages
 from strata_core.ids import Ids
@@ -74,6 +75,8 @@ class StepState:
     converted: ConvertedHistory = field(factory=ConvertedHistory)
     stored_reminders: bool = False
     """Experimental plan mode is on: its reminders are in the stored history, the in-memory ones are not added."""
+    urls: UrlCache | None = None
+    """The run's instruction URL answers (the loop makes one per run): each URL is fetched once a turn."""
 
 
 @frozen
@@ -121,7 +124,7 @@ class TurnRequestBuilder:
             # The MCP servers' instructions are one of the prompt's inputs; they are read from the
             # connected servers (no round trip), so the build waits only for that.
             mcp = await self.registry.system_blocks(target.ruleset)
-            request = SystemPromptRequest(state.agent, model, state.user.system, json_schema, mcp)
+            request = SystemPromptRequest(state.agent, model, state.user.system, json_schema, mcp, state.urls)
             found.system = await self.system_prompt.build(request)
 
         async def tools() -> None:

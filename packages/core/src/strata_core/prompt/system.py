@@ -13,11 +13,11 @@ from datetime import date
 from typing import Literal, Protocol, TypeAlias
 
 import anyio
-from attrs import define, field, frozen
+from attrs import define, evolve, field, frozen
 
 from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo
-from strata_core.context.instruction import Instruction, InstructionBlock
+from strata_core.context.instruction import Instruction, InstructionBlock, InstructionFailure, InstructionSet, UrlCache
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.context.skill import SkillInfo, Skills, available_skills, format_skills_xml
 from strata_core.llm import ModelInfo
@@ -125,6 +125,8 @@ class PromptLayer:
 class AssembledSystemPrompt:
     text: str
     layers: list[PromptLayer]
+    failures: tuple[InstructionFailure, ...] = ()
+    """The instruction sources that gave nothing, and why (they are not in `text`)."""
 
 
 @frozen
@@ -177,6 +179,8 @@ class SystemPromptRequest:
     """A structured-output turn: the StructuredOutput line is added."""
     mcp: str | None = None
     """The connected MCP servers' own instructions (`<mcp_instructions>`), or None."""
+    urls: UrlCache | None = None
+    """The turn's instruction URL answers: a URL is fetched once per turn, not at every step."""
 
 
 class SystemPrompt(Protocol):
@@ -188,7 +192,7 @@ class SystemPrompt(Protocol):
 @define
 class _Gathered:
     environment: str = ""
-    instructions: list[InstructionBlock] = field(factory=list)
+    instructions: InstructionSet = field(factory=InstructionSet)
     skills: str | None = None
 
 
@@ -215,11 +219,13 @@ class SystemPromptService:
             found.environment = environment(model, await self.project.info(), self.clock.today())
 
         async def run_instructions() -> None:
-            found.instructions = await self.instructions.system()
+            found.instructions = await self.instructions.system(request.urls)
 
         async with anyio.create_task_group() as group:
             group.start_soon(run_skills)
             group.start_soon(run_environment)
             group.start_soon(run_instructions)
-        parts = SystemPromptParts(found.environment, found.instructions, found.skills, request.mcp)
-        return assemble(agent, model, parts, request.user_system, request.json_schema)
+        instructions = found.instructions
+        parts = SystemPromptParts(found.environment, list(instructions.blocks), found.skills, request.mcp)
+        assembled = assemble(agent, model, parts, request.user_system, request.json_schema)
+        return evolve(assembled, failures=instructions.failures)
