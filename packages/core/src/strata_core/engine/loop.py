@@ -44,7 +44,7 @@ from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
 from strata_core.engine.title import TitleService
 from strata_core.engine.turn_end import turn_finished, turn_tool_calls
 from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder
-from strata_core.engine.turn_targets import AgentNotFoundError, TurnTargets
+from strata_core.engine.turn_targets import AgentNotFoundError, ResolvedTurn, TurnChoice, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
@@ -71,9 +71,11 @@ __all__ = [
     "FileInput",
     "PromptPart",
     "PromptRequest",
+    "ResolvedTurn",
     "SessionLoop",
     "SubtaskInput",
     "TextInput",
+    "TurnChoice",
 ]
 
 log = get_logger(__name__)
@@ -147,8 +149,8 @@ class SessionLoop:
 
     async def _prompt(self, request: PromptRequest) -> MessageWithParts:
         session = await self.sessions.get(request.session_id)
-        agent = await self.targets.agent(session.id, request.agent)
-        model = await self.targets.model_ref(session.id, request.model, agent, request.variant)
+        resolved = await self.resolve(TurnChoice.of(request))
+        agent, model = resolved.agent, resolved.model
         project = await self.project.info()
         context = tool_context(session, agent, project, None, ())
         writer = UserMessageWriter(self.store, self.bus, self.ids)
@@ -164,6 +166,11 @@ class SessionLoop:
         else:
             await self.sessions.touch(session.id)
         return stored if request.no_reply else await self._run_or_join(session.id)
+
+    async def resolve(self, choice: TurnChoice) -> ResolvedTurn:
+        """The agent and model (with variant) a prompt runs with, decided as `prompt` decides them; what does
+        not resolve raises (and is reported on the bus for an existing session), storing nothing."""
+        return await self.targets.resolve(choice)
 
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (manual compaction: no continue message afterwards)."""
