@@ -24,8 +24,9 @@ from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.loop import TurnChoice
 from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
+from strata_core.engine.turn_end import TurnEnd
 from strata_core.llm import ModelInfo
-from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError
+from strata_core.message import AssistantMessage, MessageError
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
@@ -184,7 +185,7 @@ async def _turn(
     info = outcome.answer.info
     error = info.error if isinstance(info, AssistantMessage) else None
     refusals = runtime.permissions.refusals if isinstance(runtime.permissions, RefusalRecordingFlow) else []
-    code = _exit_code(outcome.interrupted or (error is not None and error.name == ABORTED_ERROR), error, refusals)
+    code = _exit_code(outcome.end is TurnEnd.ABORTED, error, refusals)
     if writer is not None:
         failure = error if error is not None else (_refusal_error(refusals[0]) if refusals else None)
         writer.finish(ok=code == 0, failure=failure)

@@ -10,7 +10,7 @@ and leaves a session the next prompt continues.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import attrs
@@ -42,7 +42,7 @@ from strata_core.engine.session_writer import writing
 from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
 from strata_core.engine.title import TitleService
-from strata_core.engine.turn_end import turn_finished, turn_tool_calls
+from strata_core.engine.turn_end import LoopStep, StepEnd, turn_finished, turn_tool_calls
 from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder
 from strata_core.engine.turn_targets import AgentNotFoundError, ResolvedTurn, TurnChoice, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
@@ -80,7 +80,6 @@ __all__ = [
 
 log = get_logger(__name__)
 
-Outcome: TypeAlias = Literal["continue", "stop"]
 NO_USER_MESSAGE = "No user message found in stream. This should never happen."
 
 
@@ -233,11 +232,11 @@ class SessionLoop:
             if state.user is None:
                 raise RuntimeError(NO_USER_MESSAGE)
             if turn_finished(state):
-                outcome: Outcome = "stop"
+                outcome: LoopStep = StepEnd.STOP
             else:
                 step += 1
                 outcome = await self._step(session, history, state, step, settings, run)
-            if outcome == "stop" and not run.new_input:
+            if outcome is StepEnd.STOP and not run.new_input:
                 return
 
     async def _refresh(self, session_id: str, run: _Run) -> tuple[SessionInfo, list[MessageWithParts]]:
@@ -259,7 +258,7 @@ class SessionLoop:
         step: int,
         settings: CompactionSettings,
         run: _Run,
-    ) -> Outcome:
+    ) -> LoopStep:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
         model = self.targets.model(session.id, user.model)
@@ -268,7 +267,7 @@ class SessionLoop:
         if state.tasks:
             task = state.tasks[-1]
             outcome = await self._task(session, history, task, user, model, settings)
-            run.just_compacted = isinstance(task, CompactionPart) and outcome == "continue"
+            run.just_compacted = isinstance(task, CompactionPart) and outcome is StepEnd.CONTINUE
             return outcome
         finished = state.finished
         if (
@@ -278,7 +277,7 @@ class SessionLoop:
             and is_overflow(finished.info.tokens, model.info.limits, settings)
         ):
             await self.compaction.create(session.id, user.agent, user.model, auto=True)
-            return "continue"
+            return StepEnd.CONTINUE
         agent = await self.targets.agent(session.id, user.agent)
         return await self._model_step(session, history, state, agent, model, step, settings, run)
 
@@ -290,7 +289,7 @@ class SessionLoop:
         user: UserMessage,
         model: llm.LanguageModel,
         settings: CompactionSettings,
-    ) -> Outcome:
+    ) -> LoopStep:
         project = await self.project.info()
         path = PathInfo(str(project.directory), str(project.worktree))
         if isinstance(task, CompactionPart):
@@ -301,7 +300,7 @@ class SessionLoop:
         tools = {TASK_TOOL: tool} if tool is not None else {}
         context = tool_context(session, agent, project, model.info, history)
         await self.subtasks.run(task, user, tools, context, path, agent.permission)
-        return "continue"
+        return StepEnd.CONTINUE
 
     async def _model_step(
         self,
@@ -313,7 +312,7 @@ class SessionLoop:
         step: int,
         settings: CompactionSettings,
         run: _Run,
-    ) -> Outcome:
+    ) -> LoopStep:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
         project = await self.project.info()
@@ -345,14 +344,14 @@ class SessionLoop:
         finally:
             self.instructions.clear(message.id)
         result = outcome.result
-        if result == "compact" and run.just_compacted:
+        if result is StepEnd.COMPACT and run.just_compacted:
             await self.compaction.still_too_large(message)
-            return "stop"
+            return StepEnd.STOP
         run.just_compacted = False
-        if result == "compact":
+        if result is StepEnd.COMPACT:
             overflow = not message.finish
             await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
-            return "continue"
+            return StepEnd.CONTINUE
         # plan_exit stores a user message for the build agent: the next step must read the session again.
         handed_over = self.plan_mode is not None and self.plan_mode.handed_over(outcome.answer)
         run.answered = None if handed_over else outcome.answer
