@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from attrs import define, field
 from dependency_injector import providers
@@ -12,6 +14,8 @@ from engine_harness import Script, ask, engine, scripted
 
 from strata_core.container import CoreContainer
 from strata_core.prompt.system import AssembledSystemPrompt, PromptLayer, SystemPrompt, SystemPromptRequest
+from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
+from strata_core.tool.registry import ToolRegistry
 
 WIRES = {"chat": "@ai-sdk/openai-compatible", "messages": "@ai-sdk/anthropic"}
 
@@ -28,11 +32,44 @@ class HouseRules:
         return AssembledSystemPrompt(text, [PromptLayer("agent", "house-rules", len(text))])
 
 
-def replacing_system_prompt(prompt: SystemPrompt) -> CoreContainer:
-    """A container whose SystemPrompt is `prompt` (today's override surface; one place to change it)."""
+def replacing_system_prompt(prompt: SystemPrompt, *tools: Any) -> CoreContainer:
+    """A container whose SystemPrompt is `prompt` and whose registry adds `tools` (today's override surface;
+    the one place to change it)."""
     container = CoreContainer()
     container.system_prompt.override(providers.Object(prompt))
+    if tools:
+        offered = providers.Callable(lambda builtins: [*builtins, *tools], container.tools)
+        container.registry.override(providers.Singleton(ToolRegistry, tools=offered))
     return container
+
+
+@define
+class Rendezvous:
+    """A system prompt and a tool description that each wait for the other to start: a step's request is only
+    built if the SystemPrompt's `build` runs concurrently with the tools' resolution."""
+
+    name: str = "rendezvous"
+    build_started: anyio.Event = field(factory=anyio.Event)
+    described: anyio.Event = field(factory=anyio.Event)
+
+    async def build(self, request: SystemPromptRequest) -> AssembledSystemPrompt:
+        self.build_started.set()
+        await self.described.wait()
+        return AssembledSystemPrompt("Met halfway.", [PromptLayer("agent", "rendezvous", 12)])
+
+    def parameters(self) -> Mapping[str, Any]:
+        return {"type": "object", "properties": {}}
+
+    async def description(self, target: ToolTarget) -> str:
+        self.described.set()
+        await self.build_started.wait()
+        return "Waits for the system prompt."
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission:
+        return ToolPermission(self.name, ("*",))
+
+    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        return ToolResult("met")
 
 
 def system_text(body: Any) -> str:
@@ -63,3 +100,16 @@ async def test_a_replaced_system_prompt_is_what_the_model_receives(
     assert [(r.agent.name, r.model.id, r.user_system, r.json_schema) for r in rules.requests] == [
         ("build", "mock-model", "Be brief.", False)
     ] * 2
+
+
+@pytest.mark.anyio
+async def test_the_system_prompt_is_built_while_the_tools_are_resolved(project: Path, env: dict[str, str]) -> None:
+    both = Rendezvous()
+    container = replacing_system_prompt(both, both)
+    async with scripted([{"text": "Hi."}]) as server, engine(project, env, server, container=container) as rt:
+        session = await rt.sessions.create()
+        with anyio.fail_after(10):  # one waiting for the other, in turn, would never finish
+            await rt.loop.prompt(ask(session.id, "hi"))
+    (request,) = server.main_requests
+    assert system_text(request.body) == "Met halfway."
+    assert "rendezvous" in [tool["function"]["name"] for tool in request.body["tools"]]
