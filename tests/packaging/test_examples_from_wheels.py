@@ -30,6 +30,9 @@ EXPECTED_OUTPUT: dict[str, list[str]] = {
         "loaded: <server>/team.md",
         "failed: <server>/slow.md - no answer within 1 s",
     ],
+    "replaced_system_prompt.py": [
+        'the model received: ("You are the shop\'s build assistant on scripted-model. Prices are in cents.",)'
+    ],
     "stream_text_deltas.py": ["deltas: ['Hel', 'lo ', 'the', 're.']", "stored: Hello there."],
     "own_store.py": ["my store saw", "no strata.db anywhere under"],
     "frozen_clock.py": [
