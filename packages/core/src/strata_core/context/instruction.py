@@ -307,7 +307,8 @@ def read_instruction_file(path: Path, failures: list[InstructionFailure] | None 
 
 @define
 class InstructionService:
-    """Default `Instruction`: reads the disk and the configured URLs on every call (files can change).
+    """Default `Instruction`: reads the disk on every call (files can change), and the configured URLs on every
+    call that brings no `UrlCache` answers for them (a turn brings its own: one fetch per URL a turn).
 
     `fetcher` gets the URLs' text (default: `HttpUrlFetcher`); the limits and the timeout are OpenCode's."""
 

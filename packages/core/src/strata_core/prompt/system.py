@@ -4,6 +4,10 @@ Assembly follows OpenCode (`session/llm/request.ts`): ONE string, pieces joined 
 dropped, in this order: the agent's prompt (or, without one, the provider prompt for the model), the
 environment block, each instruction block, the skills block (unless the agent cannot use skills), the
 structured-output line (json_schema turns only), the user's per-message system text.
+
+`SystemPrompt` is the service a turn calls for its system text: one `build(SystemPromptRequest)` per step,
+the same call `strata debug prompt` makes. `SystemPromptService` is Strata's: it gathers its pieces
+concurrently, then assembles them; an embedder's replacement needs only that one method.
 """
 
 from __future__ import annotations
