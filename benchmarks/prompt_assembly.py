@@ -28,7 +28,7 @@ from strata_core.context.instruction import URL_TIMEOUT_SECONDS, InstructionServ
 from strata_core.context.project import ProjectService
 from strata_core.context.skill import SkillService
 from strata_core.llm import ModelInfo
-from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptService
+from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptRequest, SystemPromptService
 
 NESTED_DEPTH = 4
 """Directories between the worktree and the working directory; each level has an AGENTS.md."""
@@ -90,7 +90,7 @@ async def build_once(fixture: PromptFixture, url_timeout: float = URL_TIMEOUT_SE
     skills = SkillService(config, project, paths, env)
     agents = AgentService(config, paths, skills.dirs, project)
     service = SystemPromptService(project, instructions, skills, SystemClock())
-    return await service.build(await agents.default_agent(), MODEL, None, False)
+    return await service.build(SystemPromptRequest(await agents.default_agent(), MODEL))
 
 
 def check(prompt: AssembledSystemPrompt) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 
-from strata_core import ModelInfo, PromptContainer
+from strata_core import ModelInfo, PromptContainer, SystemPromptRequest
 
 
 async def main() -> None:
@@ -19,7 +19,8 @@ async def main() -> None:
 
     container = PromptContainer(directory=project, env={"HOME": str(project.parent / "home")})
     agent = await container.agents().default_agent()
-    prompt = await container.system_prompt().build(agent, ModelInfo("anthropic", "claude-sonnet-4-5"), None, False)
+    model = ModelInfo("anthropic", "claude-sonnet-4-5")
+    prompt = await container.system_prompt().build(SystemPromptRequest(agent, model))
 
     print(f"system prompt for {project.name}: {len(prompt.text)} characters in layers", [x.kind for x in prompt.layers])
     print(prompt.text[prompt.text.index("<env>") :])

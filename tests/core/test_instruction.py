@@ -15,7 +15,7 @@ from loopback_text_server import LoopbackTextServer
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context import instruction as instruction_module
-from strata_core.context.instruction import InstructionBlock, InstructionService
+from strata_core.context.instruction import InstructionBlock, InstructionFailure, InstructionService, InstructionSet
 from strata_core.context.project import ProjectService
 from strata_core.logging import capture_events
 from strata_core.message import (
@@ -60,7 +60,7 @@ class Setup:
         return InstructionService(config, project, self.paths, self.env, **kwargs)
 
     async def sources(self, directory: Path | None = None) -> list[str]:
-        return [block.source for block in await self.service(directory).system()]
+        return [block.source for block in (await self.service(directory).system()).blocks]
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def setup(tmp_path: Path) -> Setup:
 async def test_global_agents_md_comes_before_project_agents_md_each_formatted_exactly(setup: Setup) -> None:
     global_file = write(setup.home / ".config" / "opencode" / "AGENTS.md", "Global rules")
     project_file = write(setup.repo / "AGENTS.md", "Project rules")
-    blocks = await setup.service().system()
+    blocks = list((await setup.service().system()).blocks)
     assert [block.text for block in blocks] == [
         f"Instructions from: {global_file}\nGlobal rules",
         f"Instructions from: {project_file}\nProject rules",
@@ -241,7 +241,7 @@ async def test_files_are_read_at_most_eight_at_once(setup: Setup, monkeypatch: p
     setup.config(["many/*.md"])
     active, peak, lock = 0, 0, threading.Lock()
 
-    def slow_read(path: Path) -> str:
+    def slow_read(path: Path, failures: object = None) -> str:
         nonlocal active, peak
         with lock:
             active += 1
@@ -252,7 +252,7 @@ async def test_files_are_read_at_most_eight_at_once(setup: Setup, monkeypatch: p
         return path.read_text()
 
     monkeypatch.setattr(instruction_module, "read_instruction_file", slow_read)
-    blocks = await setup.service().system()
+    blocks = list((await setup.service().system()).blocks)
     assert [block.content for block in blocks] == [f"rule {index}" for index in range(20)]
     assert peak == 8
 
@@ -282,7 +282,7 @@ async def test_urls_load_after_files_and_failing_or_hanging_urls_are_skipped_wit
     setup.config([hanging, failing, fast, empty])
     started = time.monotonic()
     with capture_events() as logs:
-        blocks = await setup.service().system()
+        blocks = list((await setup.service().system()).blocks)
     elapsed = time.monotonic() - started
     assert blocks == [InstructionBlock(str(project), "project"), InstructionBlock(fast, "Remote rule")]
     assert elapsed < 5.5
@@ -312,7 +312,7 @@ async def test_urls_are_fetched_at_most_four_at_once_and_keep_config_order(setup
     urls = [f"https://rules.example/{index}" for index in range(10)]
     setup.config(urls)
     fetcher = CountingFetcher()
-    blocks = await setup.service(fetcher=fetcher).system()
+    blocks = list((await setup.service(fetcher=fetcher).system()).blocks)
     assert [block.source for block in blocks] == urls
     assert blocks[3].text == f"Instructions from: {urls[3]}\nfrom {urls[3]}"
     assert fetcher.peak == 4
@@ -326,7 +326,8 @@ async def test_a_url_slower_than_the_timeout_is_dropped(setup: Setup) -> None:
             return "too late"
 
     setup.config(["https://slow.example/rules"])
-    assert await setup.service(fetcher=SlowFetcher(), url_timeout=0.05).system() == []
+    found = await setup.service(fetcher=SlowFetcher(), url_timeout=0.05).system()
+    assert found == InstructionSet((), (InstructionFailure("https://slow.example/rules", "no answer within 0.05 s"),))
 
 
 # --- resolve() when the read tool opens a file ----------------------------------------------------------

@@ -17,7 +17,7 @@ from strata_core.clock import FrozenClock
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context.agent import AgentInfo, AgentService
-from strata_core.context.instruction import InstructionBlock, InstructionService
+from strata_core.context.instruction import InstructionBlock, InstructionService, InstructionSet, UrlCache
 from strata_core.context.project import ProjectInfo, ProjectService
 from strata_core.context.skill import BUILTIN_LOCATION, SkillInfo, SkillService
 from strata_core.llm import ModelInfo
@@ -26,6 +26,7 @@ from strata_core.prompt.reminders import STRUCTURED_OUTPUT_SYSTEM_PROMPT
 from strata_core.prompt.system import (
     SKILLS_INTRO,
     SystemPromptParts,
+    SystemPromptRequest,
     SystemPromptService,
     assemble,
     date_string,
@@ -259,7 +260,7 @@ async def build_for_fixture(tmp_path: Path, name: str, api_id: str, port: int = 
     build = await AgentService(config, paths, skills.dirs, project).get("build")
     assert build is not None
     service = SystemPromptService(project, InstructionService(config, project, paths, env), skills, fixed_clock())
-    result = await service.build(build, model(api_id), user_system=None, json_schema=False)
+    result = await service.build(SystemPromptRequest(build, model(api_id)))
     replacements = {
         capture_value(name, "workdir.txt"): str(work),
         capture_value(name, "home.txt"): str(home),
@@ -304,10 +305,10 @@ class Rendezvous:
         await self.instructions_started.wait()
         return SKILLS
 
-    async def system(self) -> list[InstructionBlock]:
+    async def system(self, urls: UrlCache | None = None) -> InstructionSet:
         self.instructions_started.set()
         await self.skills_started.wait()
-        return [InstructionBlock("/r/AGENTS.md", "rules")]
+        return InstructionSet((InstructionBlock("/r/AGENTS.md", "rules"),))
 
 
 @pytest.mark.anyio
@@ -316,7 +317,7 @@ async def test_build_gathers_skills_and_instructions_concurrently_and_reports_la
     both = Rendezvous()
     service = SystemPromptService(ProjectService(tmp_path), both, both, fixed_clock())  # type: ignore[arg-type]
     with anyio.fail_after(5):
-        result = await service.build(agent(), model("gpt-5-codex"), user_system=None, json_schema=False)
+        result = await service.build(SystemPromptRequest(agent(), model("gpt-5-codex")))
     assert [(layer.kind, layer.source) for layer in result.layers] == [
         ("provider", "provider/codex"),
         ("environment", "environment"),

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from cli_harness import Cli
+from cli_harness import Cli, mock_provider_config, write_config
+from loopback_text_server import LoopbackTextServer
+
+from strata_providers.testing import ScriptedServer
 
 MOCK_CONFIG = {
     "provider": {
@@ -36,6 +41,28 @@ def test_debug_prompt_json_gives_the_exact_system_string_and_its_layers(cli: Cli
     assert f"Instructions from: {cli.project / 'AGENTS.md'}\nAnswer briefly." in found["system"]
     assert "You are powered by the model named gpt-4o-mock" in found["system"]
     assert sum(layer["chars"] for layer in found["layers"]) + len(kinds) - 1 == len(found["system"])
+
+
+def test_debug_prompt_shows_what_a_turn_sends_and_the_instructions_that_failed(
+    cli: Cli, scripted: Callable[[list[dict[str, Any]]], ScriptedServer]
+) -> None:
+    rules = LoopbackTextServer(lambda path: (200, "Team rule.") if path == "/team.md" else (500, "down"))
+    try:
+        team, broken = rules.url("/team.md"), rules.url("/broken.md")
+        server = scripted([{"text": "Hi."}])
+        write_config(cli.project, {**mock_provider_config(server.base_url), "instructions": [broken, team]})
+        (cli.project / "AGENTS.md").write_text("Answer briefly.\n")
+        ran = cli("run", "hi")
+        shown = cli("debug", "prompt", "--json")
+        text = cli("debug", "prompt")
+    finally:
+        rules.close()
+    assert ran.returncode == 0 and shown.returncode == 0, ran.stderr + shown.stderr
+    found = json.loads(shown.stdout)
+    assert found["system"] == server.main_requests[0].body["messages"][0]["content"]
+    assert f"Instructions from: {team}\nTeam rule." in found["system"] and broken not in found["system"]
+    assert found["failures"] == [{"source": broken, "reason": "HTTP 500"}]
+    assert f"# instruction skipped {broken}: HTTP 500" in text.stderr.splitlines()
 
 
 def test_debug_prompt_text_prints_the_prompt_on_stdout_and_layers_on_stderr(cli: Cli) -> None:

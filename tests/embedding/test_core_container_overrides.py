@@ -12,6 +12,7 @@ from strata_core.clock import FrozenClock, SystemClock
 from strata_core.container import CoreContainer
 from strata_core.context.project import ProjectInfo
 from strata_core.llm import ModelInfo
+from strata_core.prompt.system import SystemPromptRequest
 from strata_core.session.memory_store import MemorySessionStore
 
 
@@ -65,7 +66,7 @@ async def test_fetcher_clock_and_project_overrides_reach_the_system_prompt(tmp_p
 
     agent = await container.agents().default_agent()
     model = ModelInfo(provider_id="local", id="tiny-model")
-    prompt = await container.system_prompt().build(agent, model, None, False)
+    prompt = await container.system_prompt().build(SystemPromptRequest(agent, model))
 
     assert "  Platform: darwin\n" in prompt.text  # the fake project, not this machine
     assert "  Is directory a git repo: no\n" in prompt.text

@@ -55,7 +55,7 @@ async def test_instruction_discovery_runs_in_its_own_tiny_container(tmp_path: Pa
     fetcher: UrlFetcher = CannedFetcher()
     container.fetcher.override(providers.Object(fetcher))
 
-    blocks = await container.instructions().system()
+    blocks = list((await container.instructions().system()).blocks)
 
     assert [b.text for b in blocks] == [
         f"Instructions from: {repo / 'pkg' / 'AGENTS.md'}\nPackage rules.\n",

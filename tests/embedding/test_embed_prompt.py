@@ -11,6 +11,7 @@ from dependency_injector import providers
 from strata_core.clock import FrozenClock
 from strata_core.container import PromptContainer
 from strata_core.llm import ModelInfo
+from strata_core.prompt.system import SystemPromptRequest
 
 
 @pytest.mark.anyio
@@ -22,7 +23,7 @@ async def test_the_prompt_container_alone_assembles_the_system_prompt_of_a_direc
     container.clock.override(providers.Object(FrozenClock.at(datetime(2030, 2, 3, 12, 0))))
 
     agent = await container.agents().default_agent()
-    prompt = await container.system_prompt().build(agent, ModelInfo("local", "tiny-model"), None, False)
+    prompt = await container.system_prompt().build(SystemPromptRequest(agent, ModelInfo("local", "tiny-model")))
 
     assert prompt.text.startswith("You are")  # the provider prompt for an unknown model family
     assert "  Today's date: Sun Feb 03 2030\n" in prompt.text

@@ -25,7 +25,8 @@ from engine_harness import drained
 from strata_core import llm, serialization
 from strata_core.bus import Bus, PermissionAsked, SessionError, SessionRetry
 from strata_core.engine.overflow import CompactionSettings
-from strata_core.engine.processor import Processor, StepInput, StepResult
+from strata_core.engine.processor import Processor, StepInput
+from strata_core.engine.turn_end import StepEnd
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,
@@ -60,7 +61,7 @@ class Harness:
 
     async def run(
         self, model: FakeModel, tools: Mapping[str, Tool] = {}, **changes: Any
-    ) -> tuple[StepResult, MessageWithParts]:
+    ) -> tuple[StepEnd, MessageWithParts]:
         message = assistant(**changes)
         await self.store.put_message(message)
         step = StepInput(

@@ -64,12 +64,14 @@ def engine(
     extra_config: Mapping[str, Any] | None = None,
     limit: Mapping[str, int] | None = None,
     container: CoreContainer | None = None,
+    npm: str = "@ai-sdk/openai-compatible",
 ) -> AbstractAsyncContextManager[Runtime]:
     """The runtime for `project`, its model served by `server`, its sessions in `project/../strata.db`.
 
     `container` is one the test has already overridden (its tools, say); the runtime respects its overrides.
+    `npm` picks the wire (`@ai-sdk/anthropic`: the Messages API).
     """
-    config = {**provider_config(server, limit=limit), **(extra_config or {})}
+    config = {**provider_config(server, npm=npm, limit=limit), **(extra_config or {})}
     (project / "strata.json").write_text(json.dumps(config))
     return open_runtime(
         project,

@@ -25,6 +25,14 @@ EXPECTED_OUTPUT: dict[str, list[str]] = {
         "stored call: word_count {'path': 'notes.txt'} -> 4",
         "answer: The file has 4 words.",
     ],
+    "instructions_alone.py": [
+        "loaded: <project>/AGENTS.md",
+        "loaded: <server>/team.md",
+        "failed: <server>/slow.md - no answer within 1 s",
+    ],
+    "replaced_system_prompt.py": [
+        'the model received: ("You are the shop\'s build assistant on scripted-model. Prices are in cents.",)'
+    ],
     "stream_text_deltas.py": ["deltas: ['Hel', 'lo ', 'the', 're.']", "stored: Hello there."],
     "own_store.py": ["my store saw", "no strata.db anywhere under"],
     "frozen_clock.py": [

@@ -28,6 +28,7 @@ from strata_cli.run_session import RunSettings
 from strata_cli.turn import drive_turn
 from strata_core import bus as b
 from strata_core import message as m
+from strata_core.engine.turn_end import TurnEnd
 from strata_core.serialization import converter
 
 CONNECT_SECONDS = 10.0
@@ -116,7 +117,7 @@ async def _turn(attached: _Attached, bus: b.Bus, settings: RunSettings, session:
     outcome = await drive_turn(bus, session_id, start, handle, cancel)
     info = outcome.answer.info
     error = info.error if isinstance(info, m.AssistantMessage) else None
-    aborted = outcome.interrupted or (error is not None and error.name == m.ABORTED_ERROR)
+    aborted = outcome.end is TurnEnd.ABORTED
     code = EXIT_INTERRUPTED if aborted else EXIT_FAILURE if error is not None or attached.refused else 0
     refusal = f"{attached.refused[0]} needs approval; rerun with --auto to approve it" if attached.refused else None
     if writer is not None:

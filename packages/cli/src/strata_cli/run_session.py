@@ -22,9 +22,11 @@ from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
 from strata_cli.usage_line import usage_line
 from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
+from strata_core.engine.loop import TurnChoice
 from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
+from strata_core.engine.turn_end import TurnEnd
 from strata_core.llm import ModelInfo
-from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError, UserMessage
+from strata_core.message import AssistantMessage, MessageError
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
@@ -115,18 +117,15 @@ async def expected_model(
     existing: SessionInfo | None,
     variant: str | None = None,
 ) -> str:
-    """The model the loop will pick (same order), resolved now so a bad ref, a missing key or a variant the
-    model does not have fails early."""
-    ref = requested or (agent.model.ref if agent.model else None)
-    if ref is None and existing is not None:
-        history = await runtime.sessions.messages(existing.id)
-        ref = next((m.info.model.ref for m in reversed(history) if isinstance(m.info, UserMessage)), None)
-    model = runtime.models.resolve(ref) if ref else runtime.models.default_model()
-    check_variant(model.info, variant)
+    """The model the loop will pick (the loop's own decision, `loop.resolve`), resolved now so a bad ref, a
+    missing key or a variant the model does not have fails early."""
+    choice = TurnChoice(existing.id if existing is not None else None, agent.name, requested, variant)
+    info = (await runtime.loop.resolve(choice)).info
+    check_variant(info, variant)
     notice = runtime.models.notice if isinstance(runtime.models, ProviderCatalog) else None
     if notice:  # the model came from a local server nobody configured: say which, and how to keep it
         sys.stderr.write(notice + "\n")
-    return model.info.ref
+    return info.ref
 
 
 def check_variant(info: ModelInfo, variant: str | None) -> None:
@@ -186,7 +185,7 @@ async def _turn(
     info = outcome.answer.info
     error = info.error if isinstance(info, AssistantMessage) else None
     refusals = runtime.permissions.refusals if isinstance(runtime.permissions, RefusalRecordingFlow) else []
-    code = _exit_code(outcome.interrupted or (error is not None and error.name == ABORTED_ERROR), error, refusals)
+    code = _exit_code(outcome.end is TurnEnd.ABORTED, error, refusals)
     if writer is not None:
         failure = error if error is not None else (_refusal_error(refusals[0]) if refusals else None)
         writer.finish(ok=code == 0, failure=failure)

@@ -17,7 +17,8 @@ import anyio
 from attrs import define, field
 
 from strata_core.bus import Bus, BusEvent, SessionStatus
-from strata_core.message import MessageWithParts
+from strata_core.engine.turn_end import TurnEnd
+from strata_core.message import AssistantMessage, MessageWithParts
 from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import NoResponderError, Ruleset
 
@@ -28,6 +29,14 @@ EventHandler = Callable[[BusEvent], Awaitable[None]]
 class TurnOutcome:
     answer: MessageWithParts
     interrupted: bool
+
+    @property
+    def end(self) -> TurnEnd:
+        """How the turn ended; a Ctrl-C makes it aborted even when the answer was complete by then."""
+        info = self.answer.info
+        if self.interrupted:
+            return TurnEnd.ABORTED
+        return TurnEnd.of(info) if isinstance(info, AssistantMessage) else TurnEnd.FINISHED
 
 
 async def drive_turn(

@@ -18,10 +18,17 @@ if TYPE_CHECKING:
     from strata_core.config.structure import structure_config
     from strata_core.container import CoreContainer, PromptContainer
     from strata_core.context.agent import AgentInfo, Agents, AgentService
-    from strata_core.context.instruction import Instruction, InstructionBlock, InstructionService, UrlFetcher
+    from strata_core.context.instruction import (
+        Instruction,
+        InstructionBlock,
+        InstructionFailure,
+        InstructionService,
+        InstructionSet,
+        UrlFetcher,
+    )
     from strata_core.context.project import Project, ProjectInfo, ProjectService
     from strata_core.context.skill import SkillInfo, Skills, SkillService
-    from strata_core.engine.loop import SessionLoop
+    from strata_core.engine.loop import ResolvedTurn, SessionLoop, TurnChoice
     from strata_core.engine.prompt_input import AgentInput, FileInput, PromptRequest, SubtaskInput, TextInput
     from strata_core.errors import StrataError
     from strata_core.history import filter_compacted, to_model_messages
@@ -30,7 +37,7 @@ if TYPE_CHECKING:
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
     from strata_core.permission.flow import PermissionFlow
     from strata_core.permission.rules import Rule, Ruleset, evaluate
-    from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptService
+    from strata_core.prompt.system import AssembledSystemPrompt, SystemPrompt, SystemPromptRequest, SystemPromptService
     from strata_core.runtime import Runtime, RuntimeOptionsError, open_runtime
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.service import SessionService
@@ -57,6 +64,8 @@ _EXPORTS: dict[str, str] = {
     "Ids": "strata_core.ids",
     "Instruction": "strata_core.context.instruction",
     "InstructionBlock": "strata_core.context.instruction",
+    "InstructionFailure": "strata_core.context.instruction",
+    "InstructionSet": "strata_core.context.instruction",
     "InstructionService": "strata_core.context.instruction",
     "LanguageModel": "strata_core.llm",
     "MemorySessionStore": "strata_core.session.memory_store",
@@ -76,7 +85,9 @@ _EXPORTS: dict[str, str] = {
     "Ruleset": "strata_core.permission.rules",
     "Runtime": "strata_core.runtime",
     "RuntimeOptionsError": "strata_core.runtime",
+    "ResolvedTurn": "strata_core.engine.loop",
     "SessionLoop": "strata_core.engine.loop",
+    "TurnChoice": "strata_core.engine.loop",
     "SessionService": "strata_core.session.service",
     "SessionStore": "strata_core.session.store",
     "SkillInfo": "strata_core.context.skill",
@@ -88,6 +99,8 @@ _EXPORTS: dict[str, str] = {
     "StreamEvent": "strata_core.llm",
     "SubtaskInput": "strata_core.engine.prompt_input",
     "SystemClock": "strata_core.clock",
+    "SystemPrompt": "strata_core.prompt.system",
+    "SystemPromptRequest": "strata_core.prompt.system",
     "SystemPromptService": "strata_core.prompt.system",
     "TextInput": "strata_core.engine.prompt_input",
     "UrlFetcher": "strata_core.context.instruction",
@@ -120,7 +133,9 @@ __all__ = [
     "Ids",
     "Instruction",
     "InstructionBlock",
+    "InstructionFailure",
     "InstructionService",
+    "InstructionSet",
     "LanguageModel",
     "MemorySessionStore",
     "MessageWithParts",
@@ -135,6 +150,7 @@ __all__ = [
     "ProjectService",
     "PromptContainer",
     "PromptRequest",
+    "ResolvedTurn",
     "Rule",
     "Ruleset",
     "Runtime",
@@ -151,8 +167,11 @@ __all__ = [
     "StreamEvent",
     "SubtaskInput",
     "SystemClock",
+    "SystemPrompt",
+    "SystemPromptRequest",
     "SystemPromptService",
     "TextInput",
+    "TurnChoice",
     "UrlFetcher",
     "UserMessage",
     "evaluate",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import anyio
 from attrs import define, field
 
+from strata_core.engine.loop import TurnChoice
 from strata_core.engine.prompt_input import PromptRequest
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts
@@ -52,10 +53,8 @@ class Turns:
 
     async def start(self, request: PromptRequest) -> RunningTurn:
         """Check the prompt, then run it in the background; raises what the loop would raise for a bad one."""
-        targets = self.runtime.loop.targets
         await self.runtime.sessions.get(request.session_id)
-        agent = await targets.agent(request.session_id, request.agent)
-        await targets.model_ref(request.session_id, request.model, agent)
+        await self.runtime.loop.resolve(TurnChoice.of(request))
         return self._launch(request.session_id, lambda: self.runtime.loop.prompt(request))
 
     async def compact(self, session_id: str) -> RunningTurn:

@@ -121,14 +121,15 @@ def skill_list(directory: Path | None, as_json: bool) -> None:
 @options.model
 @options.json_output
 def prompt(directory: Path | None, agent: str | None, model: str | None, as_json: bool) -> None:
-    """The exact system prompt a turn would send, and the layers it is made of (no model is called)."""
+    """The exact system prompt a turn would send, the layers it is made of and the instruction sources that gave
+    nothing, with why (no model is called)."""
     from contextlib import AsyncExitStack
 
     import anyio
 
     from strata_cli.app import build_container, load_config, pick_agent, pick_model_info
     from strata_cli.mcp_view import ServerView, offered_to, server_views, start_servers, views_json
-    from strata_core.prompt.system import AssembledSystemPrompt
+    from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptRequest
 
     container = build_container(options.resolve_directory(directory))
 
@@ -140,19 +141,23 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
             servers = await start_servers(stack, container, config)
             views = offered_to(await server_views(servers), chosen.permission) if servers else []
             block = await servers.system_block(chosen.permission) if servers else None
-        built = await container.core.system_prompt().build(chosen, info, None, False, mcp=block)
+        built = await container.core.system_prompt().build(SystemPromptRequest(chosen, info, mcp=block))
         return chosen.name, info.ref, built, views
 
     agent_name, model_ref, assembled, servers = anyio.run(assemble)
     layers = [{"kind": layer.kind, "source": layer.source, "chars": layer.chars} for layer in assembled.layers]
+    failures = [{"source": failure.source, "reason": failure.reason} for failure in assembled.failures]
     if as_json:
         mcp = {"mcp": views_json(servers)} if servers else {}
-        echo_json({"system": assembled.text, "layers": layers, "agent": agent_name, "model": model_ref, **mcp})
+        shown = {"system": assembled.text, "layers": layers, "failures": failures}
+        echo_json({**shown, "agent": agent_name, "model": model_ref, **mcp})
         return
     click.echo(assembled.text)
     click.echo(f"\n# agent {agent_name} · model {model_ref} · {len(assembled.text)} chars", err=True)
     for layer in layers:
         click.echo(f"#   {layer['kind']:<17} {layer['chars']:>7}  {layer['source']}", err=True)
+    for failure in failures:
+        click.echo(f"# instruction skipped {failure['source']}: {failure['reason']}", err=True)
     for server in servers:
         detail = f": {server.error}" if server.error else f", tools: {', '.join(server.tools) or 'none'}"
         click.echo(f"# mcp {server.name} {server.status}{detail}", err=True)

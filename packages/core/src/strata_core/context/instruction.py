@@ -6,6 +6,9 @@ What is found, in order (OpenCode's `session/instruction.ts`):
    that path, or, only if there is none, every `CLAUDE.md`, or else every `CONTEXT.md`;
 3. the config `instructions` entries that are paths or globs; then the ones that are http(s) URLs.
 
+`system()` returns the blocks and, beside them, each source that failed and why (`InstructionSet`); the
+URL entries are fetched by `instruction_urls` (once per turn when the caller passes the turn's `UrlCache`).
+
 `resolve()` serves the read tool: when it opens a file in a subdirectory, that directory's instruction file
 is attached once per assistant message.
 """
@@ -25,9 +28,17 @@ from attrs import define, field, frozen
 from strata_core.config.flags import env_flag
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config
+from strata_core.context.instruction_urls import (
+    MAX_URL_BYTES,
+    URL_FETCH_CONCURRENCY,
+    URL_TIMEOUT_SECONDS,
+    HttpUrlFetcher,
+    UrlCache,
+    UrlFetcher,
+    UrlFetchError,
+    fetch_urls,
+)
 from strata_core.context.project import Project, ProjectInfo
-from strata_core.errors import StrataError
-from strata_core.http import is_text_media, make_client, read_capped
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
 from strata_core.permission.outside_content import OutsideContent
@@ -36,9 +47,23 @@ log = get_logger(__name__)
 
 PROJECT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")
 """Project instruction files by precedence; CONTEXT.md is OpenCode's deprecated name."""
-URL_TIMEOUT_SECONDS = 5.0
 FILE_READ_CONCURRENCY = 8
-URL_FETCH_CONCURRENCY = 4
+"""OpenCode's: instruction files read at once."""
+
+__all__ = [  # the URL names are re-exported: they were this module's before `instruction_urls` held them
+    "MAX_URL_BYTES",
+    "URL_FETCH_CONCURRENCY",
+    "URL_TIMEOUT_SECONDS",
+    "HttpUrlFetcher",
+    "Instruction",
+    "InstructionBlock",
+    "InstructionFailure",
+    "InstructionService",
+    "InstructionSet",
+    "UrlCache",
+    "UrlFetchError",
+    "UrlFetcher",
+]
 
 
 @frozen
@@ -54,44 +79,21 @@ class InstructionBlock:
         return f"Instructions from: {self.source}\n{self.content}"
 
 
-MAX_URL_BYTES = 5 * 1024 * 1024
-"""What an instruction URL may weigh: webfetch's limit."""
+@frozen
+class InstructionFailure:
+    """An instruction source that gave nothing, and why (unreadable file, failed or hanging URL, bad glob)."""
+
+    source: str
+    """The file path, the URL or the config entry."""
+    reason: str
 
 
-class UrlFetchError(StrataError):
-    """A URL instruction that answered with something other than a 2xx."""
+@frozen
+class InstructionSet:
+    """What the instructions of a system prompt came to: the blocks in order, and the sources that failed."""
 
-
-class UrlFetcher(Protocol):
-    """Fetches the text of an instruction URL; raises on a non-2xx answer (or any transport failure)."""
-
-    async def get_text(self, url: str) -> str: ...
-
-
-@define
-class HttpUrlFetcher:
-    """Default `UrlFetcher`: a plain GET through Strata's HTTP client factory."""
-
-    timeout: float = URL_TIMEOUT_SECONDS
-
-    async def get_text(self, url: str) -> str:
-        """The body as text: at most `MAX_URL_BYTES`, and only a text media type (a binary body would be
-        injected into every system prompt as it is)."""
-        async with (
-            make_client(connect_timeout=self.timeout, read_timeout=self.timeout) as client,
-            client.stream("GET", url) as response,
-        ):
-            if not response.is_success:
-                raise UrlFetchError(f"HTTP {response.status_code}")
-            content_type = response.headers.get("content-type", "")
-            if content_type and not is_text_media(content_type):
-                raise UrlFetchError(f"not text: the server says it is {content_type}")
-            body = await read_capped(response, MAX_URL_BYTES)
-            if body is None:
-                raise UrlFetchError(f"larger than the {MAX_URL_BYTES // (1024 * 1024)} MB an instruction URL may be")
-            if b"\0" in body:
-                raise UrlFetchError("not text: the body holds NUL bytes")
-            return body.decode(response.encoding or "utf-8", errors="replace")
+    blocks: tuple[InstructionBlock, ...] = ()
+    failures: tuple[InstructionFailure, ...] = ()
 
 
 class Instruction(Protocol):
@@ -99,7 +101,9 @@ class Instruction(Protocol):
 
     async def system_paths(self) -> list[Path]: ...
 
-    async def system(self) -> list[InstructionBlock]: ...
+    async def system(self, urls: UrlCache | None = None) -> InstructionSet:
+        """The system prompt's instructions; `urls`: the turn's URL answers, so each URL is fetched once a turn."""
+        ...
 
     async def resolve(
         self, messages: Sequence[MessageWithParts], filepath: Path, message_id: str
@@ -188,8 +192,10 @@ def config_instruction_files(
     paths: StrataPaths,
     env: Mapping[str, str],
     outside: OutsideContent | None = None,
+    failures: list[InstructionFailure] | None = None,
 ) -> list[Path]:
-    """Files named by config `instructions` entries (URLs are skipped here), in entry order."""
+    """Files named by config `instructions` entries (URLs are skipped here), in entry order; an entry that
+    cannot be searched is left out (and added to `failures`)."""
     found: list[Path] = []
     for entry in entries:
         if is_url(entry):
@@ -203,6 +209,8 @@ def config_instruction_files(
         except OSError as error:
             # A glob over an unreadable directory is not worth failing the turn over.
             log.notice("instruction glob failed", entry=entry, error=str(error))
+            if failures is not None:
+                failures.append(InstructionFailure(entry, str(error)))
     return found
 
 
@@ -224,6 +232,7 @@ def discover_system_paths(
     env: Mapping[str, str],
     instructions: Iterable[str],
     outside: OutsideContent | None = None,
+    failures: list[InstructionFailure] | None = None,
 ) -> list[Path]:
     """Global file, project files (nearest first), config files: de-duplicated, first position kept.
 
@@ -238,7 +247,7 @@ def discover_system_paths(
     if not env_flag(env, "DISABLE_PROJECT_CONFIG"):
         chain = project_instruction_files(project, project_file_names(env))
         found += [path for path in chain if outside is None or outside.allows(path, "instruction file")]
-    found += config_instruction_files(instructions, project, paths, env, outside)
+    found += config_instruction_files(instructions, project, paths, env, outside, failures)
     return list(dict.fromkeys(found))
 
 
@@ -277,12 +286,14 @@ def loaded_instruction_paths(messages: Sequence[MessageWithParts]) -> set[Path]:
     return loaded
 
 
-def read_instruction_file(path: Path) -> str | None:
-    """The file's text, or None (with a warning) when it cannot be read or is empty."""
+def read_instruction_file(path: Path, failures: list[InstructionFailure] | None = None) -> str | None:
+    """The file's text, or None (with a warning) when it cannot be read (added to `failures`) or is empty."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as error:
         log.notice("instruction file unreadable, skipped", path=str(path), error=str(error))
+        if failures is not None:
+            failures.append(InstructionFailure(str(path), error.strerror or str(error)))
         return None
     if not text:
         log.notice("instruction file empty, skipped", path=str(path))
@@ -296,7 +307,10 @@ def read_instruction_file(path: Path) -> str | None:
 
 @define
 class InstructionService:
-    """Default `Instruction`: reads the disk and the configured URLs on every call (files can change)."""
+    """Default `Instruction`: reads the disk on every call (files can change), and the configured URLs on every
+    call that brings no `UrlCache` answers for them (a turn brings its own: one fetch per URL a turn).
+
+    `fetcher` gets the URLs' text (default: `HttpUrlFetcher`); the limits and the timeout are OpenCode's."""
 
     config: Config
     project: Project
@@ -304,6 +318,9 @@ class InstructionService:
     env: Mapping[str, str]
     fetcher: UrlFetcher | None = None
     url_timeout: float = URL_TIMEOUT_SECONDS
+    """How long the URL entries may take, all of them together."""
+    file_concurrency: int = FILE_READ_CONCURRENCY
+    url_concurrency: int = URL_FETCH_CONCURRENCY
     _claims: dict[str, set[Path]] = field(factory=dict, init=False, repr=False)
 
     async def _outside(self) -> OutsideContent:
@@ -312,56 +329,43 @@ class InstructionService:
         return OutsideContent.build(roots, config.data.get("permission"), self.paths.home)
 
     async def system_paths(self) -> list[Path]:
+        return await self._system_paths(None)
+
+    async def _system_paths(self, failures: list[InstructionFailure] | None) -> list[Path]:
         info, config, outside = await self.project.info(), await self.config.get(), await self._outside()
         return await anyio.to_thread.run_sync(
-            discover_system_paths, info, self.paths, self.env, config.instructions, outside
+            discover_system_paths, info, self.paths, self.env, config.instructions, outside, failures
         )
 
-    async def system(self) -> list[InstructionBlock]:
-        """Every instruction block in order: files read 8 at once and URLs fetched 4 at once, in one task group."""
+    async def system(self, urls: UrlCache | None = None) -> InstructionSet:
+        """Every instruction block in order, and what failed: the files read while the URLs are fetched."""
         config = await self.config.get()
-        files = await self.system_paths()
-        urls = [entry for entry in config.instructions if is_url(entry)]
-        results: list[InstructionBlock | None] = [None] * (len(files) + len(urls))
-        file_limiter = anyio.CapacityLimiter(FILE_READ_CONCURRENCY)
-        url_limiter = anyio.CapacityLimiter(URL_FETCH_CONCURRENCY)
+        failures: list[InstructionFailure] = []
+        files = await self._system_paths(failures)
+        texts: dict[Path, str | None] = {}
+        unread: dict[Path, list[InstructionFailure]] = {}
+        limiter = anyio.CapacityLimiter(self.file_concurrency)
+
+        async def read(path: Path) -> None:
+            unread[path] = []  # per file, so the failures keep the files' order whichever read ends first
+            texts[path] = await anyio.to_thread.run_sync(read_instruction_file, path, unread[path], limiter=limiter)
+
         async with anyio.create_task_group() as group:
-            for index, path in enumerate(files):
-                group.start_soon(self._load_file, path, file_limiter, results, index)
-            for index, url in enumerate(urls, start=len(files)):
-                group.start_soon(self._load_url, url, url_limiter, results, index)
-        return [block for block in results if block is not None]
-
-    async def _load_file(
-        self, path: Path, limiter: anyio.CapacityLimiter, results: list[InstructionBlock | None], index: int
-    ) -> None:
-        text = await anyio.to_thread.run_sync(read_instruction_file, path, limiter=limiter)
-        if text is not None:
-            results[index] = InstructionBlock(str(path), text)
-
-    async def _load_url(
-        self, url: str, limiter: anyio.CapacityLimiter, results: list[InstructionBlock | None], index: int
-    ) -> None:
-        async with limiter:
-            text = await self._fetch(url)
-        if text:
-            results[index] = InstructionBlock(url, text)
-        elif text is not None:
-            log.notice("instruction URL empty, skipped", url=url)
-
-    async def _fetch(self, url: str) -> str | None:
-        fetcher = self.fetcher or HttpUrlFetcher(timeout=self.url_timeout)
-        with anyio.move_on_after(self.url_timeout) as scope:
-            try:
-                return await fetcher.get_text(url)
-            except Exception as error:
-                # A URL instruction is best effort: whatever goes wrong (refused, DNS, TLS, non-2xx), the turn
-                # goes on without it. Cancellation is not an Exception and still propagates.
-                log.notice("instruction URL failed, skipped", url=url, error=str(error) or type(error).__name__)
-                return None
-        if scope.cancelled_caught:
-            log.notice("instruction URL timed out, skipped", url=url, timeout_seconds=self.url_timeout)
-        return None
+            for path in files:
+                group.start_soon(read, path)
+            fetcher = self.fetcher or HttpUrlFetcher(timeout=self.url_timeout)
+            entries = [entry for entry in config.instructions if is_url(entry)]
+            answers = await fetch_urls(
+                entries, fetcher, concurrency=self.url_concurrency, seconds=self.url_timeout, cache=urls
+            )
+        blocks = [InstructionBlock(str(path), text) for path in files if (text := texts.get(path))]
+        failures += [failure for path in files for failure in unread.get(path, ())]
+        for url, answer in answers.items():
+            if answer.text:
+                blocks.append(InstructionBlock(url, answer.text))
+            elif answer.failure is not None:
+                failures.append(InstructionFailure(url, answer.failure))
+        return InstructionSet(tuple(blocks), tuple(failures))
 
     async def resolve(
         self, messages: Sequence[MessageWithParts], filepath: Path, message_id: str

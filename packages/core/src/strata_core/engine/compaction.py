@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, TypeAlias
 
 from attrs import define, evolve
 
@@ -22,6 +21,7 @@ from strata_core.context.agent import AgentInfo, Agents
 from strata_core.engine.answer import new_answer
 from strata_core.engine.overflow import CompactionSettings, estimate_tokens, usable_context
 from strata_core.engine.processor import Processor, StepInput
+from strata_core.engine.turn_end import LoopStep, StepEnd
 from strata_core.history import is_media, prune_candidates, to_model_messages
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
@@ -48,7 +48,6 @@ from strata_core.tool.contract import ToolContext
 
 log = get_logger(__name__)
 
-CompactionResult: TypeAlias = Literal["continue", "stop"]
 
 COMPACTION_AGENT = "compaction"
 SUMMARY_TOOL_OUTPUT_MAX_CHARS = 2_000
@@ -172,7 +171,7 @@ class CompactionService:
         user_model: llm.LanguageModel,
         settings: CompactionSettings,
         path: PathInfo,
-    ) -> CompactionResult:
+    ) -> LoopStep:
         """Summarise `history` (the filtered history, `request` last) for the compaction `request`."""
         info = request.info
         part = next((p for p in request.parts if isinstance(p, CompactionPart)), None)
@@ -197,18 +196,18 @@ class CompactionService:
         message = new_answer(info, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms(), summary=True)
         step = self._step(message, model, agent, head, summary_of, info.session_id)
         result = (await self.processor.process(step)).result
-        if result == "compact":
+        if result is StepEnd.COMPACT:
             await self._too_large(message, replay is not None)
-            return "stop"
+            return StepEnd.STOP
         if tail is not None:
             part.tail_start_id = candidates[tail].info.id
             await self.store.put_part(part)
         if message.error is not None:
-            return "stop"
+            return StepEnd.STOP
         if part.auto:
             await self._carry_on(info, earlier[replay] if replay is not None else None, bool(part.overflow))
         self.bus.publish(SessionCompacted(info.session_id))
-        return "continue"
+        return StepEnd.CONTINUE
 
     async def prune(self, session_id: str, settings: CompactionSettings) -> int:
         """Mark old tool outputs compacted when `compaction.prune` is on; the number of parts marked."""

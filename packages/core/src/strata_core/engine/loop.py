@@ -10,9 +10,10 @@ and leaves a session the next prompt continues.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
+import attrs
 from attrs import define, field
 
 from strata_core import llm
@@ -21,6 +22,7 @@ from strata_core.clock import Clock
 from strata_core.config.service import Config
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.context.instruction import Instruction
+from strata_core.context.instruction_urls import UrlCache
 from strata_core.context.project import Project
 from strata_core.engine.answer import new_answer
 from strata_core.engine.compaction import CompactionService
@@ -40,9 +42,9 @@ from strata_core.engine.session_writer import writing
 from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
 from strata_core.engine.title import TitleService
-from strata_core.engine.turn_end import turn_finished, turn_tool_calls
+from strata_core.engine.turn_end import LoopStep, StepEnd, turn_finished, turn_tool_calls
 from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder
-from strata_core.engine.turn_targets import AgentNotFoundError, TurnTargets
+from strata_core.engine.turn_targets import AgentNotFoundError, ResolvedTurn, TurnChoice, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
@@ -69,14 +71,15 @@ __all__ = [
     "FileInput",
     "PromptPart",
     "PromptRequest",
+    "ResolvedTurn",
     "SessionLoop",
     "SubtaskInput",
     "TextInput",
+    "TurnChoice",
 ]
 
 log = get_logger(__name__)
 
-Outcome: TypeAlias = Literal["continue", "stop"]
 NO_USER_MESSAGE = "No user message found in stream. This should never happen."
 
 
@@ -101,6 +104,8 @@ class _Run:
     """A compaction finished and no step has fitted since: overflowing again must stop, not compact again."""
     answered: MessageWithParts | None = None
     """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
+    urls: UrlCache = field(factory=UrlCache)
+    """The instruction URLs' answers for this run: each step's system prompt reuses them (one fetch a turn)."""
 
 
 @define
@@ -143,8 +148,8 @@ class SessionLoop:
 
     async def _prompt(self, request: PromptRequest) -> MessageWithParts:
         session = await self.sessions.get(request.session_id)
-        agent = await self.targets.agent(session.id, request.agent)
-        model = await self.targets.model_ref(session.id, request.model, agent, request.variant)
+        resolved = await self.resolve(TurnChoice.of(request))
+        agent, model = resolved.agent, resolved.model
         project = await self.project.info()
         context = tool_context(session, agent, project, None, ())
         writer = UserMessageWriter(self.store, self.bus, self.ids)
@@ -160,6 +165,11 @@ class SessionLoop:
         else:
             await self.sessions.touch(session.id)
         return stored if request.no_reply else await self._run_or_join(session.id)
+
+    async def resolve(self, choice: TurnChoice) -> ResolvedTurn:
+        """The agent and model (with variant) a prompt runs with, decided as `prompt` decides them; what does
+        not resolve raises (and is reported on the bus for an existing session), storing nothing."""
+        return await self.targets.resolve(choice)
 
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (manual compaction: no continue message afterwards)."""
@@ -222,11 +232,11 @@ class SessionLoop:
             if state.user is None:
                 raise RuntimeError(NO_USER_MESSAGE)
             if turn_finished(state):
-                outcome: Outcome = "stop"
+                outcome: LoopStep = StepEnd.STOP
             else:
                 step += 1
                 outcome = await self._step(session, history, state, step, settings, run)
-            if outcome == "stop" and not run.new_input:
+            if outcome is StepEnd.STOP and not run.new_input:
                 return
 
     async def _refresh(self, session_id: str, run: _Run) -> tuple[SessionInfo, list[MessageWithParts]]:
@@ -248,7 +258,7 @@ class SessionLoop:
         step: int,
         settings: CompactionSettings,
         run: _Run,
-    ) -> Outcome:
+    ) -> LoopStep:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
         model = self.targets.model(session.id, user.model)
@@ -257,7 +267,7 @@ class SessionLoop:
         if state.tasks:
             task = state.tasks[-1]
             outcome = await self._task(session, history, task, user, model, settings)
-            run.just_compacted = isinstance(task, CompactionPart) and outcome == "continue"
+            run.just_compacted = isinstance(task, CompactionPart) and outcome is StepEnd.CONTINUE
             return outcome
         finished = state.finished
         if (
@@ -267,7 +277,7 @@ class SessionLoop:
             and is_overflow(finished.info.tokens, model.info.limits, settings)
         ):
             await self.compaction.create(session.id, user.agent, user.model, auto=True)
-            return "continue"
+            return StepEnd.CONTINUE
         agent = await self.targets.agent(session.id, user.agent)
         return await self._model_step(session, history, state, agent, model, step, settings, run)
 
@@ -279,7 +289,7 @@ class SessionLoop:
         user: UserMessage,
         model: llm.LanguageModel,
         settings: CompactionSettings,
-    ) -> Outcome:
+    ) -> LoopStep:
         project = await self.project.info()
         path = PathInfo(str(project.directory), str(project.worktree))
         if isinstance(task, CompactionPart):
@@ -290,7 +300,7 @@ class SessionLoop:
         tools = {TASK_TOOL: tool} if tool is not None else {}
         context = tool_context(session, agent, project, model.info, history)
         await self.subtasks.run(task, user, tools, context, path, agent.permission)
-        return "continue"
+        return StepEnd.CONTINUE
 
     async def _model_step(
         self,
@@ -302,7 +312,7 @@ class SessionLoop:
         step: int,
         settings: CompactionSettings,
         run: _Run,
-    ) -> Outcome:
+    ) -> LoopStep:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
         project = await self.project.info()
@@ -311,9 +321,8 @@ class SessionLoop:
         plan_mode = self.plan_mode is not None  # built only while experimental plan mode is on
         if plan_mode:
             history = await self._plan_mode_reminders(session, history, agent, run)
-        built = await self.requests.build(
-            StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted, plan_mode)
-        )
+        step_state = StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted)
+        built = await self.requests.build(attrs.evolve(step_state, stored_reminders=plan_mode, urls=run.urls))
         path = PathInfo(str(project.directory), str(project.worktree))
         ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
         message = new_answer(user, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms())
@@ -335,14 +344,14 @@ class SessionLoop:
         finally:
             self.instructions.clear(message.id)
         result = outcome.result
-        if result == "compact" and run.just_compacted:
+        if result is StepEnd.COMPACT and run.just_compacted:
             await self.compaction.still_too_large(message)
-            return "stop"
+            return StepEnd.STOP
         run.just_compacted = False
-        if result == "compact":
+        if result is StepEnd.COMPACT:
             overflow = not message.finish
             await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
-            return "continue"
+            return StepEnd.CONTINUE
         # plan_exit stores a user message for the build agent: the next step must read the session again.
         handed_over = self.plan_mode is not None and self.plan_mode.handed_over(outcome.answer)
         run.answered = None if handed_over else outcome.answer

@@ -9,7 +9,7 @@ killed mid-step leaves a session the next prompt can continue. Tools start as so
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import anyio
 from attrs import define, field, frozen
@@ -31,6 +31,7 @@ from strata_core.engine.run_limits import (
     turn_steps_error,
 )
 from strata_core.engine.tool_calls import ToolCallRunner, ToolExecutor, interrupted, is_doom_loop
+from strata_core.engine.turn_end import StepEnd
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.message import (
@@ -56,8 +57,6 @@ from strata_core.session.store import SessionStore
 from strata_core.tool.contract import Tool, ToolContext
 
 log = get_logger(__name__)
-
-StepResult: TypeAlias = Literal["continue", "stop", "compact"]
 
 ABORTED_MESSAGE = "The operation was aborted."
 TEXT_PERSIST_INTERVAL_MS = 200
@@ -87,7 +86,7 @@ class StepInput:
 
 @frozen
 class StepOutcome:
-    result: StepResult
+    result: StepEnd
     answer: MessageWithParts
     """The assistant message as stored at the end of the step (the loop needs not read it back)."""
 
@@ -137,7 +136,7 @@ class _StepRun:
     def message(self) -> AssistantMessage:
         return self.write.message
 
-    async def run(self) -> StepResult:
+    async def run(self) -> StepEnd:
         self.tool_calls = list(self.step.earlier_tool_calls)
         try:
             async with anyio.create_task_group() as group:
@@ -173,9 +172,9 @@ class _StepRun:
             with anyio.CancelScope(shield=True):
                 await self._cleanup()
         if self.needs_compaction:
-            return "compact"
+            return StepEnd.COMPACT
         blocked = self.runner is not None and self.runner.blocked
-        return "stop" if blocked or self.message.error is not None else "continue"
+        return StepEnd.STOP if blocked or self.message.error is not None else StepEnd.CONTINUE
 
     async def _consume(self) -> None:
         async with self.step.model.stream(self.step.request) as events:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from strata_core import llm
 from strata_core.bus import Bus, SessionError
 from strata_core.context.agent import AgentInfo
 from strata_core.context.project import ProjectInfo
-from strata_core.engine.processor import StepResult
+from strata_core.engine.turn_end import LoopStep, StepEnd
 from strata_core.engine.turn_request import effective_ruleset
 from strata_core.message import STRUCTURED_OUTPUT_ERROR, AgentPart, AssistantMessage, MessageError, MessageWithParts
 from strata_core.session.info import SessionInfo
@@ -53,8 +53,8 @@ async def structured_outcome(
     bus: Bus,
     message: AssistantMessage,
     captured: Mapping[str, Any] | None,
-    result: StepResult,
-) -> Literal["continue", "stop"]:
+    result: StepEnd,
+) -> LoopStep:
     """Settle a step that was asked for structured output: store what it captured, or record the miss."""
     if captured is not None:
         message.structured = dict(captured)
@@ -64,7 +64,7 @@ async def structured_outcome(
         message.error = MessageError(STRUCTURED_OUTPUT_ERROR, STRUCTURED_OUTPUT_MISSING, {"retries": 0})
         bus.publish(SessionError(message.session_id, message.error))
     else:
-        return "continue" if result == "continue" else "stop"
+        return StepEnd.CONTINUE if result is StepEnd.CONTINUE else StepEnd.STOP
     await store.put_message(message)
     bus.message_updated(message)
-    return "stop"
+    return StepEnd.STOP

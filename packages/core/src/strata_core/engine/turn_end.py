@@ -1,12 +1,46 @@
-"""When a turn is over (reference 1.2): OpenCode's exit test, and the calls the doom-loop check looks back on.
+"""How steps and turns end (reference 1.2): the typed ends, OpenCode's exit test, and the calls the doom-loop
+check looks back on.
 
 Pure functions of the stored history, kept apart from the loop so they can be tested with plain values.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+from typing import Literal, TypeAlias
+
 from strata_core.history import Latest
-from strata_core.message import AssistantMessage, ToolPart
+from strata_core.message import ABORTED_ERROR, AssistantMessage, ToolPart
+
+
+class StepEnd(StrEnum):
+    """How one step of a turn ended, as the processor and the loop report it."""
+
+    CONTINUE = "continue"
+    """Step again: tool calls were answered, or a task ran."""
+    STOP = "stop"
+    """The turn is over for now: the model finished, failed, or a permission refusal blocked it."""
+    COMPACT = "compact"
+    """The context overflowed: summarise the session, then go on."""
+
+
+LoopStep: TypeAlias = Literal[StepEnd.CONTINUE, StepEnd.STOP]
+"""What a step means to the loop once a compaction request is handled: go on or stop."""
+
+
+class TurnEnd(StrEnum):
+    """How a turn's answer ended, for whoever shows it (an exit code, a status line)."""
+
+    FINISHED = "finished"
+    FAILED = "failed"
+    ABORTED = "aborted"
+    """Cancelled (Ctrl-C, `loop.cancel`): stored with OpenCode's `MessageAbortedError`."""
+
+    @classmethod
+    def of(cls, answer: AssistantMessage) -> TurnEnd:
+        if answer.error is None:
+            return cls.FINISHED
+        return cls.ABORTED if answer.error.name == ABORTED_ERROR else cls.FAILED
 
 
 def turn_finished(state: Latest) -> bool:

@@ -1,8 +1,8 @@
 """The request for one step of a turn: system prompt, history as the model sees it, tools, parameters.
 
-Everything that can be fetched independently (skills, environment, instructions, tool descriptions, the
-history conversion) is gathered in one task group. Reminders and queued-message wrapping are applied to
-an in-memory copy of the history; stored messages are never touched.
+The system prompt comes from the SystemPrompt service's `build` (which gathers its own pieces concurrently),
+run in one task group with the tool resolution and the history conversion. Reminders and queued-message
+wrapping are applied to an in-memory copy of the history; stored messages are never touched.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from attrs import define, field, frozen
 
 from strata_core import llm
 from strata_core.context.agent import AgentInfo
-from strata_core.context.instruction import InstructionBlock
+from strata_core.context.instruction_urls import UrlCache
 from strata_core.engine.parameters import ParameterPolicy
 from strata_core.history import to_model_messages
 from strata_core.ids import Ids
 from strata_core.message import MessageWithParts, UserMessage
 from strata_core.permission.rules import Ruleset, from_stored, merge
 from strata_core.prompt.reminders import apply_reminders, max_steps_prefill, wrap_queued_user_messages
-from strata_core.prompt.system import SystemPromptParts, SystemPromptService, assemble
+from strata_core.prompt.system import AssembledSystemPrompt, SystemPrompt, SystemPromptRequest
 from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.info import SessionInfo
 from strata_core.tool.builtin.structured_output import StructuredOutputTool
@@ -75,6 +75,8 @@ class StepState:
     converted: ConvertedHistory = field(factory=ConvertedHistory)
     stored_reminders: bool = False
     """Experimental plan mode is on: its reminders are in the stored history, the in-memory ones are not added."""
+    urls: UrlCache | None = None
+    """The run's instruction URL answers (the loop makes one per run): each URL is fetched once a turn."""
 
 
 @frozen
@@ -87,10 +89,7 @@ class StepRequest:
 
 @define
 class _Gathered:
-    environment: str = ""
-    instructions: list[InstructionBlock] = field(factory=list)
-    skills: str | None = None
-    mcp: str | None = None
+    system: AssembledSystemPrompt | None = None
     tools: list[ResolvedTool] = field(factory=list)
     messages: list[llm.ModelMessage] = field(factory=list)
 
@@ -101,7 +100,7 @@ _TOOL_CACHE_SIZE = 32
 
 @define
 class TurnRequestBuilder:
-    system_prompt: SystemPromptService
+    system_prompt: SystemPrompt
     registry: ToolRegistry
     parameters: ParameterPolicy
     ids: Ids
@@ -121,28 +120,25 @@ class TurnRequestBuilder:
         target = ToolTarget(state.agent.name, effective_ruleset(state.agent, state.session), model)
         found = _Gathered()
 
-        async def skills() -> None:
-            found.skills = await self.system_prompt.skills_block(state.agent)
-
-        async def environment() -> None:
-            found.environment = await self.system_prompt.environment(model)
-
-        async def instructions() -> None:
-            found.instructions = await self.system_prompt.instructions.system()
+        async def system() -> None:
+            # The MCP servers' instructions are one of the prompt's inputs; they are read from the
+            # connected servers (no round trip), so the build waits only for that.
+            mcp = await self.registry.system_blocks(target.ruleset)
+            request = SystemPromptRequest(state.agent, model, state.user.system, json_schema, mcp, state.urls)
+            found.system = await self.system_prompt.build(request)
 
         async def tools() -> None:
             found.tools = await self._resolve_tools(target, state.user.tools, structured)
-            found.mcp = await self.registry.system_blocks(target.ruleset)
 
         async def messages() -> None:
             found.messages = state.converted.convert(history, model, self.secrets)
 
         async with anyio.create_task_group() as group:
-            for gather in (skills, environment, instructions, tools, messages):
+            for gather in (system, tools, messages):
                 group.start_soon(gather)
-        parts = SystemPromptParts(found.environment, found.instructions, found.skills, found.mcp)
-        system = assemble(state.agent, model, parts, state.user.system, json_schema)
-        return StepRequest(self._request(state, system.text, found, json_schema), tool_map(found.tools), structured)
+        assert found.system is not None
+        request = self._request(state, found.system.text, found, json_schema)
+        return StepRequest(request, tool_map(found.tools), structured)
 
     async def _resolve_tools(
         self, target: ToolTarget, user_tools: Mapping[str, bool] | None, structured: StructuredOutputTool | None

@@ -4,20 +4,24 @@ Assembly follows OpenCode (`session/llm/request.ts`): ONE string, pieces joined 
 dropped, in this order: the agent's prompt (or, without one, the provider prompt for the model), the
 environment block, each instruction block, the skills block (unless the agent cannot use skills), the
 structured-output line (json_schema turns only), the user's per-message system text.
+
+`SystemPrompt` is the service a turn calls for its system text: one `build(SystemPromptRequest)` per step,
+the same call `strata debug prompt` makes. `SystemPromptService` is Strata's: it gathers its pieces
+concurrently, then assembles them; an embedder's replacement needs only that one method.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from typing import Literal, TypeAlias
+from typing import Literal, Protocol, TypeAlias
 
 import anyio
 from attrs import define, evolve, field, frozen
 
 from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo
-from strata_core.context.instruction import Instruction, InstructionBlock
+from strata_core.context.instruction import Instruction, InstructionBlock, InstructionFailure, InstructionSet, UrlCache
 from strata_core.context.project import Project, ProjectInfo
 from strata_core.context.skill import SkillInfo, Skills, available_skills, format_skills_xml
 from strata_core.llm import ModelInfo
@@ -125,11 +129,13 @@ class PromptLayer:
 class AssembledSystemPrompt:
     text: str
     layers: list[PromptLayer]
+    failures: tuple[InstructionFailure, ...] = ()
+    """The instruction sources that gave nothing, and why (they are not in `text`)."""
 
 
 @frozen
 class SystemPromptParts:
-    """The independently gathered pieces: the loop gathers them in its own task group, then assembles."""
+    """The independently gathered pieces, which `assemble` puts in order."""
 
     environment: str
     instructions: list[InstructionBlock]
@@ -165,16 +171,38 @@ def assemble(
     )
 
 
+@frozen
+class SystemPromptRequest:
+    """What one system prompt is built from: the same value for a turn's step and for `strata debug prompt`."""
+
+    agent: AgentInfo
+    model: ModelInfo
+    user_system: str | None = None
+    """The user's per-message system text (appended last)."""
+    json_schema: bool = False
+    """A structured-output turn: the StructuredOutput line is added."""
+    mcp: str | None = None
+    """The connected MCP servers' own instructions (`<mcp_instructions>`), or None."""
+    urls: UrlCache | None = None
+    """The turn's instruction URL answers: a URL is fetched once per turn, not at every step."""
+
+
+class SystemPrompt(Protocol):
+    """The system prompt service: the one method a turn calls, and an embedder replaces, for its system text."""
+
+    async def build(self, request: SystemPromptRequest) -> AssembledSystemPrompt: ...
+
+
 @define
 class _Gathered:
     environment: str = ""
-    instructions: list[InstructionBlock] = field(factory=list)
+    instructions: InstructionSet = field(factory=InstructionSet)
     skills: str | None = None
 
 
 @define
 class SystemPromptService:
-    """Gathers the pieces of the system prompt concurrently and assembles them."""
+    """Default `SystemPrompt`: gathers skills, environment and instructions concurrently, then assembles."""
 
     project: Project
     instructions: Instruction
@@ -182,36 +210,26 @@ class SystemPromptService:
     clock: Clock
     """Only its `today()` is read: the environment block's date."""
 
-    async def environment(self, model: ModelInfo) -> str:
-        return environment(model, await self.project.info(), self.clock.today())
-
-    async def skills_block(self, agent: AgentInfo) -> str | None:
-        if not skills_enabled(agent):
-            return None
-        return skills_block(agent, await self.skills.all())
-
-    async def gather(self, agent: AgentInfo, model: ModelInfo) -> SystemPromptParts:
-        """Skills, environment and instructions, in one task group."""
+    async def build(self, request: SystemPromptRequest) -> AssembledSystemPrompt:
+        """The whole system prompt for one model call of a normal turn."""
+        agent, model = request.agent, request.model
         found = _Gathered()
 
         async def run_skills() -> None:
-            found.skills = await self.skills_block(agent)
+            if skills_enabled(agent):
+                found.skills = skills_block(agent, await self.skills.all())
 
         async def run_environment() -> None:
-            found.environment = await self.environment(model)
+            found.environment = environment(model, await self.project.info(), self.clock.today())
 
         async def run_instructions() -> None:
-            found.instructions = await self.instructions.system()
+            found.instructions = await self.instructions.system(request.urls)
 
         async with anyio.create_task_group() as group:
             group.start_soon(run_skills)
             group.start_soon(run_environment)
             group.start_soon(run_instructions)
-        return SystemPromptParts(found.environment, found.instructions, found.skills)
-
-    async def build(
-        self, agent: AgentInfo, model: ModelInfo, user_system: str | None, json_schema: bool, mcp: str | None = None
-    ) -> AssembledSystemPrompt:
-        """The whole system prompt for one model call of a normal turn (`mcp`: the servers' instructions)."""
-        parts = evolve(await self.gather(agent, model), mcp=mcp)
-        return assemble(agent, model, parts, user_system, json_schema)
+        instructions = found.instructions
+        parts = SystemPromptParts(found.environment, list(instructions.blocks), found.skills, request.mcp)
+        assembled = assemble(agent, model, parts, request.user_system, request.json_schema)
+        return evolve(assembled, failures=instructions.failures)
