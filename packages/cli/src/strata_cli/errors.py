@@ -60,6 +60,7 @@ _SELF_EXPLAINING = frozenset(
         "OpenCodeDatabaseError",
         "OpenCodeSessionNotFoundError",
         "MessageNotFoundError",
+        "StorageError",
     }
 )
 

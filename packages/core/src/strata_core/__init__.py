@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.service import SessionService
     from strata_core.session.sqlite_store import SqliteSessionStore
+    from strata_core.session.storage_errors import StorageError
     from strata_core.session.store import SessionNotFoundError, SessionStore
     from strata_core.tool.contract import ToolFailure
 
@@ -92,6 +93,7 @@ _EXPORTS: dict[str, str] = {
     "SkillService": "strata_core.context.skill",
     "Skills": "strata_core.context.skill",
     "SqliteSessionStore": "strata_core.session.sqlite_store",
+    "StorageError": "strata_core.session.storage_errors",
     "StrataError": "strata_core.errors",
     "StrataPaths": "strata_core.config.paths",
     "StreamEvent": "strata_core.llm",
@@ -161,6 +163,7 @@ __all__ = [
     "SkillService",
     "Skills",
     "SqliteSessionStore",
+    "StorageError",
     "StrataError",
     "StrataPaths",
     "StreamEvent",

@@ -57,13 +57,19 @@ this module imports nothing of Strata and every other module can import it. The 
   - TooManySecretFilesError                             strata_core.sandbox.masks
   - ToolDefinitionError                                 strata_core.tool.schema
   # Sessions: a session or message that is not there (or already is), a session another turn is writing,
-  # and the stores and files that hold them.
+  # the stores and files that hold them, and the database failing underneath (`StorageError`: a full disk, a
+  # read-only file, a lock held too long, a damaged file; the failed write is rolled back whole).
   - SessionNotFoundError [LookupError]                  strata_core.session.store
   - MessageNotFoundError [LookupError]                  strata_core.session.service
   - SessionExistsError [ValueError]                     strata_core.session.service
   - SessionBusyError [RuntimeError]                     strata_core.session.lease
   - StoreClosedError [RuntimeError]                     strata_core.session.store
   - SchemaTooNewError [RuntimeError]                    strata_core.session.migrations
+  - StorageError                                        strata_core.session.storage_errors
+    - StorageFullError                                  strata_core.session.storage_errors
+    - StorageReadOnlyError                              strata_core.session.storage_errors
+    - StorageLockedError                                strata_core.session.storage_errors
+    - StorageDamagedError                               strata_core.session.storage_errors
   - ExportFormatError [ValueError]                      strata_core.session.export
   - OpenCodeDatabaseError [RuntimeError]                strata_core.session.opencode_db
   - OpenCodeSessionNotFoundError [LookupError]          strata_core.session.opencode_db
@@ -131,6 +137,13 @@ if TYPE_CHECKING:
     from strata_core.session.migrations import SchemaTooNewError
     from strata_core.session.opencode_db import OpenCodeDatabaseError, OpenCodeSessionNotFoundError
     from strata_core.session.service import MessageNotFoundError, SessionExistsError
+    from strata_core.session.storage_errors import (
+        StorageDamagedError,
+        StorageError,
+        StorageFullError,
+        StorageLockedError,
+        StorageReadOnlyError,
+    )
     from strata_core.session.store import SessionNotFoundError, StoreClosedError
     from strata_core.tool.builtin.plan_exit import QuestionDismissedError
     from strata_core.tool.contract import ToolFailure
@@ -188,6 +201,11 @@ _HOMES: dict[str, str] = {
     "SessionBusyError": "strata_core.session.lease",
     "SessionExistsError": "strata_core.session.service",
     "SessionNotFoundError": "strata_core.session.store",
+    "StorageDamagedError": "strata_core.session.storage_errors",
+    "StorageError": "strata_core.session.storage_errors",
+    "StorageFullError": "strata_core.session.storage_errors",
+    "StorageLockedError": "strata_core.session.storage_errors",
+    "StorageReadOnlyError": "strata_core.session.storage_errors",
     "StoreClosedError": "strata_core.session.store",
     "TooManySecretFilesError": "strata_core.sandbox.masks",
     "ToolDefinitionError": "strata_core.tool.schema",
@@ -254,6 +272,11 @@ __all__ = [
     "SessionBusyError",
     "SessionExistsError",
     "SessionNotFoundError",
+    "StorageDamagedError",
+    "StorageError",
+    "StorageFullError",
+    "StorageLockedError",
+    "StorageReadOnlyError",
     "StoreClosedError",
     "StrataError",
     "TooManySecretFilesError",
