@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from cli_harness import Cli, isolated_env, mock_provider_config, write_config
+from small_disk import mounted_tmpfs
 
 from strata_providers.testing import ScriptedServer
 
@@ -24,19 +25,9 @@ FULL = "could not be written: the filesystem that holds it is full"
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs, unmounted after the test."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs for the data directory needs root")
-    mount = tmp_path / "data"
-    mount.mkdir()
-    command = ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here (no CAP_SYS_ADMIN?): {done.stderr.strip()}")
-    try:
+    """A 2 MiB tmpfs for the data directory."""
+    with mounted_tmpfs(tmp_path / "data", "2m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 @pytest.fixture

@@ -131,7 +131,7 @@ def test_the_applications_structlog_configuration_handles_strata_events_and_stay
         return event
 
     capture = structlog.testing.LogCapture()
-    structlog.configure(processors=[tag, capture])
+    structlog.configure(processors=[tag, capture], logger_factory=structlog.stdlib.LoggerFactory())
     config = structlog.get_config()
     check_config({"frobnicate": 1}, tmp_path / "strata.json")
     structlog.get_logger("app").info("app.started")
@@ -226,3 +226,14 @@ def test_events_below_the_loggers_level_never_reach_a_handler(handler: _Records)
     finally:
         logger.setLevel(logging.NOTSET)
     assert handler.records == []
+
+
+@pytest.mark.usefixtures("structlog_defaults")
+def test_a_structlog_that_prints_is_not_used_for_strata_events(
+    handler: _Records, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with structlog.testing.capture_logs():
+        pass  # leaves structlog configured, with its default PrintLogger
+    check_config({"frobnicate": 1}, tmp_path / "strata.json")
+    assert capsys.readouterr() == ("", "")
+    assert [record.getMessage().split()[0] for record in handler.records] == ["config.unknown_key"]

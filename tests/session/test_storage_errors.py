@@ -3,9 +3,7 @@ they hit is rolled back whole and the store goes on working once the cause is go
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -13,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 from session_records import session_info, user_message
+from small_disk import mounted_tmpfs
 
 from strata_core.errors import StrataError
 from strata_core.session.sqlite_store import SqliteSessionStore
@@ -58,19 +57,9 @@ async def test_a_lock_held_past_the_wait_is_reported_and_the_store_works_once_it
 
 @pytest.fixture
 def read_only_disk(tmp_path: Path) -> Iterator[Path]:
-    """A tmpfs holding a database with one session and its message, then remounted read-only."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting and remounting a tmpfs read-only needs root")
-    mount = tmp_path / "ro"
-    mount.mkdir()
-    command = ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
+    """A tmpfs of its own, which the test remounts read-only."""
+    with mounted_tmpfs(tmp_path / "ro", "4m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 async def test_a_read_only_data_directory_is_reported_with_what_to_fix(read_only_disk: Path) -> None:

@@ -11,11 +11,13 @@ passes goes where the application said:
 
 - if it configures no logging, it sees nothing: without the `NullHandler`, stdlib's `lastResort` handler would
   print Strata's warnings to stderr of a program that never asked for them;
-- if it configured structlog (`structlog.configure(...)`), the event goes through that configuration like one
-  of its own, `structlog.get_logger("strata_core.config.files").warning("config.unknown_key", key=...)`, with
-  the logger's name as `logger`: its processors add what it wants (timestamps, levels, its context), and with
-  structlog's stdlib recipe (`LoggerFactory`, `ProcessorFormatter.wrap_for_formatter`) the line ends in the
-  application's handlers as its own lines do. Strata never changes that configuration;
+- if it configured structlog to log through stdlib (`structlog.configure(..., logger_factory=
+  structlog.stdlib.LoggerFactory())`, as structlog's stdlib recipes do), the event goes through that
+  configuration like one of its own, `structlog.get_logger("strata_core.config.files").warning(
+  "config.unknown_key", key=...)`, with the logger's name as `logger`: its processors add what it wants
+  (timestamps, levels, its context), and with `ProcessorFormatter.wrap_for_formatter` the line ends in the
+  application's handlers as its own lines do. Strata never changes that configuration; a structlog that
+  prints (its default `PrintLogger`) is not used, so Strata's events never land on stdout;
 - otherwise each event is a stdlib record of the logger named after the module that logged it, at the event's
   level, with the caller's file, line and function; `%(message)s` reads `event key=value ...`; `record.msg` is
   the event dict itself (an `EventMessage`: `event`, the key-values, and `level`, `logger` and an ISO
@@ -106,10 +108,9 @@ class Logger:
     def _log(self, level: int, method: str, event: str, fields: dict[str, Any], *, notice: bool = False) -> None:
         if not self._stdlib.isEnabledFor(level):
             return  # the common case costs one cached level check
-        structlog = sys.modules.get("structlog")
-        if structlog is not None and structlog.is_configured():
+        if _structlog_to_stdlib():
             if self._app is None:
-                self._app = structlog.get_logger(self.name)  # a proxy: it follows later reconfiguration
+                self._app = sys.modules["structlog"].get_logger(self.name)  # a proxy: it follows reconfiguration
             getattr(self._app, method)(event, **{"logger": self.name, **fields})
             return
         exc_info = _exc_info(fields.pop("exc_info", None))
@@ -121,6 +122,17 @@ class Logger:
         if notice:
             extra[_NOTICE] = True
         self._stdlib.log(level, message, exc_info=exc_info, extra=extra, stacklevel=_CALLER)
+
+
+def _structlog_to_stdlib() -> bool:
+    """Whether the application configured structlog to log through stdlib (`structlog.stdlib.LoggerFactory`).
+
+    Only then are its processors used: a structlog left to its default `PrintLogger` (or reset to it, as
+    `structlog.testing.capture_logs` leaves it) would print Strata's events on stdout."""
+    structlog = sys.modules.get("structlog")
+    if structlog is None or not structlog.is_configured():
+        return False
+    return isinstance(structlog.get_config()["logger_factory"], structlog.stdlib.LoggerFactory)
 
 
 def _bound_context() -> dict[str, Any]:
