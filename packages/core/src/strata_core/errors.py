@@ -2,8 +2,8 @@
 
 Every exception class defined in strata-core, strata-providers, strata-server and strata-cli derives from
 `StrataError`, so `except StrataError` catches every failure Strata raises on purpose, and a bug (a
-`TypeError`, a `KeyError`) is never one. A class may keep a second, stdlib base (in brackets below) for
-`except` clauses that predate the tree (`except LookupError` still catches `SessionNotFoundError`).
+`TypeError`, a `KeyError`) is never one. A class may keep a second base (in brackets below: stdlib's, or
+httpx's) for `except` clauses that predate the tree (`except LookupError` still catches `SessionNotFoundError`).
 
 The classes live beside the concept they belong to (their module is on the right); the core's are
 re-exported here too (`from strata_core.errors import SessionNotFoundError`), loaded when first asked for, so
