@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from strata_cli.slash import SlashCommand, UnknownSlashCommand, help_text, message_text, next_agent, parse
+from strata_cli.slash import SlashCommand, UnknownSlashCommandError, help_text, message_text, next_agent, parse
 
 
 def test_a_slash_command_is_parsed_with_its_argument() -> None:
@@ -19,7 +19,7 @@ def test_ordinary_text_and_a_double_slash_are_messages() -> None:
 
 
 def test_an_unknown_command_lists_the_known_ones() -> None:
-    with pytest.raises(UnknownSlashCommand, match=r"Unknown command /frob\. Commands: /help, /agent"):
+    with pytest.raises(UnknownSlashCommandError, match=r"Unknown command /frob\. Commands: /help, /agent"):
         parse("/frob")
 
 

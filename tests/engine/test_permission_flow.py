@@ -16,7 +16,7 @@ from strata_core.permission.rules import (
     CorrectedError,
     DeniedError,
     NoResponderError,
-    PermissionError_,
+    PermissionRefusedError,
     RejectedError,
     Rule,
     Ruleset,
@@ -39,7 +39,7 @@ def _spawn_ask(
         try:
             await flow.ask(session_id, "bash", [pattern], [always or pattern], {}, ASK_BASH)
             outcome.append(None)
-        except PermissionError_ as error:
+        except PermissionRefusedError as error:
             outcome.append(error)
 
     tg.start_soon(run)

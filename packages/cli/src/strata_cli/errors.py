@@ -14,6 +14,7 @@ import time
 import traceback
 from pathlib import Path
 
+from strata_core.errors import StrataError
 from strata_core.redaction import redact_text
 
 EXIT_FAILURE = 1
@@ -28,7 +29,7 @@ LOCAL_SERVER_EXAMPLE = (
 )
 
 
-class CliError(Exception):
+class CliError(StrataError):
     """An expected failure the CLI detects itself; its message is the paragraph shown."""
 
     def __init__(self, message: str, *, exit_code: int = EXIT_FAILURE) -> None:
@@ -59,6 +60,7 @@ _SELF_EXPLAINING = frozenset(
         "OpenCodeDatabaseError",
         "OpenCodeSessionNotFoundError",
         "MessageNotFoundError",
+        "StorageError",
     }
 )
 

@@ -142,7 +142,7 @@ class Interactive:
                 await self.send(slash.message_text(text))
                 return True
             return await run_slash(self, command)
-        except slash.UnknownSlashCommand as error:
+        except slash.UnknownSlashCommandError as error:
             self.console.print(f"[yellow]{escape(str(error))}[/yellow]")
         except Exception as error:  # an expected failure is shown and the app goes on
             described = describe(error)

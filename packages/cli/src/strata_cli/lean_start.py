@@ -19,8 +19,8 @@ A command wraps its first heavy imports (the composition root) in `heavy_imports
 These are process-wide decisions, which is why they live here, in the application, and nowhere in the core.
 What is no longer done: making optional modules unimportable while libraries load (`sys.modules[name] =
 None`), which left structlog without rich tracebacks and dependency_injector without YAML loading for the
-rest of the process (both cache the ImportError). structlog is not imported at start-up at all now (the core
-imports it at the first log event, see `strata_core.logging`); dependency_injector imports PyYAML (~12 ms),
+rest of the process (both cache the ImportError). structlog is not imported at all now (the core uses it only
+when the application imported it, see `strata_core.logging`); dependency_injector imports PyYAML (~12 ms),
 which is what its `from_yaml` needs.
 """
 

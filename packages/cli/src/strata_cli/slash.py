@@ -6,6 +6,8 @@ from collections.abc import Collection, Mapping, Sequence
 
 from attrs import frozen
 
+from strata_cli.errors import CliError
+
 # name -> (argument, what it does); the order is the order /help shows.
 COMMANDS: dict[str, tuple[str, str]] = {
     "help": ("", "show this help"),
@@ -31,7 +33,7 @@ class SlashCommand:
     """A custom command (`.opencode/command/NAME.md`, config `command`) rather than one of `COMMANDS`."""
 
 
-class UnknownSlashCommand(ValueError):
+class UnknownSlashCommandError(CliError, ValueError):
     def __init__(self, name: str, custom: Collection[str] = ()) -> None:
         known = ", ".join(f"/{command}" for command in [*COMMANDS, *sorted(custom)])
         super().__init__(f"Unknown command /{name}. Commands: {known}.")
@@ -51,7 +53,7 @@ def parse(text: str, custom: Collection[str] = ()) -> SlashCommand | None:
         return SlashCommand(name, rest.strip())
     if head in custom:
         return SlashCommand(head, rest.strip(), custom=True)
-    raise UnknownSlashCommand(head, custom)
+    raise UnknownSlashCommandError(head, custom)
 
 
 def message_text(text: str) -> str:

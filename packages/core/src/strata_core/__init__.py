@@ -30,23 +30,29 @@ if TYPE_CHECKING:
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.loop import ResolvedTurn, SessionLoop, TurnChoice
     from strata_core.engine.prompt_input import AgentInput, FileInput, PromptRequest, SubtaskInput, TextInput
+    from strata_core.engine.turn_targets import AgentNotFoundError
     from strata_core.errors import StrataError
     from strata_core.history import filter_compacted, to_model_messages
     from strata_core.ids import Ids, seeded_entropy
     from strata_core.llm import LanguageModel, ModelError, ModelInfo, ModelRequest, ModelResolver, StreamEvent
+    from strata_core.llm.model import ModelNotFoundError
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
     from strata_core.permission.flow import PermissionFlow
-    from strata_core.permission.rules import Rule, Ruleset, evaluate
+    from strata_core.permission.rules import PermissionRefusedError, Rule, Ruleset, evaluate
     from strata_core.prompt.system import AssembledSystemPrompt, SystemPrompt, SystemPromptRequest, SystemPromptService
     from strata_core.runtime import Runtime, RuntimeOptionsError, open_runtime
+    from strata_core.session.lease import SessionBusyError
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.service import SessionService
     from strata_core.session.sqlite_store import SqliteSessionStore
-    from strata_core.session.store import SessionStore
+    from strata_core.session.storage_errors import StorageError
+    from strata_core.session.store import SessionNotFoundError, SessionStore
+    from strata_core.tool.contract import ToolFailure
 
 _EXPORTS: dict[str, str] = {
     "AgentInfo": "strata_core.context.agent",
     "AgentInput": "strata_core.engine.prompt_input",
+    "AgentNotFoundError": "strata_core.engine.turn_targets",
     "AgentService": "strata_core.context.agent",
     "Agents": "strata_core.context.agent",
     "AssembledSystemPrompt": "strata_core.prompt.system",
@@ -72,10 +78,12 @@ _EXPORTS: dict[str, str] = {
     "MessageWithParts": "strata_core.message",
     "ModelError": "strata_core.llm",
     "ModelInfo": "strata_core.llm",
+    "ModelNotFoundError": "strata_core.llm.model",
     "ModelRequest": "strata_core.llm",
     "ModelResolver": "strata_core.llm",
     "Part": "strata_core.message",
     "PermissionFlow": "strata_core.permission.flow",
+    "PermissionRefusedError": "strata_core.permission.rules",
     "Project": "strata_core.context.project",
     "ProjectInfo": "strata_core.context.project",
     "ProjectService": "strata_core.context.project",
@@ -86,7 +94,9 @@ _EXPORTS: dict[str, str] = {
     "Runtime": "strata_core.runtime",
     "RuntimeOptionsError": "strata_core.runtime",
     "ResolvedTurn": "strata_core.engine.loop",
+    "SessionBusyError": "strata_core.session.lease",
     "SessionLoop": "strata_core.engine.loop",
+    "SessionNotFoundError": "strata_core.session.store",
     "TurnChoice": "strata_core.engine.loop",
     "SessionService": "strata_core.session.service",
     "SessionStore": "strata_core.session.store",
@@ -94,8 +104,9 @@ _EXPORTS: dict[str, str] = {
     "SkillService": "strata_core.context.skill",
     "Skills": "strata_core.context.skill",
     "SqliteSessionStore": "strata_core.session.sqlite_store",
-    "StrataPaths": "strata_core.config.paths",
+    "StorageError": "strata_core.session.storage_errors",
     "StrataError": "strata_core.errors",
+    "StrataPaths": "strata_core.config.paths",
     "StreamEvent": "strata_core.llm",
     "SubtaskInput": "strata_core.engine.prompt_input",
     "SystemClock": "strata_core.clock",
@@ -103,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     "SystemPromptRequest": "strata_core.prompt.system",
     "SystemPromptService": "strata_core.prompt.system",
     "TextInput": "strata_core.engine.prompt_input",
+    "ToolFailure": "strata_core.tool.contract",
     "UrlFetcher": "strata_core.context.instruction",
     "UserMessage": "strata_core.message",
     "evaluate": "strata_core.permission.rules",
@@ -116,6 +128,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "AgentInfo",
     "AgentInput",
+    "AgentNotFoundError",
     "AgentService",
     "Agents",
     "AssembledSystemPrompt",
@@ -141,10 +154,12 @@ __all__ = [
     "MessageWithParts",
     "ModelError",
     "ModelInfo",
+    "ModelNotFoundError",
     "ModelRequest",
     "ModelResolver",
     "Part",
     "PermissionFlow",
+    "PermissionRefusedError",
     "Project",
     "ProjectInfo",
     "ProjectService",
@@ -155,13 +170,16 @@ __all__ = [
     "Ruleset",
     "Runtime",
     "RuntimeOptionsError",
+    "SessionBusyError",
     "SessionLoop",
+    "SessionNotFoundError",
     "SessionService",
     "SessionStore",
     "SkillInfo",
     "SkillService",
     "Skills",
     "SqliteSessionStore",
+    "StorageError",
     "StrataError",
     "StrataPaths",
     "StreamEvent",
@@ -171,6 +189,7 @@ __all__ = [
     "SystemPromptRequest",
     "SystemPromptService",
     "TextInput",
+    "ToolFailure",
     "TurnChoice",
     "UrlFetcher",
     "UserMessage",

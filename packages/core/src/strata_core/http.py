@@ -13,6 +13,8 @@ from functools import cache
 
 import httpx
 
+from strata_core.errors import StrataError
+
 USER_AGENT = "strata/0.1"
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_READ_TIMEOUT = 300.0
@@ -59,7 +61,7 @@ class OnDemandTlsTransport(httpx.AsyncBaseTransport):
                 await transport.aclose()
 
 
-class NonLoopbackRequestError(httpx.TransportError):
+class NonLoopbackRequestError(StrataError, httpx.TransportError):
     """A request to a host that is not on this machine, refused by the test guard."""
 
 

@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from strata_core.errors import StrataError
+
 MAX_NESTING = 256
 """Deeper than any real config, tool call or chunk; shallow enough that every later walk stays far from
 Python's recursion limit."""
@@ -19,7 +21,7 @@ Python's recursion limit."""
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
 
 
-class JsonNestingError(ValueError):
+class JsonNestingError(StrataError, ValueError):
     """A JSON text nested deeper than `MAX_NESTING` arrays and objects."""
 
     def __init__(self) -> None:

@@ -15,6 +15,7 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from strata_core import message as m
+from strata_core.errors import StrataError
 from strata_core.session import info as session_info
 
 T = TypeVar("T")
@@ -136,7 +137,7 @@ def part_from_json(text: str) -> m.Part:
     return part_from_data(json.loads(text))
 
 
-class PartShapeError(ValueError):
+class PartShapeError(StrataError, ValueError):
     """Data that is not a part Strata can store (a client's edit, say): what does not fit, in one line."""
 
 

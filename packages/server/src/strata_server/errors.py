@@ -16,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from strata_core import llm
 from strata_core.engine.prompt_input import MessageIdError
 from strata_core.engine.turn_targets import AgentNotFoundError
+from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.session.lease import SessionBusyError
 from strata_core.session.service import MessageNotFoundError
@@ -24,7 +25,7 @@ from strata_core.session.store import SessionNotFoundError
 log = get_logger(__name__)
 
 
-class ApiError(Exception):
+class ApiError(StrataError):
     """A request the API refuses: `status`, OpenCode's error `name`, a message saying what and how to fix it."""
 
     def __init__(

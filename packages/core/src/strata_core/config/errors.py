@@ -29,7 +29,7 @@ class ConfigError(StrataError):
         self.expected = expected
 
 
-class ConfigValueError(ValueError):
+class ConfigValueError(StrataError, ValueError):
     """A single config value of the wrong type or out of range; the structuring code adds where it was."""
 
     def __init__(self, expected: str, value: object, *, below: tuple[str, ...] = ()) -> None:

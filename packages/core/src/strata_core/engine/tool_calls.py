@@ -29,7 +29,7 @@ from strata_core.message import (
     ToolStateRunning,
 )
 from strata_core.permission.flow import PermissionFlow
-from strata_core.permission.rules import PermissionError_, Rule
+from strata_core.permission.rules import PermissionRefusedError, Rule
 from strata_core.secret_outputs import ClearOutput, SecretOutputs, secret_placeholder
 from strata_core.tool.contract import Attachment, Tool, ToolContext, ToolResult
 from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, refused, repair_tool_name
@@ -153,7 +153,7 @@ class ToolCallRunner:
         if doom_loop:
             try:
                 await ctx.ask("doom_loop", [part.tool], [part.tool], {"tool": part.tool, "input": part.state.input})
-            except PermissionError_ as error:
+            except PermissionRefusedError as error:
                 return ToolCallOutcome(part.tool, part.state.input, refused(error))
         try:
             return await self.execute_tool(

@@ -23,7 +23,7 @@ from strata_core.permission.rules import (
     CorrectedError,
     DeniedError,
     NoResponderError,
-    PermissionError_,
+    PermissionRefusedError,
     RejectedError,
     Rule,
     Ruleset,
@@ -44,7 +44,7 @@ class _Pending:
     request: PermissionRequest
     ruleset: Ruleset
     answered: anyio.Event = field(factory=anyio.Event)
-    error: PermissionError_ | None = None
+    error: PermissionRefusedError | None = None
 
 
 @define
@@ -76,7 +76,7 @@ class PermissionFlow:
         message_id: str | None = None,
         call_id: str | None = None,
     ) -> None:
-        """Return when the call may go ahead; raise a `PermissionError_` saying why it may not."""
+        """Return when the call may go ahead; raise a `PermissionRefusedError` saying why it may not."""
         decision = self._decide(session_id, permission, patterns, ruleset)
         if decision == "allow" or (decision == "ask" and self.mode == "auto"):
             return
@@ -158,7 +158,7 @@ class PermissionFlow:
     def _session_pending(self, session_id: str) -> list[_Pending]:
         return [p for p in self._pending.values() if p.request.session_id == session_id]
 
-    def _resolve(self, pending: _Pending, reply: PermissionReply, error: PermissionError_ | None) -> None:
+    def _resolve(self, pending: _Pending, reply: PermissionReply, error: PermissionRefusedError | None) -> None:
         request = pending.request
         del self._pending[request.id]
         pending.error = error

@@ -155,11 +155,11 @@ def from_stored(items: Iterable[Mapping[str, Any]]) -> Ruleset:
 # sees, and a rejection stops the turn (OpenCode's `blocked`).
 
 
-class PermissionError_(StrataError):
-    """Base of the ways a permission ask can fail."""
+class PermissionRefusedError(StrataError):
+    """A tool call that may not go ahead: a `deny` rule, a person's no, or nobody there to say yes."""
 
 
-class DeniedError(PermissionError_):
+class DeniedError(PermissionRefusedError):
     """A configured `deny` rule matched; no one was asked."""
 
     def __init__(self, rules: Sequence[Rule]) -> None:
@@ -173,14 +173,14 @@ class DeniedError(PermissionError_):
         self.rules = tuple(rules)
 
 
-class RejectedError(PermissionError_):
+class RejectedError(PermissionRefusedError):
     """The person said no."""
 
     def __init__(self) -> None:
         super().__init__("The user rejected permission to use this specific tool call.")
 
 
-class CorrectedError(PermissionError_):
+class CorrectedError(PermissionRefusedError):
     """The person said no and told the model what to do instead."""
 
     def __init__(self, feedback: str) -> None:
@@ -200,7 +200,7 @@ NO_RESPONDER = (
 )
 
 
-class NoResponderError(PermissionError_):
+class NoResponderError(PermissionRefusedError):
     """An `ask` with nobody to answer: fail fast, never hang, and never treat silence as a yes.
 
     `reason` says why nobody can answer: a non-interactive run without auto-approve (the default), or a

@@ -26,7 +26,7 @@ import anyio.to_thread
 from attrs import frozen
 
 from strata_core.logging import get_logger
-from strata_core.permission.rules import PermissionError_, RejectedError
+from strata_core.permission.rules import PermissionRefusedError, RejectedError
 from strata_core.prompt.texts import read_prompt
 from strata_core.sandbox import placeholders
 from strata_core.sandbox.project_scan import ProjectScan, scan_project
@@ -129,7 +129,7 @@ async def review_created_config(
             if not asking:
                 raise RejectedError()
             await ctx.ask(PROTECTED_PATH, [relative], [relative], {"filepath": str(path), "created_by": "bash"})
-        except PermissionError_:
+        except PermissionRefusedError:
             moved.append(await anyio.to_thread.run_sync(_move, path, before.root, quarantine))
     told = []
     if moved:

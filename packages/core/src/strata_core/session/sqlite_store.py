@@ -12,13 +12,17 @@ Concurrency: one connection, used by one thread at a time. Each call takes the a
 SQL in a worker thread (`anyio.to_thread.run_sync`) so the event loop never blocks on disk. A call that
 is cancelled while its SQL runs still waits for the thread to finish, so a write either happened whole
 or not at all.
+
+Storage failures (a full disk, a read-only file, an I/O error, a lock held past `busy_timeout_ms`) come out as
+a `StorageError` naming the file and what to do (`storage_errors.py`); the transaction they hit is rolled
+back whole.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -39,6 +43,7 @@ from strata_core.session import migrations
 from strata_core.session._gate import AccessGate
 from strata_core.session.info import SessionInfo
 from strata_core.session.lease import FileLeases
+from strata_core.session.storage_errors import storage_error
 from strata_core.session.store import StoreClosedError
 
 T = TypeVar("T")
@@ -101,7 +106,8 @@ class SqliteSessionStore:
         """Open the database file (creating it and its directory), set it up and migrate it to the newest schema."""
         async with self._gate.access():
             if self._conn is None:
-                self._conn = await anyio.to_thread.run_sync(self._connect_blocking)
+                with self._reported():
+                    self._conn = await anyio.to_thread.run_sync(self._connect_blocking)
 
     def _connect_blocking(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -137,10 +143,22 @@ class SqliteSessionStore:
             )
         return self._conn
 
+    @contextmanager
+    def _reported(self) -> Iterator[None]:
+        """SQLite's storage failures as the `StorageError` they mean; any other error as it is."""
+        try:
+            yield
+        except sqlite3.Error as error:
+            reported = storage_error(error, self.path, busy_timeout_ms=self.busy_timeout_ms)
+            if reported is None:
+                raise
+            raise reported from error
+
     async def _run(self, work: Work[T]) -> T:
         async with self._gate.access():
             conn = self._connection()
-            return await anyio.to_thread.run_sync(work, conn)
+            with self._reported():
+                return await anyio.to_thread.run_sync(work, conn)
 
     async def _write(self, work: Work[T]) -> T:
         return await self._run(lambda conn: _in_transaction(conn, work, "BEGIN IMMEDIATE"))
@@ -157,14 +175,15 @@ class SqliteSessionStore:
                 yield  # a nested batch joins the outer one, which commits
                 return
             conn = self._connection()
-            await anyio.to_thread.run_sync(conn.execute, "BEGIN IMMEDIATE")
+            with self._reported():
+                await anyio.to_thread.run_sync(conn.execute, "BEGIN IMMEDIATE")
             try:
                 yield
             except BaseException:
-                with anyio.CancelScope(shield=True):
+                with anyio.CancelScope(shield=True), self._reported():
                     await anyio.to_thread.run_sync(_rollback, conn)
                 raise
-            with anyio.CancelScope(shield=True):
+            with anyio.CancelScope(shield=True), self._reported():
                 await anyio.to_thread.run_sync(_commit, conn)
 
     # -----------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ keeps the output small.
 
 Expected failures are values: a tool raises `ToolFailure` (or anything else) and the runner turns it into
 an error result the model can act on. Only cancellation propagates. Permission outcomes
-(`permission.PermissionError_`) propagate out of `execute` so the runner can also stop the turn on a
+(`permission.PermissionRefusedError`) propagate out of `execute` so the runner can also stop the turn on a
 rejection, as OpenCode does.
 
 A tool that shows a secret file's content (a `.env` file the user let it read) names the file in
@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from attrs import define, field, frozen
 
+from strata_core.errors import StrataError
 from strata_core.llm import ModelInfo
 from strata_core.message import MessageWithParts
 from strata_core.permission.rules import NO_RESPONDER, NoResponderError, Ruleset
@@ -67,7 +68,7 @@ class ToolResult:
     truncate such an output (truncation would save all of it to disk): the tool keeps it small itself."""
 
 
-class ToolFailure(Exception):
+class ToolFailure(StrataError):
     """An expected failure whose message is shown to the model as the tool's error result."""
 
 
@@ -81,7 +82,7 @@ class ToolTarget:
 
 
 AskPermission = Callable[[str, Sequence[str], Sequence[str], Mapping[str, Any]], Awaitable[None]]
-"""`ask(permission, patterns, always, metadata)`: returns when allowed, raises a `PermissionError_` otherwise."""
+"""`ask(permission, patterns, always, metadata)`: returns when allowed, raises a `PermissionRefusedError` otherwise."""
 
 MetadataUpdate = Callable[[str | None, Mapping[str, Any]], None]
 """`update(title, metadata)`: live progress for a running tool (bash output so far, a subagent's session)."""

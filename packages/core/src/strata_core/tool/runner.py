@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 from attrs import evolve, frozen
 
-from strata_core.permission.rules import NoResponderError, PermissionError_, RejectedError, Rule
+from strata_core.permission.rules import NoResponderError, PermissionRefusedError, RejectedError, Rule
 from strata_core.redaction import redact_text
 from strata_core.tool.arguments import first_problem, invalid_arguments_message
 from strata_core.tool.builtin.invalid import NAME as INVALID
@@ -54,7 +54,7 @@ def _message(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
-def refused(error: PermissionError_) -> ToolRunOutcome:
+def refused(error: PermissionRefusedError) -> ToolRunOutcome:
     """A permission refusal as the call's result: a plain "no", or an ask nobody can answer, also stops the turn."""
     return _failed(_message(error), blocked=isinstance(error, RejectedError | NoResponderError))
 
@@ -66,7 +66,7 @@ async def _permitted(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> T
         return None
     try:
         await ctx.ask(needed.key, needed.patterns, needed.always, needed.metadata)
-    except PermissionError_ as error:
+    except PermissionRefusedError as error:
         return refused(error)
     return None
 
@@ -77,7 +77,7 @@ async def _execute(tool: Tool, args: Mapping[str, Any], ctx: ToolContext) -> Too
         return refusal if refusal is not None else await tool.execute(args, ctx)
     except anyio.get_cancelled_exc_class():
         raise
-    except PermissionError_ as error:
+    except PermissionRefusedError as error:
         return refused(error)
     except ToolFailure as error:
         return _failed(_message(error))

@@ -20,14 +20,15 @@ from typing import Any
 import attrs
 from attrs import field, frozen
 
+from strata_core.errors import StrataError
 from strata_core.llm import FinishReason
 
 
-class ScriptError(ValueError):
+class ScriptError(StrataError, ValueError):
     """A turn that is not written right; the message names the turn and the key."""
 
 
-class ScriptExhaustedError(AssertionError):
+class ScriptExhaustedError(StrataError, AssertionError):
     """A model call arrived after the last scripted turn: the test did more calls than it planned.
 
     An `AssertionError`, not a `ModelError`: it is the test's failure, so the engine lets it through instead

@@ -38,7 +38,7 @@ from strata_core.message import (
     UserMessage,
 )
 from strata_core.permission.flow import PermissionFlow
-from strata_core.permission.rules import PermissionError_, RejectedError, Rule
+from strata_core.permission.rules import PermissionRefusedError, RejectedError, Rule
 from strata_core.prompt.reminders import BUILD_AGENT, experimental_plan_mode
 from strata_core.session.store import SessionStore
 from strata_core.tool.builtin.base import SCHEMA_DIALECT, BuiltinTool
@@ -73,7 +73,7 @@ class QuestionDismissedError(RejectedError):
     """The user answered no: a refusal (the turn stops), worded as OpenCode words a dismissed question."""
 
     def __init__(self) -> None:
-        PermissionError_.__init__(self, DISMISSED)
+        PermissionRefusedError.__init__(self, DISMISSED)
 
 
 def shown_path(plan: Path, worktree: Path) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from strata_core.errors import StrataError
+
 Matcher = Callable[[str, str], Iterator[str]]
 
 NOT_FOUND = (
@@ -34,7 +36,7 @@ ANCHOR_SIMILARITY = 0.65
 """How alike (0..1, by edit distance) the middle lines of an anchored block must be to the model's."""
 
 
-class EditMatchError(ValueError):
+class EditMatchError(StrataError, ValueError):
     """The edit cannot be placed; the message is what the model is told."""
 
 

@@ -25,6 +25,7 @@ from typing import Literal
 
 from attrs import frozen
 
+from strata_core.errors import StrataError
 from strata_core.tool.support.file_text import line_ending, normalize_line_endings, split_bom, to_line_ending
 
 BEGIN, END = "*** Begin Patch", "*** End Patch"
@@ -33,7 +34,7 @@ END_OF_FILE = "*** End of File"
 _HEREDOC = re.compile(r"^(?:cat\s+)?<<['\"]?(\w+)['\"]?\s*\n([\s\S]*?)\n\1\s*$")
 
 
-class PatchError(ValueError):
+class PatchError(StrataError, ValueError):
     """The patch cannot be read or does not fit the file; the message says where."""
 
 

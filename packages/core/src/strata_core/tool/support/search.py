@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, TypeAlias
 import anyio
 from attrs import frozen
 
+from strata_core.errors import StrataError
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -30,7 +32,7 @@ GIT_EXCLUDE = "--glob=!**/.git/**"
 MAX_STDERR = 8192
 
 
-class SearchError(Exception):
+class SearchError(StrataError):
     """The search itself failed (a bad regular expression, rg crashing); the message is for the model."""
 
 
