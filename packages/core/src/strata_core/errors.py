@@ -37,7 +37,7 @@ this module imports nothing of Strata and every other module can import it. The 
   - MessageIdError [ValueError]                         strata_core.engine.prompt_input
   - AttachmentError [ValueError]                        strata_core.engine.attachment
   - ImageFitError [ValueError]                          strata_core.image_fit
-  - UrlFetchError                                       strata_core.context.instruction
+  - UrlFetchError                                       strata_core.context.instruction_urls
   # Permissions: a tool call that may not go ahead. Tools let these propagate; the runner turns them into the
   # error result the model sees, and a person's no (or nobody there to say yes) also stops the turn.
   - PermissionRefusedError                              strata_core.permission.rules
@@ -101,7 +101,7 @@ if TYPE_CHECKING:
     from strata_core.config.errors import ConfigError, ConfigValueError
     from strata_core.context.agent import DefaultAgentError
     from strata_core.context.command import CommandNotFoundError
-    from strata_core.context.instruction import UrlFetchError
+    from strata_core.context.instruction_urls import UrlFetchError
     from strata_core.context.markdown import MarkdownFrontmatterError
     from strata_core.engine.attachment import AttachmentError
     from strata_core.engine.prompt_input import MessageIdError
@@ -211,7 +211,7 @@ _HOMES: dict[str, str] = {
     "ToolDefinitionError": "strata_core.tool.schema",
     "ToolFailure": "strata_core.tool.contract",
     "TransportError": "strata_core.llm.errors",
-    "UrlFetchError": "strata_core.context.instruction",
+    "UrlFetchError": "strata_core.context.instruction_urls",
 }
 """Where each of the core's errors lives (the tree above, which the test holds to it), for the re-exports."""
 
