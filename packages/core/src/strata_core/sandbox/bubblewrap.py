@@ -37,7 +37,7 @@ PROBE_TIMEOUT_SECONDS = 10.0
 
 @frozen
 class Mount:
-    """One bind of `source` at `target` (the same path unless a mask or a placeholder is bound)."""
+    """One bind of `source` at `target` (the same path unless a mask is bound)."""
 
     source: Path
     target: Path

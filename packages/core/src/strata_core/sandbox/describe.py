@@ -36,7 +36,7 @@ def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: 
         "writable": [m.target for m in reversed(mounts) if m.writable],
         "readable": [Path(name) for name in SYSTEM_DIRS if Path(name).is_dir()]
         + [m.target for m in mounts if not (m.writable or is_within(m.target, root) or m.source != m.target)],
-        "protected": list(dict.fromkeys([*protected_paths(root), *scan.config_roots])) if writable else [],
+        "protected": list(dict.fromkeys([*protected_paths(root), *scan.read_only])) if writable else [],
         "hidden_files": list(layout.masks) if layout is not None else [],
     }
     if not state.contained:

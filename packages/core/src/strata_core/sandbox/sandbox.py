@@ -20,12 +20,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attrs import define, field, frozen
+from attrs import define, evolve, field, frozen
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxMode
 from strata_core.logging import get_logger
-from strata_core.sandbox import placeholders
 from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_command, probe, toolchain_dirs
 from strata_core.sandbox.masks import BWRAP_MASKS, check_secret_count, secret_file_cap
 from strata_core.sandbox.project_scan import ProjectScan, scan_project
@@ -63,10 +62,9 @@ NAMESPACE_END_SECONDS = 2.0
 @frozen
 class PreparedCommand:
     """A command ready to start: its argv, the descriptors to pass it (`pass_fds`), and what `finish` needs:
-    the placeholders to give back and the pipe on which bwrap says which process is the namespace's init."""
+    the pipe on which bwrap says which process is the namespace's init."""
 
     argv: tuple[str, ...]
-    claimed: tuple[Path, ...] = ()
     pass_fds: tuple[int, ...] = ()
     info_pipe: tuple[int, int] | None = None
     env: tuple[tuple[str, str], ...] = ()
@@ -144,21 +142,21 @@ class ShellSandbox:
             make_undumpable()
             return PreparedCommand(tuple(reaped_argv(argv)))
         writable = state.mode == "workspace-write"
-        claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
         info = os.pipe()
         try:
-            scan = scan_project(root).without(placeholders.in_use())  # ours and parallel commands'
+            scan = scan_project(root)
             layout = self.layout(root, cwd, writable, scan)
             empty = self._empty_file()
             wrapped = bwrap_command(
                 self.settings.bwrap, layout, empty, cwd, argv, info_fd=info[1], masker_above=self.masker_above
             )
         except BaseException:
-            placeholders.release(claimed)
             _close(info)
             raise
-        fds, before = (info[1], *wrapped.descriptors), scan if writable else None
-        return PreparedCommand(wrapped.argv, tuple(claimed), fds, info, owned=wrapped.descriptors, before=before)
+        fds = (info[1], *wrapped.descriptors)
+        unmade = frozenset(path for path in protected_paths(root, cwd) if not os.path.lexists(path))
+        before = evolve(scan, unmade=unmade) if writable else None
+        return PreparedCommand(wrapped.argv, fds, info, owned=wrapped.descriptors, before=before)
 
     def prepare_server(self, argv: Sequence[str], *, cwd: Path, root: Path) -> PreparedCommand:
         """A long-lived server's `argv` (a local MCP server), wrapped for the mode in force in `server_layout`;
@@ -169,30 +167,23 @@ class ShellSandbox:
             make_undumpable()
             return PreparedCommand(tuple(argv))
         writable = state.mode == "workspace-write"
-        claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
-        try:
-            layout = self.server_layout(root, cwd, writable, scan_project(root).without(placeholders.in_use()))
-            empty = self._empty_file()
-            wrapped = bwrap_command(
-                self.settings.bwrap, layout, empty, cwd, argv, inherited=False, masker_above=self.masker_above
-            )
-        except BaseException:
-            placeholders.release(claimed)
-            raise
+        layout = self.server_layout(root, cwd, writable, scan_project(root))
+        empty = self._empty_file()
+        wrapped = bwrap_command(
+            self.settings.bwrap, layout, empty, cwd, argv, inherited=False, masker_above=self.masker_above
+        )
         env = (("TMPDIR", str(self.temp)),) if self.temp is not None and writable else ()
-        return PreparedCommand(wrapped.argv, tuple(claimed), env=env, owned=wrapped.descriptors)
+        return PreparedCommand(wrapped.argv, env=env, owned=wrapped.descriptors)
 
     def finish(self, prepared: PreparedCommand) -> None:
         """After the command has ended (blocking; run it in a thread): wait until its PID namespace is empty,
-        since bwrap exits as soon as the shell has, while the kernel is still ending the rest, then remove
-        the placeholders it alone still used."""
+        since bwrap exits as soon as the shell has, while the kernel is still ending the rest."""
         _close(prepared.owned)
         if prepared.info_pipe is not None:
             init = _namespace_init(prepared.info_pipe[0])
             _close(prepared.info_pipe)
             if init is not None:
                 _wait_gone(init, NAMESPACE_END_SECONDS)
-        placeholders.release(prepared.claimed)
 
     @contextmanager
     def contained(self, argv: Sequence[str], *, cwd: Path, root: Path) -> Iterator[PreparedCommand]:
@@ -231,9 +222,10 @@ class ShellSandbox:
 
     def _writable_mounts(self, root: Path, cwd: Path, writable: bool, scan: ProjectScan) -> list[Mount]:
         """What every layout ends with: Strata's dirs, the configured ones and the project (writable in
-        workspace-write), then read-only over them the protected paths: those of the chain from `cwd` to
-        `root` and every config entry `scan` found elsewhere in the project. (The secret files are hidden
-        after all of these: `_masks`.)"""
+        workspace-write), then read-only over them the protected paths that exist: those of the chain from
+        `cwd` to `root` and every protected entry `scan` found elsewhere in the project (nothing is made for
+        those that do not: `created_config.py` looks after the command). (The secret files are hidden after
+        all of these: `_masks`.)"""
         mounts: list[Mount] = []
         for path in self.writable_dirs:
             path.mkdir(parents=True, exist_ok=True)
@@ -242,7 +234,7 @@ class ShellSandbox:
         mounts.append(Mount(root, root, writable))
         if writable:
             chain = [path for path in protected_paths(root, cwd) if os.path.lexists(path)]
-            elsewhere = [path for path in scan.config_roots if path not in set(chain)]
+            elsewhere = [path for path in scan.read_only if path not in set(chain)]
             mounts += [_protect(path, root) for path in [*chain, *elsewhere]]
         return mounts
 
