@@ -25,12 +25,13 @@ from attrs import define, evolve, field, frozen
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxMode
 from strata_core.logging import get_logger
-from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_command, probe, toolchain_dirs
+from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_command, probe
 from strata_core.sandbox.masks import BWRAP_MASKS, check_secret_count, secret_file_cap
 from strata_core.sandbox.project_scan import ProjectScan, scan_project
 from strata_core.sandbox.protected import protected_paths
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.sandbox.settings import SandboxSettings
+from strata_core.sandbox.toolchains import toolchain_dirs
 from strata_core.sandbox.undumpable import make_undumpable
 
 if TYPE_CHECKING:
@@ -194,9 +195,16 @@ class ShellSandbox:
         finally:
             self.finish(prepared)
 
+    def toolchains(self) -> list[Path]:
+        """What of the user's toolchains a command sees, read-only (`toolchains.py`)."""
+        return toolchain_dirs(self.env.get("PATH", ""), self._home(), self.env)
+
+    def _home(self) -> Path:
+        return Path(self.env.get("HOME") or Path.home())
+
     def layout(self, root: Path, cwd: Path, writable: bool, scan: ProjectScan) -> Layout:
-        home = Path(self.env.get("HOME") or Path.home())
-        mounts = [Mount(path, path) for path in toolchain_dirs(self.env.get("PATH", ""), home)]
+        home = self._home()
+        mounts = [Mount(path, path) for path in self.toolchains()]
         mounts += [Mount(path, path) for path in _git_identity(home)]
         if self.settings.network:
             mounts += [Mount(path, path) for path in _resolver_config()]
