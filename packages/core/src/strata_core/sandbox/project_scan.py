@@ -36,15 +36,12 @@ class ProjectScan:
     """Every protected entry with its signature: each entry with a config name and everything inside a config
     dir; each `.git` (dir, file or symlink) and, in a `.git` dir, its `GIT_NAMES` (the hooks dir's content
     too)."""
+    config_roots: tuple[Path, ...] = ()
+    """The outermost protected entries (a `strata.json`, a `.opencode/` dir, a `.git`, not what lies inside
+    them)."""
     unmade: frozenset[Path] = frozenset()
     """The command's `protected_paths` that did not exist at the walk: made by the command, they are moved
     out unasked (`created_config.py`)."""
-
-    @property
-    def config_roots(self) -> list[Path]:
-        """The outermost protected entries (a `strata.json`, a `.opencode/` dir, a `.git`, not what lies
-        inside them)."""
-        return [path for path in self.config if not is_inside_protected(path.parent.relative_to(self.root))]
 
     @property
     def read_only(self) -> list[Path]:
@@ -57,11 +54,6 @@ class ProjectScan:
             else:
                 found.append(path)
         return found
-
-
-def is_inside_protected(relative: Path) -> bool:
-    """Whether a path relative to the root lies inside a config dir or a `.git`."""
-    return any(part in PROTECTED_ROOTS for part in relative.parts)
 
 
 def _maybe_secret(name: str) -> bool:
@@ -97,6 +89,7 @@ def scan_project(root: Path) -> ProjectScan:
     """Walk `root` (without following symlinks, into no `.git` dir) for secret files and protected entries."""
     secrets: list[Path] = []
     config: dict[Path, Signature] = {}
+    roots: list[Path] = []
     pending: list[tuple[str, bool]] = [(str(root), False)]
     while pending:
         directory, in_config = pending.pop()
@@ -110,6 +103,8 @@ def scan_project(root: Path) -> ProjectScan:
                 signature = _signature(entry.path)
                 if signature is not None:
                     config[Path(entry.path)] = signature
+                    if not in_config:
+                        roots.append(Path(entry.path))
                     if stat.S_ISDIR(signature[0]):
                         _record_git_dir(entry.path, config)
                 continue
@@ -120,8 +115,10 @@ def scan_project(root: Path) -> ProjectScan:
                 except OSError:
                     continue
                 config[Path(entry.path)] = (found.st_mode, found.st_ino, found.st_size, found.st_mtime_ns)
+                if not in_config:
+                    roots.append(Path(entry.path))
             if is_dir:
                 pending.append((entry.path, configured))
             elif _maybe_secret(entry.name) and entry.is_file(follow_symlinks=False):
                 secrets.append(Path(entry.path))
-    return ProjectScan(root, tuple(secrets), config)
+    return ProjectScan(root, tuple(secrets), config, tuple(roots))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -252,12 +253,16 @@ class ShellSandbox:
         return scan.secrets
 
     def _empty_file(self) -> Path:
-        """An empty file outside everything bound writable (inside, it would not stay empty)."""
+        """An empty file outside everything bound writable (inside, it would not stay empty). Shared by every
+        Strata process of the user: a new one is made aside and renamed into place, so the path never
+        lacks a file for a bwrap another process is starting."""
         path = self.cache / "sandbox" / "empty"
         if not path.is_file() or path.stat().st_size:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.unlink(missing_ok=True)
-            path.touch(mode=0o444)
+            descriptor, fresh = tempfile.mkstemp(dir=path.parent, prefix=".empty-")
+            os.close(descriptor)
+            Path(fresh).chmod(0o444)
+            Path(fresh).replace(path)
         return path
 
 
