@@ -88,3 +88,25 @@ async def test_hooks_added_to_a_repository_without_them_are_moved_out(site: Site
     shutil.rmtree(sub / ".git/hooks")
     await bash(site, "mkdir sub/.git/hooks && printf '#!/bin/sh\\necho PWNED\\n' > sub/.git/hooks/pre-commit")
     assert not (sub / ".git/hooks").exists() and (sub / ".git/config").exists()
+
+
+def add_submodule(site: Site) -> Path:
+    """`sub/`, a submodule of the project: `sub/.git` is a file naming `.git/modules/sub`, where its config is."""
+    library = site.root / "library"
+    init_repository(library)
+    git = ["git", "-c", "user.email=a@b", "-c", "user.name=a", "-c", "protocol.file.allow=always"]
+    subprocess.run([*git, "-C", str(library), "commit", "-q", "--allow-empty", "-m", "lib"], check=True)
+    subprocess.run([*git, "-C", str(site.project), "submodule", "add", "-q", str(library), "sub"], check=True)
+    return site.project / ".git/modules/sub"
+
+
+async def test_a_submodules_git_dir_inside_the_root_one_keeps_its_config_and_hooks(site: Site) -> None:
+    git_dir = add_submodule(site)
+    config, link = (git_dir / "config").read_text(), (site.project / "sub/.git").read_text()
+    pwned = site.outside / "pwn"
+    await bash(site, f"git -C sub config core.fsmonitor 'touch {pwned}'; echo x > .git/modules/sub/hooks/post-checkout")
+    await bash(site, "echo 'gitdir: /tmp/evil' > sub/.git")
+    assert (git_dir / "config").read_text() == config and (site.project / "sub/.git").read_text() == link
+    assert not (git_dir / "hooks/post-checkout").exists()
+    users_git_status(site.project / "sub")
+    assert not pwned.exists()

@@ -22,6 +22,8 @@ from strata_core.sandbox.protected import CONFIG_NAMES, GIT, GIT_NAMES, is_secre
 Signature = tuple[int, int, int, int]
 """What tells an entry apart from what it was: (mode, inode, size, mtime in ns), as `lstat` has it."""
 PROTECTED_ROOTS = frozenset({*CONFIG_NAMES, GIT})
+GIT_SUBDIRS = ("modules", "worktrees")
+"""Where a repository keeps git dirs of its own (its submodules', its linked worktrees'), each with config."""
 
 
 @frozen
@@ -34,25 +36,23 @@ class ProjectScan:
     would be read, and it is hidden where it lies in the project)."""
     config: dict[Path, Signature]
     """Every protected entry with its signature: each entry with a config name and everything inside a config
-    dir; each `.git` (dir, file or symlink) and, in a `.git` dir, its `GIT_NAMES` (the hooks dir's content
+    dir; each `.git` (dir, file or symlink) and, in each git dir, its `GIT_NAMES` (the hooks dir's content
     too)."""
     config_roots: tuple[Path, ...] = ()
     """The outermost protected entries (a `strata.json`, a `.opencode/` dir, a `.git`, not what lies inside
     them)."""
+    git_dirs: tuple[Path, ...] = ()
+    """Every git dir: each `.git` dir, and the submodules' and linked worktrees' git dirs inside one."""
     unmade: frozenset[Path] = frozenset()
     """The command's `protected_paths` that did not exist at the walk: made by the command, they are moved
     out unasked (`created_config.py`)."""
 
     @property
     def read_only(self) -> list[Path]:
-        """What a command's layout binds read-only: each outermost entry, but for a `.git` dir its `GIT_NAMES`
-        (git must write the rest of it: the index, objects, refs)."""
-        found: list[Path] = []
-        for path in self.config_roots:
-            if path.name == GIT and stat.S_ISDIR(self.config[path][0]):
-                found.extend(path / name for name in GIT_NAMES if path / name in self.config)
-            else:
-                found.append(path)
+        """What a command's layout binds read-only: each outermost entry but a `.git` dir, and every git dir's
+        `GIT_NAMES` (git must write the rest of it: the index, objects, refs)."""
+        found = [path for path in self.config_roots if not (path.name == GIT and stat.S_ISDIR(self.config[path][0]))]
+        found += [path / name for path in self.git_dirs for name in GIT_NAMES if path / name in self.config]
         return found
 
 
@@ -69,8 +69,19 @@ def _signature(path: str) -> Signature | None:
     return (found.st_mode, found.st_ino, found.st_size, found.st_mtime_ns)
 
 
-def _record_git_dir(git: str, config: dict[Path, Signature]) -> None:
-    """A `.git` dir's `GIT_NAMES`, and everything in its hooks dir."""
+def _record_git_dir(git: str, config: dict[Path, Signature], git_dirs: list[Path]) -> None:
+    """A git dir's `GIT_NAMES` (everything in its hooks dir too), and so for the git dirs it holds."""
+    git_dirs.append(Path(git))
+    for kind in GIT_SUBDIRS:
+        try:
+            inner = [entry.path for entry in os.scandir(f"{git}/{kind}") if entry.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue  # none: the usual case
+        for path in inner:
+            signature = _signature(path)
+            if signature is not None:
+                config[Path(path)] = signature
+                _record_git_dir(path, config, git_dirs)
     pending = [f"{git}/{name}" for name in GIT_NAMES]
     while pending:
         path = pending.pop()
@@ -90,6 +101,7 @@ def scan_project(root: Path) -> ProjectScan:
     secrets: list[Path] = []
     config: dict[Path, Signature] = {}
     roots: list[Path] = []
+    git_dirs: list[Path] = []
     pending: list[tuple[str, bool]] = [(str(root), False)]
     while pending:
         directory, in_config = pending.pop()
@@ -106,7 +118,7 @@ def scan_project(root: Path) -> ProjectScan:
                     if not in_config:
                         roots.append(Path(entry.path))
                     if stat.S_ISDIR(signature[0]):
-                        _record_git_dir(entry.path, config)
+                        _record_git_dir(entry.path, config, git_dirs)
                 continue
             configured = in_config or entry.name in CONFIG_NAMES
             if configured:
@@ -121,4 +133,4 @@ def scan_project(root: Path) -> ProjectScan:
                 pending.append((entry.path, configured))
             elif _maybe_secret(entry.name) and entry.is_file(follow_symlinks=False):
                 secrets.append(Path(entry.path))
-    return ProjectScan(root, tuple(secrets), config, tuple(roots))
+    return ProjectScan(root, tuple(secrets), config, tuple(roots), tuple(git_dirs))

@@ -22,9 +22,9 @@ from pathlib import Path
 
 CONFIG_NAMES = ("strata.json", "strata.jsonc", "opencode.json", "opencode.jsonc", ".strata", ".opencode")
 GIT = ".git"
-GIT_NAMES = ("hooks", "config", "commondir")
-"""What in a `.git` dir runs or decides what runs: hooks, config (aliases, `core.fsmonitor`, `core.hooksPath`)
-and `commondir` (where git takes the config from)."""
+GIT_NAMES = ("hooks", "config", "config.worktree", "commondir")
+"""What in a git dir runs or decides what runs: hooks, config (aliases, `core.fsmonitor`, `core.hooksPath`;
+a linked worktree's own `config.worktree`) and `commondir` (where git takes the config from)."""
 SECRET_PATTERNS = ("*.env", "*.env.*")
 NOT_SECRET_PATTERNS = ("*.env.example",)
 
