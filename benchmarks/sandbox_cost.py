@@ -10,7 +10,10 @@ Rows (median wall time per call, in-process):
 - the walk of the project (`project_scan`), which a workspace-write bash call makes twice (before: the `.env`
   files and config to bind; after: the config a command created), on this repository's checkout (its
   virtualenv included, as CI has it) and on the generated project;
-- bwrap's start with many `.env` masks (`true` inside): by the masker, and by bwrap's own binds.
+- bwrap's start with many `.env` masks (`true` inside): by the masker, and by bwrap's own binds;
+- containment's own in-process work per workspace-write call, no process started: `prepare` (the walk, the
+  layout with the toolchains on PATH, the memfds), `finish` and the walk after (`config_changes`), with this
+  process's PATH (its version managers, if any).
 The bwrap rows say `absent` where bwrap cannot run here. What containment adds to a call is the
 workspace-write tool row minus the bare process row and the tool's own parsing (the danger-full-access
 tool row minus the reaper process row).
@@ -36,6 +39,7 @@ from strata_core.config.schema import SandboxConfig, SandboxMode
 from strata_core.llm import ModelInfo
 from strata_core.sandbox import ShellSandbox
 from strata_core.sandbox.bubblewrap import probe
+from strata_core.sandbox.created_config import config_changes
 from strata_core.sandbox.project_scan import scan_project
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.tool.builtin.bash import BashTool, default_shell
@@ -206,6 +210,24 @@ def _mask_rows(root: Path, paths: StrataPaths, runs: int, masks: Sequence[int], 
     return rows
 
 
+def _preparation_row(project: Path, paths: StrataPaths, runs: int, contained: bool) -> Result:
+    metric = "containment's in-process work (prepare, finish, walk after), workspace-write"
+    if not contained:
+        return Result(SCENARIO, metric, "ms", None, note="bwrap cannot run here")
+    sandbox = _tool("workspace-write", paths).shell_sandbox()
+    times: list[float] = []
+    for _ in range(runs + 2):
+        started = time.perf_counter()
+        prepared = sandbox.prepare(COMMAND, cwd=project, root=project)
+        sandbox.finish(prepared)
+        assert prepared.before is not None
+        config_changes(prepared.before)
+        times.append(time.perf_counter() - started)
+    return Result(
+        SCENARIO, metric, "ms", median(times[2:]) * 1000, runs=runs, note=f"{len(sandbox.toolchains())} toolchain dirs"
+    )
+
+
 def run(quick: bool, runs: int | None = None, files: int = 2000, masks: Sequence[int] = ()) -> list[Result]:
     runs = runs or (3 if quick else 30)
     masks = masks or ((150,) if quick else (2_000, 10_000, 20_000))
@@ -225,6 +247,7 @@ def run(quick: bool, runs: int | None = None, files: int = 2000, masks: Sequence
             note = f"{files} files in the project"
             rows.append(Result(SCENARIO, metric, "ms", median(times) * 1000, runs=runs, note=note))
         rows += _scan_rows(project, files, runs)
+        rows.append(_preparation_row(project, paths, runs * 5, contained))
         rows += _mask_rows(root, paths, min(runs, 5), masks, contained)
     return rows
 

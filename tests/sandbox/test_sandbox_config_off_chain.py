@@ -12,9 +12,6 @@ from cli_harness import STRATA, Cli, isolated_env, mock_provider_config, write_c
 from sandbox_kit import SECRET, SYSTEM_PATH, Site, bash_tool, needs_bwrap, tool_context
 from tool_fakes import Asker, rules
 
-from strata_core.sandbox import placeholders
-from strata_core.sandbox.created_config import config_changes
-from strata_core.sandbox.project_scan import scan_project
 from strata_providers.testing import ScriptedServer
 
 pytestmark = needs_bwrap
@@ -113,19 +110,3 @@ async def test_every_way_of_making_config_off_the_chain_is_moved_headless(site: 
     made = site.project / name
     assert not made.exists() and not made.is_symlink(), result.output
     assert f"{made} -> " in result.output
-
-
-def test_a_parallel_commands_placeholder_is_never_taken_for_config_a_command_made(tmp_path: Path) -> None:
-    """Parallel bash calls: one call's placeholder (an empty file Strata makes on a missing protected path) may
-    appear and go again while another call walks the project after its command. Neither is that command's."""
-    root = tmp_path / "project"
-    root.mkdir()
-    before = scan_project(root)
-    claimed = placeholders.claim([root / ".opencode"])
-    assert config_changes(before).created == []  # present, in use
-    placeholders.release(claimed)
-    assert not (root / ".opencode").exists() and placeholders.ours(root / ".opencode")  # gone again: still ours
-    (root / ".opencode").mkdir()
-    (root / ".opencode" / "agent.md").write_text("a real one")
-    assert not placeholders.ours(root / ".opencode")
-    assert config_changes(before).created == [root / ".opencode"]

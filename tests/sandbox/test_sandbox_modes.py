@@ -16,7 +16,7 @@ from sandbox_kit import MISSING_BWRAP, Site, bash_tool, needs_bwrap, run_bash
 
 from strata_core.config.errors import ConfigError
 from strata_core.config.structure import structure_config
-from strata_core.sandbox import SandboxSettings, placeholders, shell_sandbox
+from strata_core.sandbox import SandboxSettings, shell_sandbox
 from strata_core.sandbox.settings import SandboxSettingError, parse_mode
 
 pytestmark = pytest.mark.anyio
@@ -119,18 +119,6 @@ def test_a_wrong_sandbox_config_names_the_key_and_what_is_expected() -> None:
         structure_config({"sandbox": {"mode": "off"}})
     with pytest.raises(ConfigError, match=r"sandbox\.network.*true or false"):
         structure_config({"sandbox": {"network": "yes"}})
-
-
-def test_a_placeholder_is_removed_by_its_last_user_and_a_user_file_never(tmp_path: Path) -> None:
-    made, users = tmp_path / "strata.json", tmp_path / "opencode.json"
-    users.write_text("")
-    first = placeholders.claim([made, users])
-    second = placeholders.claim([made, users])
-    assert first == second == [made]
-    placeholders.release(first)
-    assert made.exists()
-    placeholders.release(second)
-    assert not made.exists() and users.exists()
 
 
 def test_the_cli_offers_exactly_the_config_modes() -> None:

@@ -17,10 +17,16 @@ SELF_GRANT = json.dumps({"permission": {"external_directory": "allow", "bash": "
 
 
 @pytest.mark.parametrize("name", ["strata.json", "strata.jsonc", "opencode.json", "opencode.jsonc"])
-async def test_a_missing_config_file_cannot_be_created(site: Site, name: str) -> None:
-    result = await run_bash(bash_tool(site), site, f"echo '{SELF_GRANT}' > {name}; cat {name}")
-    assert "external_directory" not in result.output
-    assert not (site.project / name).exists()  # the placeholder is gone with the command
+async def test_a_missing_config_file_made_by_a_command_is_never_kept(site: Site, name: str) -> None:
+    """Nothing is made on the host to mount over a missing name (it would be in the user's tree): the command
+    can write it, and it is moved out after, unasked, even where every ask would be allowed."""
+    tool = bash_tool(site)
+    result = await run_bash(tool, site, f"echo '{SELF_GRANT}' > {name}")
+    assert not (site.project / name).exists()
+    moved = tool.paths.state / "quarantine/ses_sandbox/call_sandbox" / name
+    assert (
+        json.loads(moved.read_text()) == json.loads(SELF_GRANT) and f"{site.project / name} -> {moved}" in result.output
+    )
 
 
 async def test_an_existing_config_file_cannot_be_changed_or_replaced(site: Site) -> None:

@@ -1,11 +1,11 @@
 """Bubblewrap (`bwrap`, Debian's `bubblewrap`): the mount, PID and network namespaces a contained command runs in.
 
 The command's file system is built from nothing rather than by hiding parts of `/`: system directories
-read-only, the toolchains on PATH and Strata's own Python read-only, a private `/tmp` and an empty private
-home, the writable root (the worktree) and Strata's tool-output and temp dirs bound read-write (read-only in
-`read-only` mode), the protected paths read-only over that, and an empty file over every `.env`-style file
-(`masks.py`). bwrap reads its options from a memfd (`--args`): argv's limits (2 MiB in all, on Linux) do not
-cap how many mounts a layout holds.
+read-only, the toolchains on PATH and Strata's own Python read-only (`toolchains.py`), a private `/tmp` and an
+empty private home, the writable root (the worktree) and Strata's tool-output and temp dirs bound read-write
+(read-only in `read-only` mode), the protected paths read-only over that, and an empty file over every
+`.env`-style file (`masks.py`). bwrap reads its options from a memfd (`--args`): argv's limits (2 MiB in all,
+on Linux) do not cap how many mounts a layout holds.
 Everything else (other projects, the rest of the home directory with its keys, sibling directories of the
 project) does not exist inside. `--unshare-pid` gives the command its own PID namespace: it sees no Strata
 process, and when the shell ends bwrap's init ends every process still in it. `--die-with-parent` ends the
@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -30,14 +29,12 @@ SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """On merged-/usr systems these are symlinks into /usr, recreated as such; elsewhere they are bound."""
 MASKED_SYSTEM_FILES = ("/etc/shadow", "/etc/gshadow")
 """Readable by root, who owns them; a command run as root has no business with the password hashes."""
-HOME_TOOLCHAIN_DENY = frozenset({".ssh", ".gnupg", ".aws", ".config", ".local", ".docker", ".kube", ".azure"})
-"""Dot-dirs of the home directory never exposed whole, even when a PATH entry lies inside one."""
 PROBE_TIMEOUT_SECONDS = 10.0
 
 
 @frozen
 class Mount:
-    """One bind of `source` at `target` (the same path unless a mask or a placeholder is bound)."""
+    """One bind of `source` at `target` (the same path unless a mask is bound)."""
 
     source: Path
     target: Path
@@ -57,33 +54,6 @@ class Layout:
     and packages where they are), instead of the system dirs alone."""
     masks: tuple[Path, ...] = ()
     """Files hidden by the empty file bound over them (the project's `.env` files), after every mount."""
-
-
-def _is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
-def _is_system(path: Path) -> bool:
-    return str(path) in SYSTEM_LINKS or any(_is_within(path, Path(name)) for name in SYSTEM_DIRS)
-
-
-def toolchain_dirs(path_variable: str, home: Path) -> list[Path]:
-    """Read-only dirs for the programs on PATH: each PATH entry, or for one inside a dot-dir of the home
-    directory (`~/.cargo/bin`, `~/.pyenv/shims`) that whole dot-dir, since shims and wrappers there reach
-    beside them; plus the Python Strata runs on (a project's virtualenv points into it)."""
-    found: list[Path] = []
-    for entry in path_variable.split(":"):
-        if not entry.startswith("/"):
-            continue  # "" or "." on PATH would expose the current directory, wherever it is
-        path = Path(entry)
-        if path == home or _is_within(home, path) or _is_system(path):
-            continue
-        relative = path.relative_to(home).parts if _is_within(path, home) else ()
-        if relative and relative[0].startswith(".") and relative[0] not in HOME_TOOLCHAIN_DENY:
-            path = home / relative[0]
-        found.append(path)
-    found.extend(Path(prefix) for prefix in (sys.base_prefix, sys.prefix) if not _is_system(Path(prefix)))
-    return list(dict.fromkeys(found))
 
 
 def system_arguments() -> list[str]:

@@ -1,17 +1,22 @@
-"""Config a bash command created off its directory chain: found after the command, asked about, kept or moved.
+"""Protected entries a bash command created: found after the command, asked about, kept or moved.
 
-Bind mounts protect only what exists, so a command inside the sandbox can still create `sub/strata.json` or
-`a/b/.opencode/agent/x.md` (the chain from its directory to the root has placeholders; nothing else can),
-and a later run started in `sub/` would obey it. After each bash command in workspace-write mode the project
-is walked again (`project_scan.py`) and every config entry that is new or changed since the walk before it
-asks the `protected_path` permission, as a write by the write tool would (a headless run denies it). Allowed,
-it stays; denied, it is moved out of the project into `<state>/quarantine/<session>/<call>/` (nothing is
-deleted) and the model is told what was moved where, in `prompts/tools/bash_moved_config.txt`. Existing
-entries are read-only, but a command can still rename a dir above one (`mv sub sub2`), carrying the user's
-config (a `deny` rule, say) away from the dir it was for: those are put back where they were.
+Bind mounts protect only what exists, and nothing is made on the host for what does not (it would show in the
+user's tree: `protected.py`), so a command inside the sandbox can create `strata.json`, `sub/strata.json`,
+`a/b/.opencode/agent/x.md`, a nested repository (`git init sub`, a `sub/.git` file) or the hooks dir a
+repository lacked, and a later run, or the user's own `git status` there, would obey it. After each bash
+command in workspace-write mode the project is walked again (`project_scan.py`) and every protected entry
+that is new or changed since the walk before it is looked at: one of the command's own `protected_paths`
+(the config names from its directory up to the root, the root's git entries) is moved out unasked, as it
+could not be made before; any other asks the `protected_path` permission, as a write by the write tool
+would (a headless run denies it). Allowed, it stays; denied, it is moved out of the project into
+`<state>/quarantine/<session>/<call>/` (nothing is deleted) and the model is told what was moved where, in
+`prompts/tools/bash_moved_config.txt`. Existing entries are read-only, but a command can still rename a dir
+above one (`mv sub sub2`), carrying the user's config (a `deny` rule, say) away from the dir it was for:
+those are put back where they were. A nested repository renamed so is carried along, not put back (what it
+holds is looked at where it is now).
 
 This is for bash alone: a local MCP server runs as long as the session, so there is no "after" to look at;
-its layout still binds every config entry that exists read-only and hides the `.env` files.
+its layout still binds every protected entry that exists read-only and hides the `.env` files.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -28,9 +34,8 @@ from attrs import frozen
 from strata_core.logging import get_logger
 from strata_core.permission.rules import PermissionRefusedError, RejectedError
 from strata_core.prompt.texts import read_prompt
-from strata_core.sandbox import placeholders
-from strata_core.sandbox.project_scan import ProjectScan, scan_project
-from strata_core.sandbox.protected import CONFIG_NAMES
+from strata_core.sandbox.project_scan import PROTECTED_ROOTS, ProjectScan, Signature, scan_project
+from strata_core.sandbox.protected import GIT
 from strata_core.tool.contract import ToolContext
 from strata_core.tool.descriptions import render
 from strata_core.tool.support.content_guard import PROTECTED_PATH
@@ -64,13 +69,13 @@ class ConfigChanges:
 def config_changes(before: ProjectScan) -> ConfigChanges:
     """Walk the project again and compare with `before`. Blocking: run it in a thread."""
     after = scan_project(before.root)
-    # A parallel command's placeholders (empty files Strata made, perhaps gone again): not this command's.
-    ignored = {path for path in {*before.config, *after.config} if placeholders.ours(path)}
     now_at = {after.config[path]: path for path in after.config_roots if path not in before.config}
     displaced: dict[Path, Path] = {}
     gone: list[Path] = []
     for original in before.config_roots:
-        if after.config.get(original) == before.config[original] or original in ignored:
+        if original.name == GIT:
+            continue  # a repository renamed along with its dir is carried (`_renamed_repositories`), not put back
+        if after.config.get(original) == before.config[original]:
             continue
         found = now_at.get(before.config[original])  # unchanged (it was read-only): the same signature
         if found is None:
@@ -78,35 +83,57 @@ def config_changes(before: ProjectScan) -> ConfigChanges:
         else:
             displaced[original] = found
     carried = set(displaced.values())
-    changed = [
+    earlier = _earlier_paths(_renamed_repositories(before, after))
+    changed = {
         path
         for path, signature in after.config.items()
-        if before.config.get(path) != signature
-        and path not in ignored
-        and not _still_a_dir(before, after, path)
+        if not _unchanged(before.config.get(earlier(path)), signature)
         and not any(path == moved or moved in path.parents for moved in carried)
-    ]
+    }
     created: list[Path] = []
     for path in sorted(changed):
-        outermost = _outermost_new(before, path)
+        outermost = _outermost(before.root, path, changed)
         if not any(outermost == kept or kept in outermost.parents for kept in created):
             created.append(outermost)
     return ConfigChanges(created, displaced, gone)
 
 
-def _still_a_dir(before: ProjectScan, after: ProjectScan, path: Path) -> bool:
-    """A dir that was one before too: what changed is inside it, and that is looked at on its own."""
-    old = before.config.get(path)
-    return old is not None and stat.S_ISDIR(old[0]) and stat.S_ISDIR(after.config[path][0])
+def _renamed_repositories(before: ProjectScan, after: ProjectScan) -> dict[Path, Path]:
+    """`.git` entries at a new place that are the same (mode and inode) as one before: a dir above a nested
+    repository renamed (`mv vendor/lib vendor/lib2`). Where each is now, and where it was."""
+    known = {before.config[path][:2]: path for path in before.config_roots if path.name == GIT}
+    return {
+        path: known[after.config[path][:2]]
+        for path in after.config_roots
+        if path.name == GIT and path not in before.config and after.config[path][:2] in known
+    }
 
 
-def _outermost_new(before: ProjectScan, path: Path) -> Path:
-    """The outermost entry from `path`'s config root down to `path` that did not exist before: moved whole."""
-    parts = path.relative_to(before.root).parts
-    start = next(index for index, part in enumerate(parts) if part in CONFIG_NAMES)
+def _earlier_paths(renamed: dict[Path, Path]) -> Callable[[Path], Path]:
+    """Where a path was before the command, for what a renamed repository carried along."""
+
+    def earlier(path: Path) -> Path:
+        for now, was in renamed.items():
+            if path == now or now in path.parents:
+                return was / path.relative_to(now)
+        return path
+
+    return earlier
+
+
+def _unchanged(old: Signature | None, new: Signature) -> bool:
+    """The same entry: an equal signature, or the same dir (mode and inode; what changed inside it is looked
+    at on its own)."""
+    return old == new or (old is not None and stat.S_ISDIR(old[0]) and stat.S_ISDIR(new[0]) and old[1] == new[1])
+
+
+def _outermost(root: Path, path: Path, changed: set[Path]) -> Path:
+    """The outermost new or changed entry from `path`'s protected root down to `path`: moved whole."""
+    parts = path.relative_to(root).parts
+    start = next(index for index, part in enumerate(parts) if part in PROTECTED_ROOTS)
     for depth in range(start, len(parts)):
-        candidate = before.root.joinpath(*parts[: depth + 1])
-        if candidate not in before.config:
+        candidate = root.joinpath(*parts[: depth + 1])
+        if candidate in changed:
             return candidate
     return path
 
@@ -126,7 +153,7 @@ async def review_created_config(
     for path in changes.created:
         relative = path.relative_to(before.root).as_posix()
         try:
-            if not asking:
+            if not asking or path in before.unmade:  # on the chain: it could never be kept
                 raise RejectedError()
             await ctx.ask(PROTECTED_PATH, [relative], [relative], {"filepath": str(path), "created_by": "bash"})
         except PermissionRefusedError:

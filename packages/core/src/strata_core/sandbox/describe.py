@@ -1,7 +1,7 @@
-"""What `strata debug sandbox` shows: the mode in force and why, what commands may write and read, what stays
-protected or hidden in the project, which variables they do not see, and (uncontained) what they still read.
-A project with more `.env` files than the sandbox can hide is shown with the refusal as its `problem`
-(commands there do not run)."""
+"""What `strata debug sandbox` shows: the mode in force and why, what commands may write and read (the toolchains
+on PATH among it), what stays protected or hidden in the project, which variables they do not see, and
+(uncontained) what they still read. A project with more `.env` files than the sandbox can hide is shown with
+the refusal as its `problem` (commands there do not run)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,10 @@ def describe(sandbox: ShellSandbox, root: Path, env: Mapping[str, str], hidden: 
         "writable": [m.target for m in reversed(mounts) if m.writable],
         "readable": [Path(name) for name in SYSTEM_DIRS if Path(name).is_dir()]
         + [m.target for m in mounts if not (m.writable or is_within(m.target, root) or m.source != m.target)],
-        "protected": list(dict.fromkeys([*protected_paths(root), *scan.config_roots])) if writable else [],
+        # Version managers' roots and the dot-dirs PATH reaches (all in "readable" too), for who asks "why
+        # does my python3 work / not work in there".
+        "toolchains": sandbox.toolchains() if state.contained else [],
+        "protected": list(dict.fromkeys([*protected_paths(root), *scan.read_only])) if writable else [],
         "hidden_files": list(layout.masks) if layout is not None else [],
     }
     if not state.contained:

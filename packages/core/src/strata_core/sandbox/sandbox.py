@@ -14,24 +14,25 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attrs import define, field, frozen
+from attrs import define, evolve, field, frozen
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxMode
 from strata_core.logging import get_logger
-from strata_core.sandbox import placeholders
-from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_command, probe, toolchain_dirs
+from strata_core.sandbox.bubblewrap import Layout, Mount, bwrap_command, probe
 from strata_core.sandbox.masks import BWRAP_MASKS, check_secret_count, secret_file_cap
 from strata_core.sandbox.project_scan import ProjectScan, scan_project
 from strata_core.sandbox.protected import protected_paths
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.sandbox.settings import SandboxSettings
+from strata_core.sandbox.toolchains import toolchain_dirs
 from strata_core.sandbox.undumpable import make_undumpable
 
 if TYPE_CHECKING:
@@ -63,10 +64,9 @@ NAMESPACE_END_SECONDS = 2.0
 @frozen
 class PreparedCommand:
     """A command ready to start: its argv, the descriptors to pass it (`pass_fds`), and what `finish` needs:
-    the placeholders to give back and the pipe on which bwrap says which process is the namespace's init."""
+    the pipe on which bwrap says which process is the namespace's init."""
 
     argv: tuple[str, ...]
-    claimed: tuple[Path, ...] = ()
     pass_fds: tuple[int, ...] = ()
     info_pipe: tuple[int, int] | None = None
     env: tuple[tuple[str, str], ...] = ()
@@ -144,21 +144,21 @@ class ShellSandbox:
             make_undumpable()
             return PreparedCommand(tuple(reaped_argv(argv)))
         writable = state.mode == "workspace-write"
-        claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
         info = os.pipe()
         try:
-            scan = scan_project(root).without(placeholders.in_use())  # ours and parallel commands'
+            scan = scan_project(root)
             layout = self.layout(root, cwd, writable, scan)
             empty = self._empty_file()
             wrapped = bwrap_command(
                 self.settings.bwrap, layout, empty, cwd, argv, info_fd=info[1], masker_above=self.masker_above
             )
         except BaseException:
-            placeholders.release(claimed)
             _close(info)
             raise
-        fds, before = (info[1], *wrapped.descriptors), scan if writable else None
-        return PreparedCommand(wrapped.argv, tuple(claimed), fds, info, owned=wrapped.descriptors, before=before)
+        fds = (info[1], *wrapped.descriptors)
+        unmade = frozenset(path for path in protected_paths(root, cwd) if not os.path.lexists(path))
+        before = evolve(scan, unmade=unmade) if writable else None
+        return PreparedCommand(wrapped.argv, fds, info, owned=wrapped.descriptors, before=before)
 
     def prepare_server(self, argv: Sequence[str], *, cwd: Path, root: Path) -> PreparedCommand:
         """A long-lived server's `argv` (a local MCP server), wrapped for the mode in force in `server_layout`;
@@ -169,30 +169,23 @@ class ShellSandbox:
             make_undumpable()
             return PreparedCommand(tuple(argv))
         writable = state.mode == "workspace-write"
-        claimed = placeholders.claim(protected_paths(root, cwd) if writable else [])
-        try:
-            layout = self.server_layout(root, cwd, writable, scan_project(root).without(placeholders.in_use()))
-            empty = self._empty_file()
-            wrapped = bwrap_command(
-                self.settings.bwrap, layout, empty, cwd, argv, inherited=False, masker_above=self.masker_above
-            )
-        except BaseException:
-            placeholders.release(claimed)
-            raise
+        layout = self.server_layout(root, cwd, writable, scan_project(root))
+        empty = self._empty_file()
+        wrapped = bwrap_command(
+            self.settings.bwrap, layout, empty, cwd, argv, inherited=False, masker_above=self.masker_above
+        )
         env = (("TMPDIR", str(self.temp)),) if self.temp is not None and writable else ()
-        return PreparedCommand(wrapped.argv, tuple(claimed), env=env, owned=wrapped.descriptors)
+        return PreparedCommand(wrapped.argv, env=env, owned=wrapped.descriptors)
 
     def finish(self, prepared: PreparedCommand) -> None:
         """After the command has ended (blocking; run it in a thread): wait until its PID namespace is empty,
-        since bwrap exits as soon as the shell has, while the kernel is still ending the rest, then remove
-        the placeholders it alone still used."""
+        since bwrap exits as soon as the shell has, while the kernel is still ending the rest."""
         _close(prepared.owned)
         if prepared.info_pipe is not None:
             init = _namespace_init(prepared.info_pipe[0])
             _close(prepared.info_pipe)
             if init is not None:
                 _wait_gone(init, NAMESPACE_END_SECONDS)
-        placeholders.release(prepared.claimed)
 
     @contextmanager
     def contained(self, argv: Sequence[str], *, cwd: Path, root: Path) -> Iterator[PreparedCommand]:
@@ -203,9 +196,16 @@ class ShellSandbox:
         finally:
             self.finish(prepared)
 
+    def toolchains(self) -> list[Path]:
+        """What of the user's toolchains a command sees, read-only (`toolchains.py`)."""
+        return toolchain_dirs(self.env.get("PATH", ""), self._home(), self.env)
+
+    def _home(self) -> Path:
+        return Path(self.env.get("HOME") or Path.home())
+
     def layout(self, root: Path, cwd: Path, writable: bool, scan: ProjectScan) -> Layout:
-        home = Path(self.env.get("HOME") or Path.home())
-        mounts = [Mount(path, path) for path in toolchain_dirs(self.env.get("PATH", ""), home)]
+        home = self._home()
+        mounts = [Mount(path, path) for path in self.toolchains()]
         mounts += [Mount(path, path) for path in _git_identity(home)]
         if self.settings.network:
             mounts += [Mount(path, path) for path in _resolver_config()]
@@ -231,9 +231,10 @@ class ShellSandbox:
 
     def _writable_mounts(self, root: Path, cwd: Path, writable: bool, scan: ProjectScan) -> list[Mount]:
         """What every layout ends with: Strata's dirs, the configured ones and the project (writable in
-        workspace-write), then read-only over them the protected paths: those of the chain from `cwd` to
-        `root` and every config entry `scan` found elsewhere in the project. (The secret files are hidden
-        after all of these: `_masks`.)"""
+        workspace-write), then read-only over them the protected paths that exist: those of the chain from
+        `cwd` to `root` and every protected entry `scan` found elsewhere in the project (nothing is made for
+        those that do not: `created_config.py` looks after the command). (The secret files are hidden after
+        all of these: `_masks`.)"""
         mounts: list[Mount] = []
         for path in self.writable_dirs:
             path.mkdir(parents=True, exist_ok=True)
@@ -242,7 +243,7 @@ class ShellSandbox:
         mounts.append(Mount(root, root, writable))
         if writable:
             chain = [path for path in protected_paths(root, cwd) if os.path.lexists(path)]
-            elsewhere = [path for path in scan.config_roots if path not in set(chain)]
+            elsewhere = [path for path in scan.read_only if path not in set(chain)]
             mounts += [_protect(path, root) for path in [*chain, *elsewhere]]
         return mounts
 
@@ -252,12 +253,16 @@ class ShellSandbox:
         return scan.secrets
 
     def _empty_file(self) -> Path:
-        """An empty file outside everything bound writable (inside, it would not stay empty)."""
+        """An empty file outside everything bound writable (inside, it would not stay empty). Shared by every
+        Strata process of the user: a new one is made aside and renamed into place, so the path never
+        lacks a file for a bwrap another process is starting."""
         path = self.cache / "sandbox" / "empty"
         if not path.is_file() or path.stat().st_size:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.unlink(missing_ok=True)
-            path.touch(mode=0o444)
+            descriptor, fresh = tempfile.mkstemp(dir=path.parent, prefix=".empty-")
+            os.close(descriptor)
+            Path(fresh).chmod(0o444)
+            Path(fresh).replace(path)
         return path
 
 
