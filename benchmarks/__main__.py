@@ -39,6 +39,7 @@ MODULES = (
     "stream_decode",
     "huge_files",
     "bounded_memory",
+    "streaming_memory",
     "hostile_model",
     "server_load",
     "sandbox_cost",

@@ -7,7 +7,7 @@ from pathlib import Path
 import anyio
 
 from strata_core import PromptRequest, TextInput, open_runtime
-from strata_core.bus import PartUpdated
+from strata_core.bus import PartDelta
 from strata_providers.testing import ScriptedModel, ScriptedResolver
 
 
@@ -21,7 +21,7 @@ async def main() -> None:
         async with rt.bus.subscribe() as events, anyio.create_task_group() as group:
             group.start_soon(rt.loop.prompt, PromptRequest(session.id, [TextInput("hi")]))
             async for event in events:
-                if isinstance(event, PartUpdated) and event.delta:
+                if isinstance(event, PartDelta):
                     deltas.append(event.delta)
                 if "".join(deltas) == "Hello there.":
                     break

@@ -62,10 +62,11 @@ def test_text_is_printed_once_when_complete_and_user_parts_are_not_printed() -> 
     writer.handle(b.MessageUpdated(_user()))
     writer.handle(b.PartUpdated(m.TextPart(id="prt_u", session_id=SESSION, message_id="msg_1", text="hi")))
     writer.handle(b.MessageUpdated(_assistant()))
-    part = m.TextPart(id="prt_1", session_id=SESSION, message_id="msg_2", text="Hel", time=m.PartTime(start=1))
-    writer.handle(b.PartUpdated(part, "Hel"))
+    part = m.TextPart(id="prt_1", session_id=SESSION, message_id="msg_2", time=m.PartTime(start=1))
+    writer.handle(b.PartUpdated(part))
+    writer.handle(b.PartDelta(SESSION, "msg_2", "prt_1", "text", "Hel"))
+    writer.handle(b.PartDelta(SESSION, "msg_2", "prt_1", "text", "lo."))
     done = m.TextPart(id="prt_1", session_id=SESSION, message_id="msg_2", text="Hello.", time=m.PartTime(1, 2))
-    writer.handle(b.PartUpdated(done, "lo."))
     writer.handle(b.PartUpdated(done))
     events = _parsed(lines)
     assert [e["type"] for e in events] == ["text"]
@@ -104,13 +105,17 @@ def test_tool_use_is_printed_when_the_call_finishes_and_step_finish_sets_done() 
     assert events[2]["finish"] == "tool-calls"
 
 
-def test_an_unfinished_text_part_is_flushed_before_done() -> None:
+def test_an_unfinished_text_part_is_flushed_before_done_with_the_text_its_deltas_brought() -> None:
     writer, lines = _writer()
     writer.handle(b.MessageUpdated(_assistant()))
-    part = m.TextPart(id="prt_1", session_id=SESSION, message_id="msg_2", text="partial", time=m.PartTime(start=1))
-    writer.handle(b.PartUpdated(part, "partial"))
+    part = m.TextPart(id="prt_1", session_id=SESSION, message_id="msg_2", text="par", time=m.PartTime(start=1))
+    writer.handle(b.PartUpdated(part))
+    writer.handle(b.PartDelta(SESSION, "msg_2", "prt_1", "text", "tial"))
+    writer.handle(b.PartDelta("ses_other", "msg_9", "prt_9", "text", "not ours"))
     writer.finish(ok=False)
-    assert [(e["type"], e.get("ok")) for e in _parsed(lines)] == [("text", None), ("done", False)]
+    events = _parsed(lines)
+    assert [(e["type"], e.get("ok")) for e in events] == [("text", None), ("done", False)]
+    assert events[0]["part"]["text"] == "partial"
 
 
 def test_errors_retries_and_other_sessions() -> None:

@@ -58,6 +58,19 @@ def test_text_streams_to_stdout_as_it_grows() -> None:
     assert err.getvalue() == ""
 
 
+def test_text_streams_to_stdout_from_its_deltas_and_the_whole_part_adds_only_what_they_missed() -> None:
+    renderer, out, _ = _renderer()
+    renderer.handle(b.MessageUpdated(_assistant()))
+    renderer.handle(_text(""))
+    for piece in ("Hel", "lo", ", "):
+        renderer.handle(b.PartDelta(SESSION, "msg_2", "prt_1", "text", piece))
+    renderer.handle(b.PartDelta(SESSION, "msg_1", "prt_user", "text", "not the model's"))
+    assert out.getvalue() == "Hello, "
+    renderer.handle(_text("Hello, world."))
+    renderer.finish()
+    assert out.getvalue() == "Hello, world.\n"
+
+
 def test_a_tool_line_goes_to_stderr_once_and_ends_a_half_written_line() -> None:
     renderer, out, err = _renderer()
     renderer.handle(b.MessageUpdated(_assistant()))

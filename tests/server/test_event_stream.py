@@ -42,7 +42,7 @@ async def test_text_streams_as_the_part_then_its_deltas_and_idle_is_also_session
     async def body(hub: EventHub) -> None:
         async with hub.subscribe() as events:
             hub.bus.part_updated(text_part(""))
-            hub.bus.part_updated(text_part("Hel"), "Hel")
+            hub.bus.part_delta(text_part(""), "Hel")
             hub.bus.publish(b.SessionStatus("ses_1", "busy"))
             hub.bus.publish(b.SessionStatus("ses_1", "idle"))
             got.extend([await events.receive() for _ in range(5)])
@@ -100,3 +100,23 @@ async def test_a_client_that_leaves_is_forgotten_and_one_that_falls_behind_is_dr
         assert len(received) == 2  # what it had buffered, then its stream ends
 
     await with_hub(body)
+
+
+async def test_the_hub_keeps_up_with_bursts_of_deltas_instead_of_falling_ever_further_behind() -> None:
+    lags: list[int] = []
+
+    async def body(hub: EventHub) -> None:
+        async with hub.subscribe() as client:
+            published = 0
+            for _ in range(100):  # a burst of deltas per chunk read from the model, as the engine publishes them
+                for _ in range(10):
+                    hub.bus.part_delta(text_part(""), "x")
+                    published += 1
+                await anyio.lowlevel.checkpoint()
+                lags.append(published - client.statistics().current_buffer_used)
+            payloads = [await client.receive() for _ in range(published)]
+        assert {p["type"] for p in payloads} == {"message.part.delta"}
+        assert "".join(p["properties"]["delta"] for p in payloads) == "x" * 1000
+
+    await with_hub(body)
+    assert max(lags) <= 20  # one event per wake-up would leave it ~900 behind by the end

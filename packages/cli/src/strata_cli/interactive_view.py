@@ -3,7 +3,8 @@
 While text streams, a transient live preview shows it; once the text part is complete (or something else
 needs the screen: a tool line, a question) the preview is replaced by the answer rendered once as markdown.
 Rendering the final text once, rather than re-drawing a growing markdown block, keeps long answers from
-being duplicated when they scroll past the top of the terminal.
+being duplicated when they scroll past the top of the terminal. The preview grows by appending each delta,
+and the final text is joined once, so a long answer costs its length, not its length per delta.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class TurnView:
     _tool_lines: FinishedToolLines = field(init=False)
     _finished_texts: set[str] = field(factory=set, init=False)
     _text: m.TextPart | None = field(default=None, init=False)
+    """The text part now previewed, as last announced whole."""
+    _pieces: list[str] = field(factory=list, init=False)
+    """Its text so far: the announced text, then each delta since."""
     _live: Live | None = field(default=None, init=False)
     switched_to: str | None = field(default=None, init=False)
     """The agent the next message goes to after an approved plan_exit (OpenCode's TUI switches to build too)."""
@@ -59,6 +63,10 @@ class TurnView:
         part = self._model_parts.part_of(event)
         if part is not None:
             self._part(part)
+        elif isinstance(event, b.PartDelta):
+            streamed = self._model_parts.streamed_into(event)
+            if isinstance(streamed, m.TextPart) and not streamed.synthetic and streamed.id not in self._finished_texts:
+                self._grow(streamed, event.delta)
         elif isinstance(event, b.PermissionAsked):
             # Every question is ours to answer, whichever session asks: a subagent started by the task tool
             # runs in a child session, and its questions would otherwise wait forever.
@@ -81,9 +89,11 @@ class TurnView:
             self._live = None
         if self._text is not None:
             self._finished_texts.add(self._text.id)
-            if self._text.text.strip():
-                self.console.print(Markdown(self._text.text))
+            text = "".join(self._pieces)
+            if text.strip():
+                self.console.print(Markdown(text))
         self._text = None
+        self._pieces = []  # a new list: the stopped preview keeps the old one
 
     def _part(self, part: m.Part) -> None:
         if isinstance(part, m.TextPart) and not part.synthetic and part.id not in self._finished_texts:
@@ -98,15 +108,33 @@ class TurnView:
                     self.console.print(markup([(detail.text, detail.style)]))
 
     def _stream(self, part: m.TextPart) -> None:
+        """The whole part (at its start or end): its text replaces what its deltas had grown."""
         if self._text is not None and self._text.id != part.id:
             self.flush()
         self._text = part
+        self._pieces[:] = [part.text]  # the live preview shows this very list
         if part.time is not None and part.time.end is not None:
             self.flush()
             return
-        preview = Text(part.text)
-        if self._live is None:
+        self._show()
+
+    def _grow(self, part: m.TextPart, delta: str) -> None:
+        if self._text is None or self._text.id != part.id:
+            self._stream(part)
+        self._pieces.append(delta)  # the live display shows it at its next refresh
+
+    def _show(self) -> None:
+        if self._live is None:  # a live display already running shows `_pieces` as they grow
+            preview = _Preview(self._pieces)
             self._live = Live(preview, console=self.console, transient=True, vertical_overflow="crop")
             self._live.start()
-        else:
-            self._live.update(preview)
+
+
+@define
+class _Preview:
+    """The text streamed so far, joined only when the live display draws it (a few times a second)."""
+
+    pieces: list[str]
+
+    def __rich__(self) -> Text:
+        return Text("".join(self.pieces))

@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 from attrs import define, field
 
 from strata_cli.model_parts import ModelParts
@@ -68,6 +69,8 @@ class JsonEventWriter:
     _model_parts: ModelParts = field(init=False)
     _printed: set[str] = field(factory=set, init=False)
     _open: dict[str, m.Part] = field(factory=dict, init=False)
+    _streamed: dict[str, list[str]] = field(factory=dict, init=False)
+    """The deltas of open text and reasoning parts, for a part the run ends before it completes."""
     _held: dict[str, m.StepFinishPart] = field(factory=dict, init=False)
     """A step's `step_finish`, by message id, waiting for that step's tool calls to finish."""
     _finish: str | None = field(default=None, init=False)
@@ -90,6 +93,10 @@ class JsonEventWriter:
         part = self._model_parts.part_of(event)
         if part is not None:
             self._part(part)
+        elif isinstance(event, b.PartDelta):
+            streamed = self._model_parts.streamed_into(event)
+            if streamed is not None and streamed.id in self._open:
+                self._streamed.setdefault(streamed.id, []).append(event.delta)
         elif isinstance(event, b.PermissionAsked):
             if event.request.session_id == self.session_id:
                 self.line("permission", request=_request(event.request), reply=None)
@@ -114,6 +121,9 @@ class JsonEventWriter:
         if self._done:
             return
         for part in list(self._open.values()):
+            pieces = self._streamed.get(part.id)
+            if pieces and isinstance(part, m.TextPart | m.ReasoningPart):
+                part = attrs.evolve(part, text=part.text + "".join(pieces))
             self._print_part(part)
         for step_finish in list(self._held.values()):
             self._print_part(step_finish)
@@ -137,6 +147,7 @@ class JsonEventWriter:
             self._release_step_finish(part.message_id)
         elif isinstance(part, m.TextPart | m.ReasoningPart | m.ToolPart):
             self._open[part.id] = part
+            self._streamed.pop(part.id, None)  # a whole part holds every delta before it
 
     def _tool_calls_running(self, message_id: str) -> bool:
         return any(isinstance(p, m.ToolPart) and p.message_id == message_id for p in self._open.values())
@@ -153,6 +164,7 @@ class JsonEventWriter:
 
     def _print_part(self, part: m.Part) -> None:
         self._open.pop(part.id, None)
+        self._streamed.pop(part.id, None)
         kind = _KIND.get(part.type)
         if kind is None or (isinstance(part, m.TextPart) and not part.text):
             return

@@ -1,15 +1,16 @@
 """A server's `/event` stream (OpenCode's event shapes) read back into the core's bus events, so `strata run
 --attach` renders a remote turn with the same renderers as a local one.
 
-Parts are kept by id so that `message.part.delta` events, which carry only the appended text, grow the part
-they belong to. Events the renderers have no use for map to nothing.
+A `message.part.delta` (only the appended text) becomes the core's `PartDelta`, which the renderers apply to
+the part they were shown at its start, as for a local turn. Events the renderers have no use for map to
+nothing.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from attrs import define, field
+from attrs import define
 
 from strata_core import bus as b
 from strata_core import message as m
@@ -18,8 +19,6 @@ from strata_core.serialization import converter
 
 @define
 class RemoteEvents:
-    parts: dict[str, m.Part] = field(factory=dict)
-
     def bus_event(self, event: dict[str, Any]) -> b.BusEvent | None:
         """The bus event for one `/event` payload, or None (not one the renderers use, or not understood)."""
         try:
@@ -32,11 +31,9 @@ class RemoteEvents:
         if kind == "message.updated":
             return b.MessageUpdated(converter.structure(props["info"], m.Message))  # type: ignore[arg-type]
         if kind == "message.part.updated":
-            part: m.Part = converter.structure(props["part"], m.Part)  # type: ignore[arg-type]
-            self.parts[part.id] = part
-            return b.PartUpdated(part)
+            return b.PartUpdated(converter.structure(props["part"], m.Part))  # type: ignore[arg-type]
         if kind == "message.part.delta":
-            return self._delta(props)
+            return _delta(props)
         if kind == "session.status" and props["status"]["type"] == "retry":
             status = props["status"]
             return b.SessionRetry(props["sessionID"], status["attempt"], 0.0, status["message"])
@@ -52,12 +49,11 @@ class RemoteEvents:
             return b.PermissionReplied(props["sessionID"], props["requestID"], props["reply"])
         return None
 
-    def _delta(self, props: dict[str, Any]) -> b.BusEvent | None:
-        part = self.parts.get(props["partID"])
-        if not isinstance(part, m.TextPart | m.ReasoningPart) or props.get("field") != "text":
-            return None
-        part.text += props["delta"]
-        return b.PartUpdated(part, props["delta"])
+
+def _delta(props: dict[str, Any]) -> b.PartDelta | None:
+    if props.get("field") != "text" or not isinstance(props["delta"], str):
+        return None
+    return b.PartDelta(props["sessionID"], props["messageID"], props["partID"], "text", props["delta"])
 
 
 def _request(props: dict[str, Any]) -> b.PermissionRequest:

@@ -153,6 +153,10 @@ class RunRenderer:
         part = self._model_parts.part_of(event)
         if part is not None:
             self._part(part)
+        elif isinstance(event, b.PartDelta):
+            streamed = self._model_parts.streamed_into(event)
+            if isinstance(streamed, m.TextPart) and not streamed.synthetic:
+                self._write_text(streamed.id, event.delta)
         elif isinstance(event, b.SessionRetry):
             if event.session_id == self.session_id:
                 self.note(
@@ -194,15 +198,18 @@ class RunRenderer:
                     self.note((detail.text, detail.style))
 
     def _text(self, part: m.TextPart) -> None:
-        # Write what is new since last time, whether or not the update carried a delta.
+        # The whole part (at its start, at its end, or a text that never streamed): write what its deltas did not.
         done = self._written.get(part.id, 0)
-        new = part.text[done:]
+        if len(part.text) > done:
+            self._write_text(part.id, part.text[done:])
+
+    def _write_text(self, part_id: str, new: str) -> None:
         if not new:
             return
-        if self._current_text != part.id:
+        if self._current_text != part_id:
             self._end_line()
-            self._current_text = part.id
-        self._written[part.id] = len(part.text)
+            self._current_text = part_id
+        self._written[part_id] = self._written.get(part_id, 0) + len(new)
         self.out.write(new)
         self.out.flush()
         self._mid_line = not new.endswith("\n")

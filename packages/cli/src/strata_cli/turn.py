@@ -2,8 +2,9 @@
 
 The events of a run end with the loop's `SessionStatus(idle)`, published after everything else the run
 published; stopping there (rather than when `prompt()` returns) guarantees the renderer has seen every part,
-in order. Ctrl-C cancels the running turn through the loop, so the session is left consistent (the aborted
-answer is stored as aborted); a second Ctrl-C gives up at once.
+in order. Each wake-up handles every event already waiting, not one (`Bus.waiting`), so the reader keeps up
+with a fast stream. Ctrl-C cancels the running turn through the loop, so the
+session is left consistent (the aborted answer is stored as aborted); a second Ctrl-C gives up at once.
 """
 
 from __future__ import annotations
@@ -58,13 +59,21 @@ async def drive_turn(
     async with bus.subscribe() as events, anyio.create_task_group() as group:
         group.start_soon(cancel_on_interrupt, cancel, interrupted)
         group.start_soon(run)
-        async for event in events:
-            await handle(event)
-            if isinstance(event, SessionStatus) and event.session_id == session_id and event.status == "idle":
+        async for first in events:
+            if await _handle_until_idle([first, *bus.waiting(events)], handle, session_id):
                 break
         await finished.wait()
         group.cancel_scope.cancel()
     return TurnOutcome(answer[0], interrupted.is_set())
+
+
+async def _handle_until_idle(events: Sequence[BusEvent], handle: EventHandler, session_id: str) -> bool:
+    """Handle `events` in order; True once the session's idle status was handled (the rest are not)."""
+    for event in events:
+        await handle(event)
+        if isinstance(event, SessionStatus) and event.session_id == session_id and event.status == "idle":
+            return True
+    return False
 
 
 async def cancel_on_interrupt(cancel: Callable[[], Awaitable[None]], interrupted: anyio.Event) -> None:

@@ -5,10 +5,16 @@ or gone. Each subscriber gets its own *unbounded* anyio memory stream. Unbounded
 with drop-oldest because every event kind matters to someone: a dropped `PermissionAsked` would leave an
 interactive run waiting forever for an answer nobody was asked for, and a dropped `SessionError` would hide
 why a turn stopped. The backlog only grows while a subscriber stops reading inside its `subscribe()`
-context, which renderers do not do; leaving the context releases it.
+context, which renderers do not do; leaving the context releases it. The engine publishes a burst of
+events per chunk it reads from a model's stream, and a reader taking one event per turn of the event loop
+falls ever further behind a fast stream: readers take every event already waiting at each wake-up
+(`waiting()`).
 
-Events carry snapshots: parts and messages are mutable (the processor grows them in place), so the bus
-publishes a shallow copy taken at publish time, which is what the event is about.
+Events carry snapshots: parts and messages are mutable (the processor changes them in place), so the bus
+publishes a shallow copy taken at publish time, which is what the event is about. A part that streams is
+announced whole when it starts and when it ends; in between, each delta is a `PartDelta` carrying only the
+appended text, so what a subscriber holds stays proportional to the text however many deltas it lags behind
+(a whole-part snapshot per delta would hold a copy of the text so far for every queued delta).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from attrs import define, field, frozen
 
-from strata_core.message import Message, MessageError, Part, ToolPart
+from strata_core.message import Message, MessageError, Part, ReasoningPart, TextPart, ToolPart
 from strata_core.session.info import SessionInfo
 
 SessionStatusName: TypeAlias = Literal["busy", "idle", "retry"]
@@ -58,9 +64,20 @@ class MessageUpdated:
 @frozen
 class PartUpdated:
     part: Part
-    delta: str | None = None
-    """The text appended by this update, for renderers that stream text as it arrives."""
     type: Literal["message.part.updated"] = "message.part.updated"
+
+
+@frozen
+class PartDelta:
+    """Text appended to a streaming part (OpenCode's `message.part.delta`): the piece only, never the part."""
+
+    session_id: str
+    message_id: str
+    part_id: str
+    field: Literal["text"]
+    """The part's field the piece is appended to (a text or reasoning part's `text`)."""
+    delta: str
+    type: Literal["message.part.delta"] = "message.part.delta"
 
 
 @frozen
@@ -159,6 +176,7 @@ class McpServerFailed:
 BusEvent: TypeAlias = (
     MessageUpdated
     | PartUpdated
+    | PartDelta
     | MessageRemoved
     | PartRemoved
     | PermissionAsked
@@ -193,12 +211,26 @@ class Bus:
     def message_updated(self, message: Message) -> None:
         self.publish(MessageUpdated(copy.copy(message)))
 
-    def part_updated(self, part: Part, delta: str | None = None) -> None:
+    def part_updated(self, part: Part) -> None:
         snapshot = copy.copy(part)
         if isinstance(snapshot, ToolPart):
             # A running call's state is updated in place (progress): the snapshot gets its own.
             snapshot.state = copy.copy(snapshot.state)
-        self.publish(PartUpdated(snapshot, delta))
+        self.publish(PartUpdated(snapshot))
+
+    def part_delta(self, part: TextPart | ReasoningPart, delta: str) -> None:
+        """Announce `delta` appended to `part`'s text (no snapshot: the piece is all the event carries)."""
+        self.publish(PartDelta(part.session_id, part.message_id, part.id, "text", delta))
+
+    @staticmethod
+    def waiting(events: MemoryObjectReceiveStream[BusEvent]) -> list[BusEvent]:
+        """The events a subscription holds now, in order, without waiting for more."""
+        ready: list[BusEvent] = []
+        while True:
+            try:
+                ready.append(events.receive_nowait())
+            except anyio.WouldBlock:
+                return ready
 
     @asynccontextmanager
     async def subscribe(self) -> AsyncIterator[MemoryObjectReceiveStream[BusEvent]]:

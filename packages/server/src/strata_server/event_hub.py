@@ -3,7 +3,10 @@ status board, and handed to every connected `/event` and `/global/event` client.
 
 Each client gets a bounded buffer. A client that stops reading while connected is dropped when its buffer
 fills (its stream ends; OpenCode's clients reconnect), so it can never make the server hold events without
-limit; a client that disconnects is forgotten at once and costs nothing from then on.
+limit; a client that disconnects is forgotten at once and costs nothing from then on. The hub takes every
+bus event already waiting at each wake-up (`Bus.waiting`), so it keeps up with a fast stream's bursts of
+deltas; each delta is shaped as `message.part.delta` carrying only its piece, so a client's buffer holds at
+most its length in events, never copies of a growing part.
 """
 
 from __future__ import annotations
@@ -49,17 +52,21 @@ class EventHub:
         """Read the bus until cancelled (started in the server's task group before it accepts requests)."""
         async with self.bus.subscribe() as events:
             task_status.started()
-            async for event in events:
-                self.statuses.observe(event, self.shapes.clock.now_ms())
-                if not self._clients:
-                    continue  # nobody listening: skip the shaping (a title event reads the store)
-                try:
-                    payloads = await self.shapes.shape(event)
-                except Exception as error:  # one event that cannot be shown must not end every stream
-                    log.error("server.event_unshaped", kind=type(event).__name__, exc_info=error)
-                    continue
-                for payload in payloads:
-                    self._deliver(payload)
+            async for first in events:
+                for event in [first, *self.bus.waiting(events)]:
+                    await self._handle(event)
+
+    async def _handle(self, event: b.BusEvent) -> None:
+        self.statuses.observe(event, self.shapes.clock.now_ms())
+        if not self._clients:
+            return  # nobody listening: skip the shaping (a title event reads the store)
+        try:
+            payloads = await self.shapes.shape(event)
+        except Exception as error:  # one event that cannot be shown must not end every stream
+            log.error("server.event_unshaped", kind=type(event).__name__, exc_info=error)
+            return
+        for payload in payloads:
+            self._deliver(payload)
 
     def _deliver(self, payload: Payload) -> None:
         for client in list(self._clients):

@@ -1,9 +1,11 @@
 """The core's bus events in OpenCode's event shapes (`{id, type, properties}`), as `/event` streams them.
 
 One bus event may become several OpenCode events (an idle status is also `session.idle`) or none (the
-core's own bookkeeping). Text and reasoning deltas become `message.part.delta`, as OpenCode 1.18.33 sends
-them; the part itself is sent whole when it starts and when it ends. Permission questions are
-`permission.asked`/`permission.replied`, the names 1.18.33 uses (the older `permission.updated` is gone).
+core's own bookkeeping). Text and reasoning deltas (the core's `PartDelta`, the appended piece only) become
+`message.part.delta`, as OpenCode 1.18.33 sends them; the part itself is sent whole when it starts and when
+it ends, so what a client is sent (and what its buffer holds) is proportional to the text. Permission
+questions are `permission.asked`/`permission.replied`, the names 1.18.33 uses (the older
+`permission.updated` is gone).
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from attrs import define
 from strata_core import bus as b
 from strata_core.clock import Clock
 from strata_core.ids import Ids
-from strata_core.message import ReasoningPart, TextPart
 from strata_core.serialization import converter
 from strata_core.session.export import part_data, session_data
 from strata_core.session.store import SessionStore
@@ -41,7 +42,11 @@ class EventShapes:
             info = converter.unstructure(event.message)
             return [("message.updated", {"sessionID": event.message.session_id, "info": info})]
         if isinstance(event, b.PartUpdated):
-            return [self._part(event)]
+            part = {"sessionID": event.part.session_id, "part": part_data(event.part), "time": self.clock.now_ms()}
+            return [(event.type, part)]
+        if isinstance(event, b.PartDelta):
+            delta = {"sessionID": event.session_id, "messageID": event.message_id, "partID": event.part_id}
+            return [(event.type, {**delta, "field": event.field, "delta": event.delta})]
         if isinstance(event, b.MessageRemoved):
             return [(event.type, {"sessionID": event.session_id, "messageID": event.message_id})]
         if isinstance(event, b.PartRemoved):
@@ -66,16 +71,6 @@ class EventShapes:
         if isinstance(event, b.McpServerFailed):
             return []  # OpenCode's stream has no such event; `GET /mcp` is where a client would look
         assert_never(event)
-
-    def _part(self, event: b.PartUpdated) -> tuple[str, Payload]:
-        part = event.part
-        if event.delta is not None and isinstance(part, TextPart | ReasoningPart):
-            delta = {"sessionID": part.session_id, "messageID": part.message_id, "partID": part.id}
-            return ("message.part.delta", {**delta, "field": "text", "delta": event.delta})
-        return (
-            "message.part.updated",
-            {"sessionID": part.session_id, "part": part_data(part), "time": self.clock.now_ms()},
-        )
 
 
 def status_data(event: b.SessionStatus | b.SessionRetry, now_ms: int) -> Payload:

@@ -9,6 +9,10 @@ stores the queue in order, one transaction per write, overlapping the model's st
 barrier where durability matters: before a tool runs (its call must be on disk before its side effects)
 and when the step ends. A kill loses at most the changes still queued, and what is on disk is always an
 earlier state of the same step.
+
+A streaming part's deltas are announced as deltas (`delta()`: the piece only) and its coalesced stores are
+not announced again (`save()`): subscribers grow the part from its deltas, between the whole part announced
+at its start and at its end (`part()`).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from attrs import define, field
 from strata_core.bus import Bus
 from strata_core.clock import Clock
 from strata_core.ids import Ids
-from strata_core.message import AssistantMessage, MessageWithParts, Part
+from strata_core.message import AssistantMessage, MessageWithParts, Part, ReasoningPart, TextPart
 from strata_core.session.store import SessionStore
 
 _MESSAGE = "message"
@@ -63,10 +67,19 @@ class PartWriter:
         """Queue writes and store them from a task in `group` (None: every write is stored before it returns)."""
         self._group = group
 
-    async def part(self, part: Part, delta: str | None = None) -> None:
-        self.bus.part_updated(part, delta)
+    async def part(self, part: Part) -> None:
+        """Announce the part whole and store it."""
+        self.bus.part_updated(part)
+        await self.save(part)
+
+    async def save(self, part: Part) -> None:
+        """Store the part without announcing it (a growing part, whose deltas were announced already)."""
         self._parts.setdefault(part.id, part)
         await self._store(part.id, part)
+
+    def delta(self, part: TextPart | ReasoningPart, delta: str) -> None:
+        """Announce text appended to a streaming part; stored later, with the part (`save`, `part`)."""
+        self.bus.part_delta(part, delta)
 
     def stored(self) -> MessageWithParts:
         """The message and its parts as the store holds them once everything is flushed."""
@@ -83,9 +96,9 @@ class PartWriter:
             self._parts.setdefault(part.id, part)
             self._enqueue(part.id, part)
 
-    def announce(self, part: Part, delta: str | None = None) -> None:
-        """Publish a change without storing it yet (a streaming delta between coalesced writes)."""
-        self.bus.part_updated(part, delta)
+    def announce(self, part: Part) -> None:
+        """Publish a change without storing it yet (a tool call whose input is still streaming)."""
+        self.bus.part_updated(part)
 
     async def flush(self) -> None:
         """Store everything queued so far; returns once it is all on disk."""

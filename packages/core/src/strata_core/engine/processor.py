@@ -1,9 +1,12 @@
 """One model step: consume the stream into stored parts, run the tools it calls, record how it ended.
 
 Reference section 8. Every part change is stored as its own transaction, behind the stream rather than in
-its way (`part_writer.py`; text deltas are coalesced, the final text is stored at text-end), so a process
-killed mid-step leaves a session the next prompt can continue. Tools start as soon as their call is complete
-(`tool_calls.py`). Cancellation (an abort) propagates once the cleanup has recorded it on the message.
+its way (`part_writer.py`), so a process killed mid-step leaves a session the next prompt can continue.
+Streamed text and reasoning grow by appending, are announced delta by delta and stored only now and then
+(`streamed_text.py` has the rule; the final text is stored at its end). Tool-input deltas only count
+toward the step's output limit: as in OpenCode, a call is shown pending at its start and running once
+complete. Tools start as soon as their call is complete (`tool_calls.py`). Cancellation (an abort)
+propagates once the cleanup has recorded it on the message.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from strata_core.engine.run_limits import (
     tool_errors_error,
     turn_steps_error,
 )
+from strata_core.engine.streamed_text import StreamedText
 from strata_core.engine.tool_calls import ToolCallRunner, ToolExecutor, interrupted, is_doom_loop
 from strata_core.engine.turn_end import StepEnd
 from strata_core.ids import Ids
@@ -59,8 +63,6 @@ from strata_core.tool.contract import Tool, ToolContext
 log = get_logger(__name__)
 
 ABORTED_MESSAGE = "The operation was aborted."
-TEXT_PERSIST_INTERVAL_MS = 200
-"""Streaming text is stored at most this often (and always at text-end): durable without a write per token."""
 
 
 @frozen
@@ -117,9 +119,8 @@ class _StepRun:
     processor: Processor
     step: StepInput
     write: PartWriter
-    texts: dict[str, TextPart] = field(factory=dict)
-    text_stored_at: dict[str, int] = field(factory=dict)
-    reasoning: dict[str, ReasoningPart] = field(factory=dict)
+    texts: dict[str, StreamedText] = field(factory=dict)
+    reasoning: dict[str, StreamedText] = field(factory=dict)
     tools: dict[str, ToolPart] = field(factory=dict)
     tool_calls: list[ToolPart] = field(factory=list)
     runner: ToolCallRunner | None = None
@@ -199,7 +200,7 @@ class _StepRun:
             await self._text(event)
         elif isinstance(event, llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd):
             await self._reasoning(event)
-        elif isinstance(event, llm.ToolInputStart | llm.ToolInputDelta | llm.ToolCall):
+        elif isinstance(event, llm.ToolInputStart | llm.ToolCall):
             await self._tool_event(self.call_ids.rewrite(event))
         elif isinstance(event, llm.Finish):
             await self._finish(event)
@@ -248,47 +249,52 @@ class _StepRun:
             self._stop(turn_steps_error(limits.turn_steps))
 
     async def _text(self, event: llm.TextStart | llm.TextDelta | llm.TextEnd) -> None:
-        part = self.texts.get(event.id)
+        streamed = self.texts.get(event.id)
         now = self.write.now()
-        if part is None:
+        if streamed is None:
             part = TextPart(**self.write.new_part_ids(), time=PartTime(now))
-            self.texts[event.id] = part
-            self.text_stored_at[event.id] = now
-            await self.write.part(part)
+            streamed = await self._open(self.texts, event.id, part, now)
         if isinstance(event, llm.TextDelta):
-            part.text += event.text
-            if now - self.text_stored_at[event.id] >= TEXT_PERSIST_INTERVAL_MS:
-                self.text_stored_at[event.id] = now
-                await self.write.part(part, event.text)
-            else:
-                self.write.announce(part, event.text)
+            await self._grow(streamed, event.text, now)
         elif isinstance(event, llm.TextEnd):
             del self.texts[event.id]
-            _close(part, now, event.provider_metadata)
-            await self.write.part(part)
+            await self._end(streamed, now, event.provider_metadata)
 
     async def _reasoning(self, event: llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd) -> None:
-        part = self.reasoning.get(event.id)
+        streamed = self.reasoning.get(event.id)
         now = self.write.now()
         if isinstance(event, llm.ReasoningStart):
             part = ReasoningPart(**self.write.new_part_ids(), time=PartTime(now))
-            self.reasoning[event.id] = part
-            await self.write.part(part)
-        elif part is None:
+            await self._open(self.reasoning, event.id, part, now)
+        elif streamed is None:
             return  # OpenCode drops reasoning that never started
         elif isinstance(event, llm.ReasoningDelta):
-            part.text += event.text
-            self.write.announce(part, event.text)
+            await self._grow(streamed, event.text, now)
         else:
             del self.reasoning[event.id]
-            _close(part, now, event.provider_metadata)
-            await self.write.part(part)
+            await self._end(streamed, now, event.provider_metadata)
+
+    async def _open(
+        self, parts: dict[str, StreamedText], key: str, part: TextPart | ReasoningPart, now: int
+    ) -> StreamedText:
+        streamed = parts[key] = StreamedText(part, stored_at=now)
+        await self.write.part(part)
+        return streamed
+
+    async def _grow(self, streamed: StreamedText, delta: str, now: int) -> None:
+        streamed.append(delta)
+        self.write.delta(streamed.part, delta)
+        if streamed.due(now):
+            await self.write.save(streamed.stored(now))
+
+    async def _end(self, streamed: StreamedText, now: int, metadata: Mapping[str, Any] | None) -> None:
+        part = streamed.settled()
+        _close(part, now, metadata)
+        await self.write.part(part)
 
     async def _tool_event(self, event: llm.StreamEvent) -> None:
         if isinstance(event, llm.ToolInputStart):
             self._tool_input_start(event)
-        elif isinstance(event, llm.ToolInputDelta):
-            self._tool_input_delta(event)
         elif isinstance(event, llm.ToolCall):
             await self._tool_call(event)
 
@@ -300,12 +306,6 @@ class _StepRun:
         )
         self.tools[event.call_id] = part
         self.write.announce(part)
-
-    def _tool_input_delta(self, event: llm.ToolInputDelta) -> None:
-        part = self.tools.get(event.call_id)
-        if part is not None and isinstance(part.state, ToolStatePending):
-            part.state.raw += event.delta
-            self.write.announce(part, event.delta)
 
     async def _tool_call(self, call: llm.ToolCall) -> None:
         if self.message.summary:
@@ -340,10 +340,8 @@ class _StepRun:
 
     async def _cleanup(self) -> None:
         end = self.write.now()
-        open_parts: list[TextPart | ReasoningPart] = [*self.texts.values(), *self.reasoning.values()]
-        for part in open_parts:
-            _close(part, end, None)
-            await self.write.part(part)
+        for streamed in [*self.texts.values(), *self.reasoning.values()]:
+            await self._end(streamed, end, None)
         for tool_part in self.tools.values():
             if isinstance(tool_part.state, ToolStatePending | ToolStateRunning):
                 tool_part.state = interrupted(tool_part.state, end)
