@@ -22,18 +22,24 @@ if TYPE_CHECKING:
     from strata_core.context.project import Project, ProjectInfo, ProjectService
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.loop import SessionLoop
+    from strata_core.engine.loop_services import Loop
+    from strata_core.engine.processor import Processor
     from strata_core.engine.prompt_input import AgentInput, FileInput, PromptRequest, SubtaskInput, TextInput
+    from strata_core.engine.title import TitleModel
     from strata_core.errors import StrataError
     from strata_core.history import filter_compacted, to_model_messages
     from strata_core.ids import Ids, seeded_entropy
     from strata_core.llm import LanguageModel, ModelError, ModelInfo, ModelRequest, ModelResolver, StreamEvent
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
-    from strata_core.permission.flow import PermissionFlow
+    from strata_core.permission.approval import Approval, Approver, NoAnswer, Refuser, Reject, approve_all
+    from strata_core.permission.bus_approver import BusApprover
+    from strata_core.permission.flow import Permission, PermissionFlow
     from strata_core.permission.rules import Rule, Ruleset, evaluate
     from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptService
-    from strata_core.runtime import Runtime, RuntimeOptionsError, open_runtime
+    from strata_core.runtime import Runtime, RuntimeOptions, RuntimeOptionsError, open_runtime, overrides
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.service import SessionService
+    from strata_core.session.session import Session
     from strata_core.session.sqlite_store import SqliteSessionStore
     from strata_core.session.store import SessionStore
 
@@ -42,9 +48,12 @@ _EXPORTS: dict[str, str] = {
     "AgentInput": "strata_core.engine.prompt_input",
     "AgentService": "strata_core.context.agent",
     "Agents": "strata_core.context.agent",
+    "Approval": "strata_core.permission.approval",
+    "Approver": "strata_core.permission.approval",
     "AssembledSystemPrompt": "strata_core.prompt.system",
     "AssistantMessage": "strata_core.message",
     "Bus": "strata_core.bus",
+    "BusApprover": "strata_core.permission.bus_approver",
     "Clock": "strata_core.clock",
     "Config": "strata_core.config.service",
     "ConfigBlocks": "strata_core.config.schema",
@@ -59,23 +68,31 @@ _EXPORTS: dict[str, str] = {
     "InstructionBlock": "strata_core.context.instruction",
     "InstructionService": "strata_core.context.instruction",
     "LanguageModel": "strata_core.llm",
+    "Loop": "strata_core.engine.loop_services",
     "MemorySessionStore": "strata_core.session.memory_store",
     "MessageWithParts": "strata_core.message",
     "ModelError": "strata_core.llm",
     "ModelInfo": "strata_core.llm",
     "ModelRequest": "strata_core.llm",
     "ModelResolver": "strata_core.llm",
+    "NoAnswer": "strata_core.permission.approval",
     "Part": "strata_core.message",
+    "Permission": "strata_core.permission.flow",
     "PermissionFlow": "strata_core.permission.flow",
+    "Processor": "strata_core.engine.processor",
     "Project": "strata_core.context.project",
     "ProjectInfo": "strata_core.context.project",
     "ProjectService": "strata_core.context.project",
     "PromptContainer": "strata_core.container",
     "PromptRequest": "strata_core.engine.prompt_input",
+    "Refuser": "strata_core.permission.approval",
+    "Reject": "strata_core.permission.approval",
     "Rule": "strata_core.permission.rules",
     "Ruleset": "strata_core.permission.rules",
     "Runtime": "strata_core.runtime",
+    "RuntimeOptions": "strata_core.runtime",
     "RuntimeOptionsError": "strata_core.runtime",
+    "Session": "strata_core.session.session",
     "SessionLoop": "strata_core.engine.loop",
     "SessionService": "strata_core.session.service",
     "SessionStore": "strata_core.session.store",
@@ -83,18 +100,21 @@ _EXPORTS: dict[str, str] = {
     "SkillService": "strata_core.context.skill",
     "Skills": "strata_core.context.skill",
     "SqliteSessionStore": "strata_core.session.sqlite_store",
-    "StrataPaths": "strata_core.config.paths",
     "StrataError": "strata_core.errors",
+    "StrataPaths": "strata_core.config.paths",
     "StreamEvent": "strata_core.llm",
     "SubtaskInput": "strata_core.engine.prompt_input",
     "SystemClock": "strata_core.clock",
     "SystemPromptService": "strata_core.prompt.system",
     "TextInput": "strata_core.engine.prompt_input",
+    "TitleModel": "strata_core.engine.title",
     "UrlFetcher": "strata_core.context.instruction",
     "UserMessage": "strata_core.message",
+    "approve_all": "strata_core.permission.approval",
     "evaluate": "strata_core.permission.rules",
     "filter_compacted": "strata_core.history",
     "open_runtime": "strata_core.runtime",
+    "overrides": "strata_core.runtime",
     "seeded_entropy": "strata_core.ids",
     "structure_config": "strata_core.config.structure",
     "to_model_messages": "strata_core.history",
@@ -105,9 +125,12 @@ __all__ = [
     "AgentInput",
     "AgentService",
     "Agents",
+    "Approval",
+    "Approver",
     "AssembledSystemPrompt",
     "AssistantMessage",
     "Bus",
+    "BusApprover",
     "Clock",
     "Config",
     "ConfigBlocks",
@@ -122,23 +145,31 @@ __all__ = [
     "InstructionBlock",
     "InstructionService",
     "LanguageModel",
+    "Loop",
     "MemorySessionStore",
     "MessageWithParts",
     "ModelError",
     "ModelInfo",
     "ModelRequest",
     "ModelResolver",
+    "NoAnswer",
     "Part",
+    "Permission",
     "PermissionFlow",
+    "Processor",
     "Project",
     "ProjectInfo",
     "ProjectService",
     "PromptContainer",
     "PromptRequest",
+    "Refuser",
+    "Reject",
     "Rule",
     "Ruleset",
     "Runtime",
+    "RuntimeOptions",
     "RuntimeOptionsError",
+    "Session",
     "SessionLoop",
     "SessionService",
     "SessionStore",
@@ -153,11 +184,14 @@ __all__ = [
     "SystemClock",
     "SystemPromptService",
     "TextInput",
+    "TitleModel",
     "UrlFetcher",
     "UserMessage",
+    "approve_all",
     "evaluate",
     "filter_compacted",
     "open_runtime",
+    "overrides",
     "seeded_entropy",
     "structure_config",
     "to_model_messages",

@@ -52,7 +52,7 @@ class Turns:
 
     async def start(self, request: PromptRequest) -> RunningTurn:
         """Check the prompt, then run it in the background; raises what the loop would raise for a bad one."""
-        targets = self.runtime.loop.targets
+        targets = self.runtime.container.targets()
         await self.runtime.sessions.get(request.session_id)
         agent = await targets.agent(request.session_id, request.agent)
         await targets.model_ref(request.session_id, request.model, agent)

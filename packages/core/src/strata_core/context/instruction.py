@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.to_thread
@@ -31,6 +31,9 @@ from strata_core.http import is_text_media, make_client, read_capped
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
 from strata_core.permission.outside_content import OutsideContent
+
+if TYPE_CHECKING:
+    import httpx
 
 log = get_logger(__name__)
 
@@ -73,14 +76,19 @@ class HttpUrlFetcher:
     """Default `UrlFetcher`: a plain GET through Strata's HTTP client factory."""
 
     timeout: float = URL_TIMEOUT_SECONDS
+    client: httpx.AsyncClient | None = None
+    """The runtime's shared client (`open_runtime(http_client=...)`); None: a client of its own per fetch."""
 
     async def get_text(self, url: str) -> str:
         """The body as text: at most `MAX_URL_BYTES`, and only a text media type (a binary body would be
         injected into every system prompt as it is)."""
-        async with (
-            make_client(connect_timeout=self.timeout, read_timeout=self.timeout) as client,
-            client.stream("GET", url) as response,
-        ):
+        if self.client is not None:
+            return await self._read(self.client, url)
+        async with make_client(connect_timeout=self.timeout, read_timeout=self.timeout) as client:
+            return await self._read(client, url)
+
+    async def _read(self, client: httpx.AsyncClient, url: str) -> str:
+        async with client.stream("GET", url, timeout=self.timeout) as response:
             if not response.is_success:
                 raise UrlFetchError(f"HTTP {response.status_code}")
             content_type = response.headers.get("content-type", "")

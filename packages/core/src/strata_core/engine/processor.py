@@ -9,7 +9,7 @@ killed mid-step leaves a session the next prompt can continue. Tools start as so
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 import anyio
 from attrs import define, field, frozen
@@ -49,7 +49,7 @@ from strata_core.message import (
     ToolStatePending,
     ToolStateRunning,
 )
-from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.flow import Permission
 from strata_core.permission.rules import Rule
 from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.store import SessionStore
@@ -92,13 +92,20 @@ class StepOutcome:
     """The assistant message as stored at the end of the step (the loop needs not read it back)."""
 
 
+class Processor(Protocol):
+    """The Processor service: one model step, its stream stored as parts, its tools run (the loop and the
+    compaction call it; `StepProcessor` is Strata's)."""
+
+    async def process(self, step: StepInput) -> StepOutcome: ...
+
+
 @define
-class Processor:
+class StepProcessor:
     """Turns one model call into stored parts and a verdict for the loop."""
 
     store: SessionStore
     bus: Bus
-    permissions: PermissionFlow
+    permissions: Permission
     execute_tool: ToolExecutor
     clock: Clock
     ids: Ids
@@ -115,7 +122,7 @@ class Processor:
 class _StepRun:
     """The state of one step while its stream is consumed."""
 
-    processor: Processor
+    processor: StepProcessor
     step: StepInput
     write: PartWriter
     texts: dict[str, TextPart] = field(factory=dict)
