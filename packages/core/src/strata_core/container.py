@@ -145,6 +145,8 @@ class CoreContainer(PromptContainer):
     """Tools of the application, offered alongside the built-ins (`open_runtime(..., tools=[...])`)."""
     tool_sources: providers.Provider[Sequence[ToolSource]] = providers.Object(())
     """Tools known once something has started: the runtime puts the MCP servers here when configured."""
+    web_client: providers.Provider[httpx.AsyncClient | None] = providers.Object(None)
+    """The embedder's `http_client=` again, for webfetch (which otherwise pins each connection itself)."""
 
     # -- sessions and permissions --------------------------------------------------------------------------
     permissions: providers.Provider[Permission] = providers.Singleton(
@@ -191,6 +193,7 @@ class CoreContainer(PromptContainer):
         config_env=config_info.provided.env_names,
         env=_env,
         paths=_paths,
+        web_client=web_client,
     )
     tools = providers.Singleton(with_custom_tools, builtin_tools, custom_tools)
     registry = providers.Singleton(ToolRegistry, tools=tools, sources=tool_sources)

@@ -95,7 +95,8 @@ class RuntimeOptions(TypedDict, total=False):
     approval_timeout: float | None
     """Seconds to wait for the approver, then the ask is refused saying so; default: no limit."""
     http_client: AsyncClient
-    """The client for instruction URLs and the model factory (e.g. over `httpx.MockTransport`); you close it."""
+    """The client for instruction URLs, webfetch and the model factory (e.g. over `httpx.MockTransport`); you
+    close it. Default: one the runtime opens (webfetch then pins each connection to the addresses it judged)."""
     clock: Clock
     bus: Bus
     parameters: ParameterPolicy
@@ -224,6 +225,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         given = options.get("http_client")
         client = given if given is not None else await self._stack.enter_async_context(make_client())
         c.http_client.override(providers.Object(client))
+        c.web_client.override(providers.Object(given))
         project = await c.project().info()
         c.project_id.override(providers.Object(project.id))
         c.config_info.override(providers.Object(await c.config().get()))
