@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from typing import Unpack
 
 RETRIES_VARIABLE = "STRATA_MODEL_RETRIES"
+TITLE_GRACE_SECONDS = 5.0
+"""How long `strata run` waits at exit for a title still on its way (a real small model may take seconds; a
+Ctrl-C abandons it at once). The library's own default is shorter."""
 
 
 def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
@@ -98,7 +101,10 @@ def start_runtime(container: AppContainer, **options: Unpack[RuntimeOptions]) ->
     and this container's pieces; `options` are `open_runtime`'s keywords for what the command chooses (its
     approver, `mcp=False` for a command that runs no turn)."""
     chosen = RuntimeOptions(
-        models=container.model_resolver_factory(), parameters=container.parameters(), hidden_env=shell_hidden_env
+        models=container.model_resolver_factory(),
+        parameters=container.parameters(),
+        hidden_env=shell_hidden_env,
+        background_grace=TITLE_GRACE_SECONDS,
     )
     chosen.update(options)
     return open_runtime(container.directory(), container.env(), **chosen)
