@@ -38,6 +38,7 @@ import anyio
 from benchmarks.common import Result, at_most, median
 from strata_core.config.service import ConfigInfo
 from strata_core.engine.prompt_input import PromptRequest, TextInput
+from strata_core.permission.approval import approve_all
 from strata_core.runtime import open_runtime
 from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_providers.catalog import ProviderCatalog
@@ -161,10 +162,10 @@ async def one_run(steps: int, server: Server = "keep-alive") -> list[float]:
             async with open_runtime(
                 project,
                 env,
-                permission_mode="auto",
-                model_resolver_factory=_catalog,
+                approver=approve_all,
+                models=_catalog,
                 parameters=ProviderParameters(),
-                store_path=root / "strata.db",
+                store=root / "strata.db",
                 tools=[noop],
             ) as runtime:
                 session = await runtime.sessions.create()

@@ -29,7 +29,7 @@ async def main() -> None:
     call = {"tool_calls": [{"name": "word_count", "arguments": {"path": "notes.txt"}}]}
     model = ScriptedModel([call, {"text": "The file has 4 words."}])
     resolver, env = ScriptedResolver(model), {"HOME": str(project / "home")}
-    async with open_runtime(project, env, models=resolver, in_memory_store=True, tools=[word_count]) as rt:
+    async with open_runtime(project, env, models=resolver, store="memory", tools=[word_count]) as rt:
         session = await rt.sessions.create()
         answer = await rt.loop.prompt(PromptRequest(session.id, [TextInput("How many words are in notes.txt?")]))
         history = await rt.sessions.messages(session.id)

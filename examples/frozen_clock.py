@@ -8,23 +8,20 @@ from pathlib import Path
 import anyio
 
 from strata_core import FrozenClock, PromptRequest, TextInput, ids, open_runtime, seeded_entropy
-from strata_core.container import CoreContainer
 from strata_providers.testing import ScriptedModel, ScriptedResolver
 
 
 async def main() -> None:
     project = Path(tempfile.mkdtemp())
     clock = FrozenClock.at(datetime(2026, 3, 1, 12, 0, tzinfo=UTC))
-    container = CoreContainer()
-    container.id_entropy.override(seeded_entropy(42))
     model = ScriptedModel([{"text": "It is Sunday."}])
     async with open_runtime(
         project,
         {"HOME": str(project)},
         models=ScriptedResolver(model),
-        in_memory_store=True,
+        store="memory",
         clock=clock,
-        container=container,
+        id_entropy=seeded_entropy(42),
     ) as rt:
         session = await rt.sessions.create()
         await rt.loop.prompt(PromptRequest(session.id, [TextInput("what day is it?")]))

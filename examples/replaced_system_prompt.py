@@ -5,10 +5,8 @@ import tempfile
 from pathlib import Path
 
 import anyio
-from dependency_injector import providers
 
 from strata_core import AssembledSystemPrompt, PromptRequest, SystemPromptRequest, TextInput, open_runtime
-from strata_core.container import CoreContainer
 from strata_core.prompt.system import PromptLayer
 from strata_providers.testing import ScriptedModel, ScriptedResolver
 
@@ -23,11 +21,9 @@ class HouseStyle:
 
 async def main() -> None:
     project = Path(tempfile.mkdtemp())
-    container = CoreContainer()
-    container.system_prompt.override(providers.Object(HouseStyle()))
     model = ScriptedModel([{"text": "12.50 is 1250 cents."}])
     async with open_runtime(
-        project, {"HOME": str(project)}, models=ScriptedResolver(model), in_memory_store=True, container=container
+        project, {"HOME": str(project)}, models=ScriptedResolver(model), store="memory", system_prompt=HouseStyle()
     ) as rt:
         session = await rt.sessions.create()
         await rt.loop.prompt(PromptRequest(session.id, [TextInput("how much is 12.50?")]))

@@ -15,7 +15,7 @@ async def main() -> None:
     project = Path(tempfile.mkdtemp())
     model = ScriptedModel([{"text": "Hello there.", "chunk_size": 3}])  # streamed 3 characters at a time
     resolver = ScriptedResolver(model)
-    async with open_runtime(project, {"HOME": str(project)}, models=resolver, in_memory_store=True) as rt:
+    async with open_runtime(project, {"HOME": str(project)}, models=resolver, store="memory") as rt:
         session = await rt.sessions.create()
         deltas: list[str] = []
         async with rt.bus.subscribe() as events, anyio.create_task_group() as group:

@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 
 from strata_core.engine.prompt_input import PromptRequest, TextInput
+from strata_core.permission.approval import approve_all
 from strata_core.runtime import open_runtime
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
@@ -22,10 +23,10 @@ async def main(project: Path, database: Path, session_id: str | None) -> None:
     async with open_runtime(
         project,
         dict(os.environ),
-        permission_mode="auto",
-        model_resolver_factory=lambda config, env, client: ProviderCatalog(config.blocks, env, client),
+        approver=approve_all,
+        models=lambda config, env, client: ProviderCatalog(config.blocks, env, client),
         parameters=ProviderParameters(),
-        store_path=database,
+        store=database,
     ) as runtime:
         if session_id is None:
             session_id = (await runtime.sessions.create()).id

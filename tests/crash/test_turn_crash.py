@@ -22,6 +22,7 @@ import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from strata_core.engine.prompt_input import PromptRequest, TextInput
+from strata_core.permission.approval import approve_all
 from strata_core.runtime import open_runtime
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
@@ -88,10 +89,10 @@ async def _check_recovery(root: Path, project: Path, database: Path, env: dict[s
         async with open_runtime(
             project,
             env,
-            permission_mode="auto",
-            model_resolver_factory=lambda c, e, client: ProviderCatalog(c.blocks, e, client),
+            approver=approve_all,
+            models=lambda c, e, client: ProviderCatalog(c.blocks, e, client),
             parameters=ProviderParameters(),
-            store_path=database,
+            store=database,
         ) as runtime:
             listed = [s.id for s in await runtime.sessions.list_sessions()]
             assert session_id in listed

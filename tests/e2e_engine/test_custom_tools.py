@@ -8,16 +8,14 @@ from typing import Any
 
 import anyio
 import pytest
-from dependency_injector import providers
-from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results
+from engine_harness import ask, engine, questions, scripted, stored, texts, tool_parts, tool_results
 
 from strata_core.bus import PermissionAsked, PermissionReply, PermissionRequest
-from strata_core.container import CoreContainer
 from strata_core.engine.prompt_input import PromptRequest
 from strata_core.message import AssistantMessage, MessageWithParts, ToolStateCompleted, ToolStateError
+from strata_core.permission.rules import no_approver_reason
 from strata_core.runtime import Runtime
-from strata_core.tool import FunctionTool, Tool, ToolContext, ToolFailure, tool
-from strata_core.tool.registry import ToolRegistry
+from strata_core.tool import FunctionTool, ToolContext, ToolFailure, tool
 
 DENIED = "The user has specified a rule which prevents you from using this specific tool call."
 
@@ -43,14 +41,6 @@ class WordCounter:
         self.tool: FunctionTool = word_count
 
 
-def with_tools(*extra: Tool) -> CoreContainer:
-    """A container whose registry offers the built-ins and `extra` (until `open_runtime(tools=...)` does this)."""
-    container = CoreContainer()
-    tools = providers.Callable(lambda builtins: [*builtins, *extra], container.tools)
-    container.registry.override(providers.Singleton(ToolRegistry, tools=tools))
-    return container
-
-
 def count_call(path: str, call_id: str = "call_1") -> dict[str, Any]:
     return {"id": call_id, "name": "word_count", "arguments": {"path": path}}
 
@@ -66,7 +56,7 @@ async def answering(
             async for event in events:
                 if isinstance(event, PermissionAsked):
                     asked.append(event.request)
-                    runtime.permissions.reply(event.request.id, reply)
+                    questions(runtime).reply(event.request.id, reply)
 
         group.start_soon(answer)
         with anyio.fail_after(10):
@@ -86,7 +76,7 @@ async def test_a_decorated_tool_is_offered_called_and_its_result_sent_back(proje
     script: list[dict[str, Any]] = [{"tool_calls": [count_call("notes.txt")]}, {"text": "Two words."}]
     async with (
         scripted(script) as server,
-        engine(project, env, server, container=with_tools(counter.tool)) as runtime,
+        engine(project, env, server, tools=[counter.tool]) as runtime,
     ):
         session = await runtime.sessions.create()
         answer = await runtime.loop.prompt(ask(session.id, "count the words in notes.txt"))
@@ -118,7 +108,7 @@ async def test_a_custom_tool_that_raises_gives_the_model_an_error_and_the_turn_g
     call = {"id": "call_1", "name": "lookup", "arguments": {"key": "x"}}
     bad = {"id": "call_2", "name": "lookup", "arguments": {"key": 5}}
     script: list[dict[str, Any]] = [{"tool_calls": [call, bad]}, {"text": "Nothing there."}]
-    async with scripted(script) as server, engine(project, env, server, container=with_tools(lookup)) as runtime:
+    async with scripted(script) as server, engine(project, env, server, tools=[lookup]) as runtime:
         session = await runtime.sessions.create()
         answer = await runtime.loop.prompt(ask(session.id, "look x up"))
     results = tool_results(server.main_requests[1].body)
@@ -137,7 +127,7 @@ async def test_a_tool_denied_outright_is_not_offered_and_a_call_to_it_never_runs
     config = {"permission": rule}
     async with (
         scripted(script) as server,
-        engine(project, env, server, extra_config=config, container=with_tools(counter.tool)) as runtime,
+        engine(project, env, server, extra_config=config, tools=[counter.tool]) as runtime,
     ):
         session = await runtime.sessions.create()
         await runtime.loop.prompt(ask(session.id, "count"))
@@ -163,7 +153,7 @@ async def test_a_deny_rule_for_the_calls_pattern_refuses_with_opencodes_message_
     config = {"permission": {key: {"*": "allow", "secret/*": "deny"}}}
     async with (
         scripted(script) as server,
-        engine(project, env, server, extra_config=config, container=with_tools(counter.tool)) as runtime,
+        engine(project, env, server, extra_config=config, tools=[counter.tool]) as runtime,
     ):
         session = await runtime.sessions.create()
         await runtime.loop.prompt(ask(session.id, "count"))
@@ -185,7 +175,7 @@ async def test_ask_in_a_non_interactive_run_fails_fast_never_runs_the_tool_and_s
     config = {"permission": {"word_count": "ask"}}
     async with (
         scripted(script) as server,
-        engine(project, env, server, extra_config=config, container=with_tools(counter.tool)) as runtime,
+        engine(project, env, server, extra_config=config, tools=[counter.tool]) as runtime,
     ):
         session = await runtime.sessions.create()
         with anyio.fail_after(10):
@@ -193,10 +183,7 @@ async def test_ask_in_a_non_interactive_run_fails_fast_never_runs_the_tool_and_s
         history = await stored(runtime, session.id)
     (part,) = tool_parts(history)
     assert isinstance(part.state, ToolStateError)
-    assert part.state.error == (
-        "Permission 'word_count' for notes.txt needs approval, but this run is non-interactive. "
-        "Re-run with --auto to approve what is not denied, or allow it in the `permission` config."
-    )
+    assert part.state.error == (f"Permission 'word_count' for notes.txt needs approval, but {no_approver_reason()}")
     assert counter.counted == []
     assert len(server.main_requests) == 1
 
@@ -215,9 +202,7 @@ async def test_ask_answered_once_runs_and_asks_again_for_the_next_call(project: 
     config = {"permission": {"word_count": "ask"}}
     async with (
         scripted(_two_counts()) as server,
-        engine(
-            project, env, server, mode="interactive", extra_config=config, container=with_tools(counter.tool)
-        ) as runtime,
+        engine(project, env, server, mode="interactive", extra_config=config, tools=[counter.tool]) as runtime,
     ):
         session = await runtime.sessions.create()
         _, asked = await answering(runtime, ask(session.id, "count both"), "once")
@@ -238,9 +223,7 @@ async def test_ask_answered_always_approves_the_tool_for_the_rest_of_the_session
     config = {"permission": {"word_count": "ask"}}
     async with (
         scripted(_two_counts()) as server,
-        engine(
-            project, env, server, mode="interactive", extra_config=config, container=with_tools(counter.tool)
-        ) as runtime,
+        engine(project, env, server, mode="interactive", extra_config=config, tools=[counter.tool]) as runtime,
     ):
         session = await runtime.sessions.create()
         _, asked = await answering(runtime, ask(session.id, "count both"), "always")
@@ -254,9 +237,7 @@ async def test_ask_answered_reject_never_runs_the_tool_and_stops_the_turn(projec
     config = {"permission": {"word_count": "ask"}}
     async with (
         scripted(_two_counts()) as server,
-        engine(
-            project, env, server, mode="interactive", extra_config=config, container=with_tools(counter.tool)
-        ) as runtime,
+        engine(project, env, server, mode="interactive", extra_config=config, tools=[counter.tool]) as runtime,
     ):
         session = await runtime.sessions.create()
         answer, asked = await answering(runtime, ask(session.id, "count both"), "reject")
@@ -278,7 +259,7 @@ async def test_an_agents_own_rule_applies_to_that_agent_only(project: Path, env:
     config = {"agent": {"build": {"permission": {"word_count": "ask"}}, "reviewer": {"mode": "primary"}}}
     async with (
         scripted(script) as server,
-        engine(project, env, server, extra_config=config, container=with_tools(counter.tool)) as runtime,
+        engine(project, env, server, extra_config=config, tools=[counter.tool]) as runtime,
     ):
         build = await runtime.sessions.create()
         await runtime.loop.prompt(ask(build.id, "count", agent="build"))
@@ -287,7 +268,7 @@ async def test_an_agents_own_rule_applies_to_that_agent_only(project: Path, env:
         build_parts = tool_parts(await stored(runtime, build.id))
         reviewer_parts = tool_parts(await stored(runtime, reviewer.id))
     assert isinstance(build_parts[0].state, ToolStateError)
-    assert "needs approval, but this run is non-interactive" in build_parts[0].state.error
+    assert f"needs approval, but {no_approver_reason()}" in build_parts[0].state.error
     assert isinstance(reviewer_parts[0].state, ToolStateCompleted)
     assert counter.counted == ["notes.txt"]
 
@@ -299,7 +280,7 @@ async def test_a_builtin_that_asks_for_itself_is_still_asked_exactly_once(projec
     script: list[dict[str, Any]] = [{"tool_calls": [read]}, {"text": "Read it."}]
     async with (
         scripted(script) as server,
-        engine(project, env, server, mode="interactive", container=with_tools()) as runtime,
+        engine(project, env, server, mode="interactive", tools=[]) as runtime,
     ):
         session = await runtime.sessions.create()
         _, asked = await answering(runtime, ask(session.id, "read .env"), "once")

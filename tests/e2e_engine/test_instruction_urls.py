@@ -6,12 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dependency_injector import providers
 from engine_harness import Script, ask, engine, scripted
 from loopback_text_server import LoopbackTextServer
 
-from strata_core.container import CoreContainer
-from strata_core.context.instruction import HttpUrlFetcher, UrlFetcher
+from strata_core.context.instruction import HttpUrlFetcher
+from strata_core.runtime import overrides
 
 
 @pytest.fixture
@@ -20,13 +19,6 @@ def hanging() -> Iterator[LoopbackTextServer]:
     server = LoopbackTextServer(lambda path: (200, "never sent"), hangs=lambda path: True)
     yield server
     server.close()
-
-
-def fetching_with(fetcher: UrlFetcher) -> CoreContainer:
-    """A container whose instruction URLs go through `fetcher` (today's override surface; one place to change)."""
-    container = CoreContainer()
-    container.url_fetcher.override(providers.Object(fetcher))
-    return container
 
 
 @pytest.mark.anyio
@@ -40,12 +32,12 @@ async def test_a_hanging_url_is_fetched_once_in_a_three_step_turn(
         {"text": "Read them."},
         {"text": "Second turn."},
     ]
-    container = fetching_with(HttpUrlFetcher(timeout=0.3))  # the client gives up quickly: the test need not wait
     extra = {"instructions": [url]}
-    async with scripted(script) as server, engine(project, env, server, extra_config=extra, container=container) as rt:
-        session = await rt.sessions.create()
-        await rt.loop.prompt(ask(session.id, "read the notes"))
-        assert len(server.main_requests) == 3 and hanging.requests == ["/team-rules.md"]
-        await rt.loop.prompt(ask(session.id, "again"))
+    with overrides(url_fetcher=HttpUrlFetcher(timeout=0.3)):  # the client gives up quickly: the test need not wait
+        async with scripted(script) as server, engine(project, env, server, extra_config=extra) as rt:
+            session = await rt.sessions.create()
+            await rt.loop.prompt(ask(session.id, "read the notes"))
+            assert len(server.main_requests) == 3 and hanging.requests == ["/team-rules.md"]
+            await rt.loop.prompt(ask(session.id, "again"))
     assert hanging.requests == ["/team-rules.md"] * 2  # the next turn asks again
     assert all(url not in str(request.body) for request in server.main_requests)

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import anyio
 import pytest
-from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results
+from engine_harness import Script, ask, engine, questions, scripted, stored, texts, tool_parts, tool_results
 
 from strata_core.bus import PermissionAsked, PermissionReply, PermissionRequest
 from strata_core.message import AssistantMessage, MessageWithParts, ToolStateCompleted, ToolStateError
+from strata_core.permission.rules import no_approver_reason
 from strata_core.runtime import Runtime
 
 ASK_BASH = {"permission": {"bash": "ask"}}
@@ -31,7 +32,7 @@ async def _prompt_answering(
             async for event in events:
                 if isinstance(event, PermissionAsked):
                     asked.append(event.request)
-                    runtime.permissions.reply(event.request.id, reply)
+                    questions(runtime).reply(event.request.id, reply)
 
         group.start_soon(answer)
         result = await runtime.loop.prompt(ask(session_id, text))
@@ -105,5 +106,5 @@ async def test_a_non_interactive_ask_fails_fast_and_stops(project: Path, env: di
         history = await stored(runtime, session.id)
     (part,) = tool_parts(history)
     assert isinstance(part.state, ToolStateError)
-    assert "needs approval, but this run is non-interactive" in part.state.error
+    assert f"needs approval, but {no_approver_reason()}" in part.state.error
     assert len(server.main_requests) == 1

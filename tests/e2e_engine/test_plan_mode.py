@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from engine_harness import ask, engine, scripted, stored, texts, tool_parts, tool_results, user_texts
+from engine_harness import Mode, ask, engine, questions, scripted, stored, texts, tool_parts, tool_results, user_texts
 
 from strata_core.bus import PermissionAsked, PermissionRequest
 from strata_core.context.plan_file import plan_file as plan_file_at
@@ -66,7 +66,7 @@ async def prompt_answering(
             async for event in events:
                 if isinstance(event, PermissionAsked):
                     asked.append(event.request)
-                    runtime.permissions.reply(event.request.id, reply, feedback)  # type: ignore[arg-type]
+                    questions(runtime).reply(event.request.id, reply, feedback)  # type: ignore[arg-type]
 
         group.start_soon(answer)
         await runtime.loop.prompt(ask(session_id, text, agent="plan"))
@@ -240,11 +240,11 @@ async def test_plan_exit_rejected_with_feedback_keeps_planning(project: Path, en
 @pytest.mark.anyio
 @pytest.mark.parametrize(("mode", "extra"), [("non_interactive", {}), ("interactive", {"STRATA_CLIENT": "app"})])
 async def test_plan_exit_is_offered_only_to_an_interactive_cli_client(
-    project: Path, env: dict[str, str], mode: str, extra: dict[str, str]
+    project: Path, env: dict[str, str], mode: Mode, extra: dict[str, str]
 ) -> None:
     async with (
         scripted([{"text": "Ok."}]) as server,
-        engine(project, env | FLAG | extra, server, mode=mode) as runtime,  # type: ignore[arg-type]
+        engine(project, env | FLAG | extra, server, mode=mode) as runtime,
     ):
         session = await runtime.sessions.create()
         await runtime.loop.prompt(ask(session.id, "plan it", agent="plan"))

@@ -24,7 +24,7 @@ from typing import Any
 
 import anyio
 import pytest
-from engine_harness import ask, engine, scripted, stored, tool_parts
+from engine_harness import ask, engine, questions, scripted, stored, tool_parts
 
 from strata_core.bus import PermissionAsked
 from strata_core.message import ToolStateError
@@ -99,7 +99,9 @@ def opencode_project(tmp_path: Path) -> Path:
 async def run_plan_turn(runtime: Runtime, work: Path, reply: str, server: Any) -> str:
     """The captured turn: write the plan, call plan_exit, answer `reply`; the session id."""
     session = await runtime.sessions.create()
-    plan = await runtime.container.plan_mode().plan_file(await runtime.sessions.get(session.id))
+    plan_mode = runtime.container.plan_mode()
+    assert plan_mode is not None
+    plan = await plan_mode.plan_file(await runtime.sessions.get(session.id))
     content = "# Plan\n\n1. Add `shout(name)` to greet.py returning greet(name).upper().\n"
     server.script = parse_script(
         [
@@ -113,7 +115,7 @@ async def run_plan_turn(runtime: Runtime, work: Path, reply: str, server: Any) -
         async def answer() -> None:
             async for event in events:
                 if isinstance(event, PermissionAsked):
-                    runtime.permissions.reply(event.request.id, reply)  # type: ignore[arg-type]
+                    questions(runtime).reply(event.request.id, reply)  # type: ignore[arg-type]
 
         group.start_soon(answer)
         await runtime.loop.prompt(ask(session.id, PROMPT, agent="plan"))

@@ -9,13 +9,11 @@ from typing import Any
 import anyio
 import pytest
 from attrs import define, field
-from dependency_injector import providers
 from engine_harness import Script, ask, engine, scripted
 
-from strata_core.container import CoreContainer
-from strata_core.prompt.system import AssembledSystemPrompt, PromptLayer, SystemPrompt, SystemPromptRequest
+from strata_core.prompt.system import AssembledSystemPrompt, PromptLayer, SystemPromptRequest
+from strata_core.runtime import overrides
 from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
-from strata_core.tool.registry import ToolRegistry
 
 WIRES = {"chat": "@ai-sdk/openai-compatible", "messages": "@ai-sdk/anthropic"}
 
@@ -30,17 +28,6 @@ class HouseRules:
         self.requests.append(request)
         text = f"House rules for {request.agent.name} on {request.model.id}: answer in haiku."
         return AssembledSystemPrompt(text, [PromptLayer("agent", "house-rules", len(text))])
-
-
-def replacing_system_prompt(prompt: SystemPrompt, *tools: Any) -> CoreContainer:
-    """A container whose SystemPrompt is `prompt` and whose registry adds `tools` (today's override surface;
-    the one place to change it)."""
-    container = CoreContainer()
-    container.system_prompt.override(providers.Object(prompt))
-    if tools:
-        offered = providers.Callable(lambda builtins: [*builtins, *tools], container.tools)
-        container.registry.override(providers.Singleton(ToolRegistry, tools=offered))
-    return container
 
 
 @define
@@ -91,10 +78,10 @@ async def test_a_replaced_system_prompt_is_what_the_model_receives(
         {"tool_calls": [{"name": "glob", "arguments": {"pattern": "*.txt"}}]},
         {"text": "Notes, in haiku."},
     ]
-    container = replacing_system_prompt(rules)
-    async with scripted(script) as server, engine(project, env, server, container=container, npm=WIRES[wire]) as rt:
-        session = await rt.sessions.create()
-        await rt.loop.prompt(ask(session.id, "list the notes", system="Be brief."))
+    with overrides(system_prompt=rules):
+        async with scripted(script) as server, engine(project, env, server, npm=WIRES[wire]) as rt:
+            session = await rt.sessions.create()
+            await rt.loop.prompt(ask(session.id, "list the notes", system="Be brief."))
     sent = [system_text(request.body) for request in server.main_requests]
     assert sent == ["House rules for build on mock-model: answer in haiku."] * 2
     assert [(r.agent.name, r.model.id, r.user_system, r.json_schema) for r in rules.requests] == [
@@ -105,11 +92,11 @@ async def test_a_replaced_system_prompt_is_what_the_model_receives(
 @pytest.mark.anyio
 async def test_the_system_prompt_is_built_while_the_tools_are_resolved(project: Path, env: dict[str, str]) -> None:
     both = Rendezvous()
-    container = replacing_system_prompt(both, both)
-    async with scripted([{"text": "Hi."}]) as server, engine(project, env, server, container=container) as rt:
-        session = await rt.sessions.create()
-        with anyio.fail_after(10):  # one waiting for the other, in turn, would never finish
-            await rt.loop.prompt(ask(session.id, "hi"))
+    with overrides(system_prompt=both):
+        async with scripted([{"text": "Hi."}]) as server, engine(project, env, server, tools=[both]) as rt:
+            session = await rt.sessions.create()
+            with anyio.fail_after(10):  # one waiting for the other, in turn, would never finish
+                await rt.loop.prompt(ask(session.id, "hi"))
     (request,) = server.main_requests
     assert system_text(request.body) == "Met halfway."
     assert "rendezvous" in [tool["function"]["name"] for tool in request.body["tools"]]

@@ -12,7 +12,7 @@ from strata_core.clock import FrozenClock, SystemClock
 from strata_core.container import CoreContainer
 from strata_core.context.project import ProjectInfo
 from strata_core.llm import ModelInfo
-from strata_core.prompt.system import SystemPromptRequest
+from strata_core.prompt.system import SystemPromptRequest, SystemPromptService
 from strata_core.session.memory_store import MemorySessionStore
 
 
@@ -86,4 +86,6 @@ async def test_overrides_in_one_container_do_not_leak_into_a_fresh_one(tmp_path:
 
     assert first.clock().today() == date(2030, 2, 3)
     assert isinstance(second.clock(), SystemClock)
-    assert first.system_prompt().clock is first.clock() and second.system_prompt().clock is second.clock()
+    first_prompt, second_prompt = first.system_prompt(), second.system_prompt()
+    assert isinstance(first_prompt, SystemPromptService) and isinstance(second_prompt, SystemPromptService)
+    assert first_prompt.clock is first.clock() and second_prompt.clock is second.clock()

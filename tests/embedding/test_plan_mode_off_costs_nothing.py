@@ -15,6 +15,7 @@ import json, sys
 from pathlib import Path
 from dependency_injector import providers
 from strata_core.container import CoreContainer
+from strata_core.permission.bus_approver import BusApprover
 from strata_core.session.memory_store import MemorySessionStore
 
 env = json.loads(sys.argv[2])
@@ -23,6 +24,7 @@ c.directory.override(providers.Object(Path(sys.argv[1])))
 c.env.override(providers.Object(env))
 c.store.override(providers.Object(MemorySessionStore()))
 c.project_id.override(providers.Object("project"))
+c.approver.override(providers.Object(BusApprover(c.bus())))  # someone answers: plan_exit may be offered
 built = {"plan_mode": c.plan_mode() is not None, "plan_exit": c.plan_exit() is not None}
 print(json.dumps({"built": built, "loaded": sorted(m for m in sys.modules if m in set(sys.argv[3:]))}))
 """

@@ -1,5 +1,5 @@
-"""`open_runtime` as the one override surface: each keyword an override, the caller's own overrides kept,
-the caller's container never changed, one clock for every time and id."""
+"""`open_runtime` as the one override surface: each keyword replaces one service for that runtime, one clock
+for every time and id."""
 
 from __future__ import annotations
 
@@ -10,13 +10,12 @@ from typing import Any
 
 import pytest
 from attrs import define, field
-from dependency_injector import providers
 
 from strata_core import ids, llm
 from strata_core.clock import FrozenClock
-from strata_core.container import CoreContainer
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.message import ToolPart, ToolStateCompleted
+from strata_core.permission.approval import approve_all
 from strata_core.runtime import RuntimeOptionsError, open_runtime
 from strata_core.session.memory_store import MemorySessionStore
 from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
@@ -75,20 +74,6 @@ def _databases(tmp_path: Path) -> list[Path]:
     return sorted(tmp_path.rglob("strata.db*"))
 
 
-async def test_a_store_the_caller_overrode_is_used_and_no_database_is_created(tmp_path: Path) -> None:
-    project, env = _setup(tmp_path)
-    container = CoreContainer()
-    container.models.override(providers.Object(OneModel(ScriptedModel())))
-    async with MemorySessionStore.open() as store:
-        container.store.override(providers.Object(store))
-        async with open_runtime(project, env, container=container) as runtime:
-            assert runtime.store is store
-            session = await runtime.sessions.create()
-        assert await store.get_session(session.id) == session  # the runtime did not close the caller's store
-    assert _databases(tmp_path) == []
-    assert not (tmp_path / "home" / ".local" / "share" / "strata").exists()
-
-
 async def test_a_store_passed_by_keyword_is_used_and_no_database_is_created(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
     async with MemorySessionStore.open() as store:
@@ -98,41 +83,43 @@ async def test_a_store_passed_by_keyword_is_used_and_no_database_is_created(tmp_
     assert _databases(tmp_path) == []
 
 
-async def test_the_same_container_opens_two_runtimes_in_turn_and_is_left_as_it_was(tmp_path: Path) -> None:
+async def test_a_store_path_keyword_opens_sqlite_there_and_the_default_is_the_data_directory(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
-    container = CoreContainer()
-    container.models.override(providers.Object(OneModel(ScriptedModel())))
-    async with open_runtime(project, env, container=container) as first:
+    resolver = OneModel(ScriptedModel())
+    async with open_runtime(project, env, models=resolver, store=tmp_path / "mine.db") as runtime:
+        await runtime.sessions.create()
+    assert (tmp_path / "mine.db").is_file() and not (tmp_path / "data" / "strata" / "strata.db").exists()
+    async with open_runtime(project, env, models=resolver) as first:
         session = await first.sessions.create()
-    async with open_runtime(project, env, container=container) as second:
+    async with open_runtime(project, env, models=resolver) as second:
         assert [s.id for s in await second.sessions.list_sessions()] == [session.id]  # the same SQLite file
-        assert second.loop is not first.loop and second.container is not container
-    for supplied_by_the_runtime in ("store", "project_id", "config_info", "background", "directory", "env"):
-        assert getattr(container, supplied_by_the_runtime).last_overriding is None, supplied_by_the_runtime
+        assert second.loop is not first.loop
     assert (tmp_path / "data" / "strata" / "strata.db").is_file()
 
 
-async def test_a_models_override_on_the_container_wins_over_the_factory(tmp_path: Path) -> None:
+async def test_a_resolver_passed_as_models_is_used_and_a_factory_is_given_the_shared_client(
+    tmp_path: Path,
+) -> None:
     project, env = _setup(tmp_path)
     resolver = OneModel(ScriptedModel())
-    container = CoreContainer()
-    container.models.override(providers.Object(resolver))
+    async with open_runtime(project, env, store="memory", models=resolver) as runtime:
+        assert runtime.models is resolver and runtime.container.targets().models is resolver
+    built: list[Any] = []
 
-    def factory(*args: Any) -> llm.ModelResolver:
-        raise AssertionError("the factory must not replace the caller's resolver")
+    def factory(config: Any, environment: Mapping[str, str], client: Any) -> llm.ModelResolver:
+        built.append(client())
+        return resolver
 
-    async with open_runtime(
-        project, env, in_memory_store=True, model_resolver_factory=factory, container=container
-    ) as runtime:
+    async with open_runtime(project, env, store="memory", models=factory) as runtime:
         assert runtime.models is resolver
-        assert runtime.loop.models is resolver and runtime.container.title().models is resolver
+        assert built == [runtime.container.http_client()] and built[0] is not None
 
 
 async def test_a_frozen_clock_fixes_the_prompt_date_record_times_and_the_time_of_every_id(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
     clock = FrozenClock.at(datetime(2030, 2, 3, 9, 30, tzinfo=UTC))
     model = ScriptedModel([{"text": "Hello."}])
-    async with open_runtime(project, env, models=OneModel(model), in_memory_store=True, clock=clock) as runtime:
+    async with open_runtime(project, env, models=OneModel(model), store="memory", clock=clock) as runtime:
         session = await runtime.sessions.create()
         await runtime.loop.prompt(PromptRequest(session.id, [TextInput("hi")]))
         history = await runtime.sessions.messages(session.id)
@@ -146,12 +133,12 @@ async def test_a_frozen_clock_fixes_the_prompt_date_record_times_and_the_time_of
     assert made[1:3] == sorted(made[1:3])  # standing still, the clock still gives ascending ids
 
 
-async def _ids_of_one_turn(tmp_path: Path, container: CoreContainer) -> list[str]:
+async def _ids_of_one_turn(tmp_path: Path) -> list[str]:
     project, env = _setup(tmp_path)
     clock = FrozenClock(1_900_000_000_000)
     model = ScriptedModel([{"text": "Hello."}])
     async with open_runtime(
-        project, env, models=OneModel(model), in_memory_store=True, clock=clock, container=container
+        project, env, models=OneModel(model), store="memory", clock=clock, id_entropy=ids.seeded_entropy(7)
     ) as runtime:
         session = await runtime.sessions.create()
         await runtime.loop.prompt(PromptRequest(session.id, [TextInput("hi")]))
@@ -160,11 +147,8 @@ async def _ids_of_one_turn(tmp_path: Path, container: CoreContainer) -> list[str
 
 
 async def test_a_frozen_clock_and_seeded_entropy_make_every_id_reproducible(tmp_path: Path) -> None:
-    container = CoreContainer()
-    container.id_entropy.override(providers.Callable(ids.seeded_entropy, 7))  # a fresh sequence per runtime
-
-    first = await _ids_of_one_turn(tmp_path / "one", container)
-    second = await _ids_of_one_turn(tmp_path / "two", container)
+    first = await _ids_of_one_turn(tmp_path / "one")
+    second = await _ids_of_one_turn(tmp_path / "two")
 
     assert first == second
     assert first[0] == ids.Ids(FrozenClock(1_900_000_000_000), ids.seeded_entropy(7)).new("ses")
@@ -177,7 +161,7 @@ async def test_custom_tools_are_offered_to_the_model_and_run(tmp_path: Path) -> 
         [{"tool_calls": [{"name": "weather", "arguments": {"city": "Oslo"}}]}, {"text": "It is sunny in Oslo."}]
     )
     async with open_runtime(
-        project, env, models=OneModel(model), in_memory_store=True, tools=[weather], permission_mode="auto"
+        project, env, models=OneModel(model), store="memory", tools=[weather], approver=approve_all
     ) as runtime:
         session = await runtime.sessions.create()
         await runtime.loop.prompt(PromptRequest(session.id, [TextInput("weather in Oslo?")]))
@@ -194,9 +178,7 @@ async def test_custom_tools_are_offered_to_the_model_and_run(tmp_path: Path) -> 
 async def test_a_custom_tool_named_like_a_built_in_replaces_it(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
     mine = WeatherTool(name="read")
-    async with open_runtime(
-        project, env, models=OneModel(ScriptedModel()), in_memory_store=True, tools=[mine]
-    ) as runtime:
+    async with open_runtime(project, env, models=OneModel(ScriptedModel()), store="memory", tools=[mine]) as runtime:
         registry = runtime.container.registry()
         assert registry.get("read") is mine
         assert registry.names.count("read") == 1
@@ -204,26 +186,11 @@ async def test_a_custom_tool_named_like_a_built_in_replaces_it(tmp_path: Path) -
 
 async def test_contradicting_or_missing_options_are_refused_with_what_to_pass(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
-    async with MemorySessionStore.open() as store:
-        with pytest.raises(RuntimeOptionsError, match="either store= or"):
-            open_runtime(project, env, store=store, in_memory_store=True, models=OneModel(ScriptedModel()))
+    with pytest.raises(RuntimeOptionsError, match='store= takes a SessionStore, a Path or "memory"'):
+        async with open_runtime(project, env, store="disk", models=OneModel(ScriptedModel())):  # type: ignore[arg-type]
+            pass
     with pytest.raises(RuntimeOptionsError, match="needs a model resolver: pass models="):
-        open_runtime(project, env, in_memory_store=True)
-
-
-async def test_a_clock_overridden_on_the_container_is_used_and_a_clock_keyword_wins_over_it(tmp_path: Path) -> None:
-    project, env = _setup(tmp_path)
-    mine, theirs = FrozenClock(1_900_000_000_000), FrozenClock(2_000_000_000_000)
-    container = CoreContainer()
-    container.clock.override(providers.Object(mine))
-    resolver = OneModel(ScriptedModel())
-    async with open_runtime(project, env, models=resolver, in_memory_store=True, container=container) as runtime:
-        assert runtime.clock is mine and (await runtime.sessions.create()).time.created == mine.ms
-    async with open_runtime(
-        project, env, models=resolver, in_memory_store=True, clock=theirs, container=container
-    ) as runtime:
-        assert runtime.clock is theirs and (await runtime.sessions.create()).time.created == theirs.ms
-    assert container.clock() is mine  # the keyword went to the runtime's copy only
+        open_runtime(project, env, store="memory")
 
 
 @define
@@ -240,7 +207,7 @@ async def test_a_url_fetcher_keyword_fetches_the_instruction_urls(tmp_path: Path
     (project / "strata.json").write_text('{"instructions": ["https://rules.invalid/team.md"]}')
     fetcher = CannedFetcher()
     model = ScriptedModel([{"text": "ok"}])
-    async with open_runtime(project, env, models=OneModel(model), in_memory_store=True, url_fetcher=fetcher) as runtime:
+    async with open_runtime(project, env, models=OneModel(model), store="memory", url_fetcher=fetcher) as runtime:
         session = await runtime.sessions.create()
         await runtime.loop.prompt(PromptRequest(session.id, [TextInput("hi")]))
     assert fetcher.asked == ["https://rules.invalid/team.md"]
@@ -254,5 +221,5 @@ async def test_an_error_raised_in_the_runtime_block_leaves_it_as_raised(tmp_path
     project, env = _setup(tmp_path)
     model = ScriptedModel([{"text": "Hello."}])
     with pytest.raises(LookupError, match="not in the plan"):
-        async with open_runtime(project, env, models=OneModel(model), in_memory_store=True):
+        async with open_runtime(project, env, models=OneModel(model), store="memory"):
             raise LookupError("not in the plan")

@@ -29,7 +29,7 @@ from strata_core.engine.compaction import (
     select_tail,
 )
 from strata_core.engine.overflow import CompactionSettings, compaction_settings
-from strata_core.engine.processor import Processor
+from strata_core.engine.processor import StepProcessor
 from strata_core.history import filter_compacted
 from strata_core.message import (
     AssistantMessage,
@@ -60,7 +60,7 @@ async def store() -> AsyncIterator[MemorySessionStore]:
 
 def _service(store: MemorySessionStore, bus: Bus | None = None) -> CompactionService:
     bus = bus or Bus()
-    processor = Processor(store, bus, PermissionFlow(bus, IDS, "non_interactive"), plain_executor, SystemClock(), IDS)
+    processor = StepProcessor(store, bus, PermissionFlow(IDS), plain_executor, SystemClock(), IDS)
     agents = FakeAgents({"compaction": COMPACTION})
     return CompactionService(store, bus, agents, FakeResolver({}), processor, SystemClock(), IDS)
 

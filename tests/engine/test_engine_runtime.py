@@ -12,6 +12,7 @@ from engine_fakes import FakeResolver
 
 from strata_core.container import CoreContainer
 from strata_core.engine.loop import SessionLoop
+from strata_core.permission.approval import Refuser, approve_all
 from strata_core.runtime import open_runtime
 from strata_core.session.memory_store import MemorySessionStore
 from strata_providers.testing import ScriptedModel
@@ -24,10 +25,9 @@ def test_the_container_builds_the_loop_without_touching_the_disk(tmp_path: Path)
     container.store.override(providers.Object(MemorySessionStore()))
     container.models.override(providers.Object(FakeResolver({})))
     container.project_id.override(providers.Object("p"))
-    container.background.override(providers.Object(None))
     loop = container.loop()
     assert isinstance(loop, SessionLoop)
-    assert loop.registry is container.registry()
+    assert loop.steps.registry is container.registry()
     assert not missing.exists()
 
 
@@ -49,11 +49,12 @@ async def test_the_runtime_keeps_sessions_in_sqlite_under_the_data_directory(tmp
 async def test_each_runtime_has_its_own_services(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path)}
     async with (
-        open_runtime(tmp_path, env, models=FakeResolver({}), in_memory_store=True) as first,
-        open_runtime(tmp_path, env, models=FakeResolver({}), in_memory_store=True, permission_mode="auto") as second,
+        open_runtime(tmp_path, env, models=FakeResolver({}), store="memory") as first,
+        open_runtime(tmp_path, env, models=FakeResolver({}), store="memory", approver=approve_all) as second,
     ):
         assert first.bus is not second.bus and first.loop is not second.loop
-        assert (first.permissions.mode, second.permissions.mode) == ("interactive", "auto")
+        assert first.permissions is not second.permissions
+        assert isinstance(first.approver, Refuser) and second.approver is approve_all
 
 
 @pytest.mark.anyio
@@ -66,6 +67,6 @@ async def test_opening_the_runtime_removes_tool_outputs_older_than_seven_days(tm
         path.write_text("output")
     eight_days_ago = time.time() - 8 * 24 * 3600
     os.utime(old, (eight_days_ago, eight_days_ago))
-    async with open_runtime(tmp_path, env, models=FakeResolver({}), in_memory_store=True):
+    async with open_runtime(tmp_path, env, models=FakeResolver({}), store="memory"):
         pass  # the cleanup runs in the background; leaving the runtime waits for it
     assert not old.exists() and fresh.exists()

@@ -14,6 +14,7 @@ from engine_fakes import FakeResolver
 from strata_core import llm
 from strata_core.bus import BusEvent, PartUpdated
 from strata_core.engine.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
+from strata_core.engine.title import same_model
 from strata_core.engine.turn_end import turn_finished
 from strata_core.history import latest
 from strata_core.message import (
@@ -27,6 +28,7 @@ from strata_core.message import (
     ToolStateError,
     ToolStateRunning,
 )
+from strata_core.permission.approval import approve_all
 from strata_core.runtime import Runtime, open_runtime
 from strata_providers.testing import ScriptedModel
 
@@ -46,7 +48,7 @@ def _runtime(
         (project / "strata.json").write_text(config)
     resolver = FakeResolver({model.info.ref: model})
     env = {"HOME": str(project.parent / "home")}
-    return open_runtime(project, env, models=resolver, in_memory_store=True, **options)
+    return open_runtime(project, env, models=resolver, store="memory", **options)
 
 
 async def _until_a_tool_runs(events: MemoryObjectReceiveStream[BusEvent]) -> None:
@@ -133,7 +135,7 @@ async def test_a_prompt_sent_while_the_loop_runs_joins_it_wrapped_as_a_queued_me
             {"text": "Both handled."},
         ]
     )
-    async with _runtime(project, model, permission_mode="auto") as runtime:
+    async with _runtime(project, model, approver=approve_all) as runtime:
         session = await runtime.sessions.create()
         answers: list[MessageWithParts] = []
 
@@ -158,7 +160,7 @@ async def test_cancel_aborts_the_turn_and_the_next_prompt_continues(project: Pat
             {"text": "Fine, stopped."},
         ]
     )
-    async with _runtime(project, model, permission_mode="auto") as runtime:
+    async with _runtime(project, model, approver=approve_all) as runtime:
         session = await runtime.sessions.create()
         async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
             group.start_soon(runtime.loop.prompt, _request(session.id, "wait a long time", model))
@@ -231,7 +233,7 @@ async def test_a_json_schema_turn_that_answers_in_text_records_the_error(project
 @pytest.mark.anyio
 async def test_a_title_is_asked_once_per_session(project: Path) -> None:
     model = _scripted([{"text": "One."}, {"text": "Two."}])
-    async with _runtime(project, model) as runtime:
+    async with _runtime(project, model, title_model=same_model) as runtime:
         session = await runtime.sessions.create()
         await runtime.loop.prompt(_request(session.id, "first", model))
         await runtime.loop.prompt(_request(session.id, "second", model))
@@ -297,7 +299,7 @@ async def test_cancelling_the_callers_scope_aborts_the_turn(project: Path) -> No
             {"text": "Resumed."},
         ]
     )
-    async with _runtime(project, model, permission_mode="auto") as runtime:
+    async with _runtime(project, model, approver=approve_all) as runtime:
         session = await runtime.sessions.create()
         async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
             group.start_soon(runtime.loop.prompt, _request(session.id, "wait", model))

@@ -25,7 +25,7 @@ from engine_harness import drained
 from strata_core import llm, serialization
 from strata_core.bus import Bus, PermissionAsked, SessionError, SessionRetry
 from strata_core.engine.overflow import CompactionSettings
-from strata_core.engine.processor import Processor, StepInput
+from strata_core.engine.processor import StepInput, StepProcessor
 from strata_core.engine.turn_end import StepEnd
 from strata_core.message import (
     ABORTED_ERROR,
@@ -40,7 +40,8 @@ from strata_core.message import (
     ToolStateCompleted,
     ToolStateError,
 )
-from strata_core.permission.flow import PermissionFlow, PermissionMode
+from strata_core.permission.bus_approver import BusApprover
+from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import RejectedError, Rule
 from strata_core.session.memory_store import MemorySessionStore
 from strata_core.tool.contract import Tool, ToolContext, ToolFailure, ToolResult
@@ -53,11 +54,12 @@ async def store() -> AsyncIterator[MemorySessionStore]:
 
 
 class Harness:
-    def __init__(self, store: MemorySessionStore, mode: PermissionMode = "interactive") -> None:
+    def __init__(self, store: MemorySessionStore, *, non_interactive: bool = False) -> None:
         self.store = store
         self.bus = Bus()
-        self.permissions = PermissionFlow(self.bus, IDS, mode)
-        self.processor = Processor(store, self.bus, self.permissions, plain_executor, clock=TickingClock(), ids=IDS)
+        self.questions = BusApprover(self.bus)
+        self.permissions = PermissionFlow(IDS) if non_interactive else PermissionFlow(IDS, self.questions)
+        self.processor = StepProcessor(store, self.bus, self.permissions, plain_executor, clock=TickingClock(), ids=IDS)
 
     async def run(
         self, model: FakeModel, tools: Mapping[str, Tool] = {}, **changes: Any
@@ -308,7 +310,7 @@ async def test_a_rejected_permission_is_the_tools_error_and_stops_the_turn(store
             async for event in events:
                 if isinstance(event, PermissionAsked):
                     assert event.request.call_id == "c1"
-                    harness.permissions.reply(event.request.id, "reject")
+                    harness.questions.reply(event.request.id, "reject")
                     return
 
     async with anyio.create_task_group() as tg:
@@ -331,7 +333,7 @@ async def test_the_third_identical_call_in_a_row_asks_the_doom_loop_permission(s
         return "same"
 
     same = {"filePath": "a.txt"}
-    harness = Harness(store, "non_interactive")
+    harness = Harness(store, non_interactive=True)
     result, stored = await harness.run(
         FakeModel([tool_step(("c1", "read", same), ("c2", "read", same), ("c3", "read", same))]),
         {"read": FuncTool("read", read)},
@@ -347,7 +349,7 @@ async def test_doom_loop_allowed_by_rule_lets_the_call_run(store: MemorySessionS
     async def read(args: Mapping[str, Any], ctx: ToolContext) -> str:
         return "same"
 
-    harness = Harness(store, "non_interactive")
+    harness = Harness(store, non_interactive=True)
     step_context = tool_context()
     message = assistant()
     await store.put_message(message)

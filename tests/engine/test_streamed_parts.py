@@ -16,7 +16,7 @@ from engine_harness import drained
 from strata_core import llm
 from strata_core.bus import Bus, BusEvent, PartDelta, PartUpdated
 from strata_core.clock import FrozenClock
-from strata_core.engine.processor import Processor, StepInput
+from strata_core.engine.processor import StepInput, StepProcessor
 from strata_core.message import MessageWithParts, Part, ReasoningPart, TextPart
 from strata_core.permission.flow import PermissionFlow
 from strata_core.session.memory_store import MemorySessionStore
@@ -71,7 +71,7 @@ async def stream_one_part(
 ) -> tuple[RecordingStore, list[BusEvent], MessageWithParts]:
     clock = FrozenClock(1_796_000_000_000)
     bus = Bus()
-    processor = Processor(RecordingStore(), bus, PermissionFlow(bus, IDS, "interactive"), plain_executor, clock, IDS)
+    processor = StepProcessor(RecordingStore(), bus, PermissionFlow(IDS), plain_executor, clock, IDS)
     store = processor.store
     assert isinstance(store, RecordingStore)
     message = assistant()

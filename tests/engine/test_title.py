@@ -12,7 +12,7 @@ from strata_core import llm
 from strata_core.bus import Bus, TitleUpdated
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.parameters import BasicParameters
-from strata_core.engine.title import TitleService, clean_title
+from strata_core.engine.title import TitleService, catalogue_titles, clean_title
 from strata_core.message import MessageTime, ModelRef, SubtaskPart, TextPart, UserMessage
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.memory_store import MemorySessionStore
@@ -70,7 +70,7 @@ async def _user(store: MemorySessionStore, message_id: str, text: str, *, synthe
 
 
 def _service(store: MemorySessionStore, bus: Bus, resolver: FakeResolver) -> TitleService:
-    return TitleService(store, bus, FakeAgents({"title": TITLE_AGENT}), resolver, BasicParameters())
+    return TitleService(store, bus, FakeAgents({"title": TITLE_AGENT}), catalogue_titles(resolver), BasicParameters())
 
 
 @pytest.mark.anyio
@@ -158,6 +158,10 @@ async def test_a_configured_title_agent_model_wins(store: MemorySessionStore) ->
     configured = FakeModel([text_step("From configured")])
     agents = FakeAgents({"title": evolve(TITLE_AGENT, model=ModelRef("other", "titler"))})
     service = TitleService(
-        store, Bus(), agents, FakeResolver({"other/titler": configured}, small=FakeModel([])), BasicParameters()
+        store,
+        Bus(),
+        agents,
+        catalogue_titles(FakeResolver({"other/titler": configured}, small=FakeModel([]))),
+        BasicParameters(),
     )
     assert await service.generate("ses_1", FakeModel([])) == "From configured"

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
 import pytest
 from attrs import define, field
 from engine_fakes import FakeResolver, assistant
 
+from strata_core.engine.loop import SessionLoop
 from strata_core.engine.processor import Processor, StepInput, StepOutcome
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.engine.turn_end import StepEnd, TurnEnd
@@ -46,9 +48,11 @@ async def test_the_processor_reports_a_step_end(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     env = {"HOME": str(tmp_path / "home")}
-    async with open_runtime(project, env, models=FakeResolver({model.info.ref: model}), in_memory_store=True) as rt:
-        recording = RecordingProcessor(rt.loop.processor)
-        rt.loop.processor = recording  # type: ignore[assignment]
+    async with open_runtime(project, env, models=FakeResolver({model.info.ref: model}), store="memory") as rt:
+        loop = rt.loop
+        assert isinstance(loop, SessionLoop)
+        recording = RecordingProcessor(loop.steps.processor)
+        loop.steps = attrs.evolve(loop.steps, processor=recording)
         session = await rt.sessions.create()
         answer = await rt.loop.prompt(PromptRequest(session.id, [TextInput("look")]))
     seen = recording.ends

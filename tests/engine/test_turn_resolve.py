@@ -32,7 +32,7 @@ async def runtime(tmp_path: Path) -> AsyncIterator[Runtime]:
     (project / "strata.json").write_text(json.dumps({"agent": {"review": review}}))
     models = {info.ref: ScriptedModel([{"text": "ok"}] * 4, info=info) for info in (DEFAULT, REVIEWER)}
     env = {"HOME": str(tmp_path / "home")}
-    async with open_runtime(project, env, models=FakeResolver(models), in_memory_store=True) as opened:
+    async with open_runtime(project, env, models=FakeResolver(models), store="memory") as opened:
         yield opened
 
 

@@ -11,22 +11,28 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import anyio
 
+from strata_core.bus import Bus
 from strata_core.config.service import ConfigInfo
-from strata_core.container import CoreContainer
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.message import MessageWithParts, TextPart, ToolPart
-from strata_core.permission.flow import PermissionMode
+from strata_core.permission.approval import Approver, Refuser, approve_all
+from strata_core.permission.bus_approver import BusApprover
 from strata_core.runtime import Runtime, open_runtime
+from strata_core.tool.contract import Tool
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
 from strata_providers.retry import RetryPolicy
 from strata_providers.testing import ScriptedServer
 
 MODEL = "mock/mock-model"
+
+Mode: TypeAlias = Literal["interactive", "non_interactive", "auto"]
+"""Who answers the scenario's permission questions: the test through the bus (`questions(runtime).reply`),
+nobody (refused at once), or an automatic yes."""
 
 
 def provider_config(
@@ -60,28 +66,38 @@ def engine(
     env: Mapping[str, str],
     server: ScriptedServer,
     *,
-    mode: PermissionMode = "non_interactive",
+    mode: Mode = "non_interactive",
     extra_config: Mapping[str, Any] | None = None,
     limit: Mapping[str, int] | None = None,
-    container: CoreContainer | None = None,
+    tools: Sequence[Tool] = (),
     npm: str = "@ai-sdk/openai-compatible",
 ) -> AbstractAsyncContextManager[Runtime]:
-    """The runtime for `project`, its model served by `server`, its sessions in `project/../strata.db`.
-
-    `container` is one the test has already overridden (its tools, say); the runtime respects its overrides.
-    `npm` picks the wire (`@ai-sdk/anthropic`: the Messages API).
-    """
+    """The runtime for `project`, its model served by `server`, its sessions in `project/../strata.db`;
+    `tools` are custom tools beside the built-ins, `npm` picks the wire (`@ai-sdk/anthropic`: the Messages API)."""
     config = {**provider_config(server, npm=npm, limit=limit), **(extra_config or {})}
     (project / "strata.json").write_text(json.dumps(config))
+    bus = Bus()
+    approvers: dict[Mode, Approver] = {
+        "interactive": BusApprover(bus),
+        "non_interactive": Refuser(),
+        "auto": approve_all,
+    }
     return open_runtime(
         project,
         env,
-        permission_mode=mode,
-        model_resolver_factory=_catalog,
+        approver=approvers[mode],
+        bus=bus,
+        models=_catalog,
         parameters=ProviderParameters(),
-        store_path=project.parent / "strata.db",
-        container=container,
+        store=project.parent / "strata.db",
+        tools=tools,
     )
+
+
+def questions(runtime: Runtime) -> BusApprover:
+    """The interactive scenario's approver: its questions are answered with `reply`."""
+    assert isinstance(runtime.approver, BusApprover)
+    return runtime.approver
 
 
 Script: TypeAlias = list[dict[str, Any]]

@@ -35,6 +35,13 @@ EXPECTED_OUTPUT: dict[str, list[str]] = {
     ],
     "stream_text_deltas.py": ["deltas: ['Hel', 'lo ', 'the', 're.']", "stored: Hello there."],
     "own_store.py": ["my store saw", "no strata.db anywhere under"],
+    "own_approver.py": [
+        "asked: deploy ['staging']",
+        "asked: deploy ['production']",
+        "ran: deployed to staging",
+        "refused: The user rejected permission to use this specific tool call with the following feedback: Only",
+        "answer: Staging is deployed; production waits.",
+    ],
     "frozen_clock.py": [
         "Today's date: Sun Mar 01 2026",
         "created: 1772366400000 and 1772366400000",

@@ -89,6 +89,7 @@ def test_an_application_overrides_the_script_and_the_runtime_options_with_fixtur
         import pytest
 
         from strata_core.engine.prompt_input import PromptRequest, TextInput
+        from strata_core.permission.approval import approve_all
 
         @pytest.fixture
         def anyio_backend():
@@ -100,13 +101,13 @@ def test_an_application_overrides_the_script_and_the_runtime_options_with_fixtur
 
         @pytest.fixture
         def strata_runtime_options():
-            return {"permission_mode": "auto"}
+            return {"approver": approve_all}
 
         @pytest.mark.anyio
         async def test_it(strata_runtime, scripted_model):
             session = await strata_runtime.sessions.create()
             await strata_runtime.loop.prompt(PromptRequest(session.id, [TextInput("hi")]))
-            assert strata_runtime.permissions.mode == "auto" and scripted_model.turns_used == 1
+            assert strata_runtime.approver is approve_all and scripted_model.turns_used == 1
         """
     )
     result = pytester.runpytest("-p", "no:cacheprovider", "-q")

@@ -41,7 +41,7 @@ def read_then_nothing(project: Path) -> list[dict[str, Any]]:
 
 def in_process(project: Path, model: ScriptedModel) -> AbstractAsyncContextManager[Runtime]:
     env = {"HOME": str(project.parent / "home")}
-    return open_runtime(project, env, models=ScriptedResolver(model), in_memory_store=True)
+    return open_runtime(project, env, models=ScriptedResolver(model), store="memory")
 
 
 async def test_a_script_that_runs_out_mid_turn_raises_out_of_the_prompt(
@@ -91,7 +91,7 @@ def over_http(project: Path, server: ScriptedServer) -> AbstractAsyncContextMana
         return ProviderCatalog(config.blocks, env, client)  # the default retry policy: 2 s, 4 s, 8 s
 
     env = {"HOME": str(project.parent / "home")}
-    return open_runtime(project, env, model_resolver_factory=catalog, in_memory_store=True)
+    return open_runtime(project, env, models=catalog, store="memory")
 
 
 async def test_a_server_script_that_runs_out_mid_turn_fails_the_test_when_the_server_stops(project: Path) -> None:

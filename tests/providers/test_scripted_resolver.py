@@ -10,6 +10,7 @@ import pytest
 
 from strata_core import llm
 from strata_core.engine.prompt_input import PromptRequest, TextInput
+from strata_core.engine.title import catalogue_titles
 from strata_core.message import TextPart
 from strata_core.runtime import Runtime, open_runtime
 from strata_providers.testing import ScriptedModel, ScriptedResolver
@@ -99,13 +100,14 @@ def test_it_is_a_model_resolver() -> None:
 
 
 def runtime_on(directory: Path, resolver: ScriptedResolver) -> AbstractAsyncContextManager[Runtime]:
-    return open_runtime(directory, {"HOME": str(directory)}, models=resolver, in_memory_store=True)
+    return open_runtime(directory, {"HOME": str(directory)}, models=resolver, store="memory")
 
 
 async def test_a_turn_runs_on_the_resolvers_default_model_and_its_title_takes_no_turn(tmp_path: Path) -> None:
     model = ScriptedModel([{"text": "Hello."}], title_text="Greeting")
+    resolver = ScriptedResolver(model)
     async with open_runtime(
-        tmp_path, {"HOME": str(tmp_path)}, models=ScriptedResolver(model), in_memory_store=True
+        tmp_path, {"HOME": str(tmp_path)}, models=resolver, store="memory", title_model=catalogue_titles(resolver)
     ) as rt:
         session = await rt.sessions.create()
         answer = await rt.loop.prompt(PromptRequest(session.id, [TextInput("hi")]))
@@ -119,7 +121,9 @@ async def test_a_small_model_answers_the_titles(tmp_path: Path) -> None:
     main = ScriptedModel([{"text": "Hello."}])
     small = ScriptedModel([], info=llm.ModelInfo("scripted", "small"), title_text="Greeting")
     resolver = ScriptedResolver(main, small=small)
-    async with runtime_on(tmp_path, resolver) as rt:
+    async with open_runtime(
+        tmp_path, {"HOME": str(tmp_path)}, models=resolver, store="memory", title_model=catalogue_titles(resolver)
+    ) as rt:
         session = await rt.sessions.create()
         await rt.loop.prompt(PromptRequest(session.id, [TextInput("hi")]))
     assert main.title_requests == [] and len(small.title_requests) == 1

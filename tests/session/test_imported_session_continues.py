@@ -37,7 +37,7 @@ async def test_an_imported_session_whose_ids_sort_after_ours_is_answered_with_it
     assert Ids(clock).new("msg") < exported[0]["info"]["id"]
     project, env = _setup(tmp_path)
     model = ScriptedModel([{"text": "Carried on."}])
-    async with open_runtime(project, env, models=ScriptedResolver(model), in_memory_store=True, clock=clock) as runtime:
+    async with open_runtime(project, env, models=ScriptedResolver(model), store="memory", clock=clock) as runtime:
         imported = await runtime.sessions.import_session(text)
         answer = await runtime.loop.prompt(PromptRequest(imported.info.id, [TextInput("and the next test?")]))
         history = await runtime.sessions.messages(imported.info.id)

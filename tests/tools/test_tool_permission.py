@@ -10,11 +10,10 @@ import attrs
 import pytest
 from tool_fakes import Asker, MakeContext, NoSkills, NoSubagents, OneAgent, rules
 
-from strata_core.bus import Bus
 from strata_core.clock import SystemClock
 from strata_core.ids import Ids
-from strata_core.permission.flow import PermissionFlow, PermissionMode
-from strata_core.permission.rules import NO_RESPONDER, NON_INTERACTIVE
+from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.rules import NO_RESPONDER, no_approver_reason
 from strata_core.tool.builtin.defaults import builtin_tools
 from strata_core.tool.builtin.todowrite import TodoWriteTool
 from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
@@ -52,9 +51,10 @@ class Guarded:
         return ToolResult(output="ran")
 
 
-def through_flow(make_ctx: MakeContext, config: Mapping[str, Any], mode: PermissionMode) -> ToolContext:
-    """A context whose asks go through a real `PermissionFlow` over `config`'s rules, as a runtime's do."""
-    flow, ruleset = PermissionFlow(Bus(), Ids(SystemClock()), mode=mode), rules(config)
+def through_flow(make_ctx: MakeContext, config: Mapping[str, Any]) -> ToolContext:
+    """A context whose asks go through a real `PermissionFlow` over `config`'s rules (and no approver), as a
+    runtime's do."""
+    flow, ruleset = PermissionFlow(Ids(SystemClock())), rules(config)
 
     async def ask(permission: str, patterns: Sequence[str], always: Sequence[str], metadata: Mapping[str, Any]) -> None:
         await flow.ask("ses_test", permission, patterns, always, metadata, ruleset)
@@ -99,7 +99,7 @@ async def test_allow_runs_and_deny_refuses_with_opencodes_message(
     config: dict[str, Any], runs: bool, make_ctx: MakeContext, truncation: Truncation
 ) -> None:
     tool = Guarded()
-    ctx = through_flow(make_ctx, config, "non_interactive")
+    ctx = through_flow(make_ctx, config)
     outcome = await run_tool(tool, {}, ctx, agent_ruleset=None, truncation=truncation)
     assert tool.ran == (1 if runs else 0)
     assert outcome.is_error is not runs
@@ -113,9 +113,9 @@ async def test_ask_with_nobody_to_answer_fails_fast_and_stops_the_turn(
     config: dict[str, Any], make_ctx: MakeContext, truncation: Truncation
 ) -> None:
     tool = Guarded()
-    ctx = through_flow(make_ctx, config, "non_interactive")
+    ctx = through_flow(make_ctx, config)
     outcome = await run_tool(tool, {"paths": ["a.txt"]}, ctx, agent_ruleset=None, truncation=truncation)
-    assert outcome.error == f"Permission 'my_tool' for a.txt needs approval, but {NON_INTERACTIVE}"
+    assert outcome.error == f"Permission 'my_tool' for a.txt needs approval, but {no_approver_reason()}"
     assert outcome.blocked and tool.ran == 0
 
 
@@ -123,7 +123,7 @@ async def test_a_declared_key_and_patterns_are_what_the_rules_see(
     make_ctx: MakeContext, truncation: Truncation
 ) -> None:
     tool = Guarded(name="copy_files", key="files")
-    ctx = through_flow(make_ctx, {"*": "deny", "files": {"*": "allow", "secret/*": "deny"}}, "non_interactive")
+    ctx = through_flow(make_ctx, {"*": "deny", "files": {"*": "allow", "secret/*": "deny"}})
     allowed = await run_tool(tool, {"paths": ["src/a.py"]}, ctx, agent_ruleset=None, truncation=truncation)
     denied = await run_tool(tool, {"paths": ["src/a.py", "secret/key"]}, ctx, agent_ruleset=None, truncation=truncation)
     assert not allowed.is_error

@@ -16,7 +16,9 @@ from strata_core.context.project import ProjectInfo
 from strata_core.engine.plan_mode_switch import plan_exit_if_offered
 from strata_core.ids import Ids
 from strata_core.message import MessageTime, MessageWithParts, ModelRef, TextPart, UserMessage
-from strata_core.permission.flow import PermissionFlow, PermissionMode
+from strata_core.permission.approval import Approver, Refuser, approve_all, asks_someone
+from strata_core.permission.bus_approver import BusApprover
+from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import RejectedError
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.memory_store import MemorySessionStore
@@ -65,13 +67,13 @@ async def store() -> AsyncIterator[MemorySessionStore]:
         yield opened
 
 
-def tool(store: MemorySessionStore, root: Path, mode: PermissionMode) -> PlanExitTool:
+def tool(store: MemorySessionStore, root: Path, approver: Approver) -> PlanExitTool:
     root.mkdir(parents=True, exist_ok=True)
     project = FixedProject(ProjectInfo(root, root, "git", "linux", "id"))
     paths = StrataPaths.from_env({"HOME": str(root / "home")})
     bus = Bus()
     clock = FrozenClock(9)
-    return PlanExitTool(PermissionFlow(bus, Ids(clock), mode), store, bus, project, paths, clock, Ids(clock))
+    return PlanExitTool(PermissionFlow(Ids(clock), approver), store, bus, project, paths, clock, Ids(clock))
 
 
 def context(root: Path) -> ToolContext:
@@ -97,31 +99,33 @@ def test_the_name_and_schema_are_opencodes_and_the_description_is_strata_own() -
 
 
 @pytest.mark.parametrize(
-    ("env", "mode", "offered"),
+    ("env", "approver", "offered"),
     [
-        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}, "interactive", True),
-        ({"OPENCODE_EXPERIMENTAL": "1"}, "interactive", True),
-        ({}, "interactive", False),
-        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}, "non_interactive", False),
-        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}, "auto", False),
-        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1", "OPENCODE_CLIENT": "desktop"}, "interactive", False),
-        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1", "STRATA_CLIENT": "cli"}, "interactive", True),
+        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}, "bus", True),
+        ({"OPENCODE_EXPERIMENTAL": "1"}, "bus", True),
+        ({}, "bus", False),
+        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}, "refuser", False),
+        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}, "approve_all", False),
+        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1", "OPENCODE_CLIENT": "desktop"}, "bus", False),
+        ({"STRATA_EXPERIMENTAL_PLAN_MODE": "1", "STRATA_CLIENT": "cli"}, "bus", True),
     ],
 )
-def test_it_is_offered_with_the_flag_to_an_interactive_cli_client(
-    env: dict[str, str], mode: str, offered: bool
+def test_it_is_offered_with_the_flag_to_a_cli_client_someone_answers(
+    env: dict[str, str], approver: str, offered: bool
 ) -> None:
-    assert plan_exit_offered(env, mode) is offered
+    approvers: dict[str, Approver] = {"bus": BusApprover(Bus()), "refuser": Refuser(), "approve_all": approve_all}
+    assert plan_exit_offered(env, asks_someone(approvers[approver])) is offered
 
 
 @pytest.mark.anyio
 async def test_the_composition_root_gets_none_when_it_is_not_offered(store: MemorySessionStore, tmp_path: Path) -> None:
-    built = tool(store, tmp_path, "interactive")
+    built = tool(store, tmp_path, BusApprover(Bus()))
     deps = {"permissions": built.permissions, "store": store, "bus": built.bus, "project": built.project}
     common = {**deps, "paths": built.paths, "clock": built.clock, "ids": built.ids}
-    assert plan_exit_if_offered(env={}, permission_mode="interactive", **common) is None  # type: ignore[arg-type]
+    approver = BusApprover(Bus())
+    assert plan_exit_if_offered(env={}, approver=approver, **common) is None  # type: ignore[arg-type]
     flag = {"STRATA_EXPERIMENTAL_PLAN_MODE": "1"}
-    assert isinstance(plan_exit_if_offered(env=flag, permission_mode="interactive", **common), PlanExitTool)  # type: ignore[arg-type]
+    assert isinstance(plan_exit_if_offered(env=flag, approver=approver, **common), PlanExitTool)  # type: ignore[arg-type]
 
 
 def test_the_plan_is_shown_relative_to_the_worktree_with_slashes() -> None:
@@ -139,7 +143,7 @@ def test_a_no_is_a_refusal_worded_as_opencode_words_it() -> None:
 @pytest.mark.anyio
 async def test_approving_stores_a_message_for_the_build_agent(store: MemorySessionStore, tmp_path: Path) -> None:
     root = tmp_path / "repo"
-    outcome = await run_tool(tool(store, root, "auto"), {}, context(root), agent_ruleset=None)
+    outcome = await run_tool(tool(store, root, approve_all), {}, context(root), agent_ruleset=None)
     assert not outcome.is_error and outcome.result.output == APPROVED_OUTPUT
     (handover,) = await store.messages(SESSION.id)
     assert isinstance(handover.info, UserMessage)
@@ -154,7 +158,7 @@ async def test_with_nobody_to_answer_the_call_fails_and_stops_the_turn(
     store: MemorySessionStore, tmp_path: Path
 ) -> None:
     root = tmp_path / "repo"
-    outcome = await run_tool(tool(store, root, "non_interactive"), {}, context(root), agent_ruleset=None)
+    outcome = await run_tool(tool(store, root, Refuser()), {}, context(root), agent_ruleset=None)
     assert outcome.is_error and outcome.blocked
-    assert outcome.error is not None and "non-interactive" in outcome.error
+    assert outcome.error is not None and "needs approval, but no one is here to approve it" in outcome.error
     assert await store.messages(SESSION.id) == []

@@ -13,7 +13,6 @@ import pytest
 from rebinding_dns import PUBLIC, HostileNetwork
 from tool_fakes import DEFAULT_RULES, Asker, MakeContext, rules
 
-from strata_core.bus import Bus
 from strata_core.clock import SystemClock
 from strata_core.ids import Ids
 from strata_core.permission.flow import PermissionFlow
@@ -257,7 +256,7 @@ async def test_headless_a_rebound_private_answer_is_refused_with_a_reason_and_no
     # The first call gets the public answer; the second, the private one the attacker meant to reach.
     network = HostileNetwork(port_of(server), {"rebind.localhost": [PUBLIC, "127.0.0.1"]})
     network.install(monkeypatch)
-    flow = PermissionFlow(Bus(), Ids(SystemClock()), "non_interactive")
+    flow = PermissionFlow(Ids(SystemClock()))
     ctx = make_ctx(ask=partial(flow.ask, "ses_test", ruleset=PRIVATE_ASKS), ruleset=PRIVATE_ASKS)
     url = f"http://rebind.localhost:{port_of(server)}/plain"
     first = await run_tool(WebFetchTool(), {"url": url}, ctx, agent_ruleset=None)

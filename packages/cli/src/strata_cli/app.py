@@ -1,13 +1,12 @@
 """The composition root: the one place the CLI decides which implementation serves each concept.
 
-`AppContainer` declares providers only (no I/O at construction): the core's services (`core`, a
-`CoreContainer`), the providers' catalogue for commands that only look (`models`), and what `open_runtime`
-plugs into the core for a real turn (the catalogue factory and the providers' parameter policy). Commands
-resolve from it explicitly (no `@inject` wiring). Tests and embedders override a provider before first use,
-e.g. `container.model_resolver_factory.override(providers.Object(lambda config, env, client: my_resolver))`.
-
-A runtime opens on its own copy of `core`: inside a turn, commands use the runtime's services
-(`runtime.agents`, `runtime.container`), not `container.core`'s, which stay unopened.
+`AppContainer` declares providers only (no I/O at construction): the prompt's services for commands that only
+look (`core`, a `PromptContainer`: config, agents, skills, paths), the providers' catalogue for commands that
+only look at models (`models`), and what `start_runtime` hands `open_runtime` for a real turn (the catalogue
+factory, the providers' parameter policy, the variables shell commands must not see). A command that changes
+something for its runtime (its approver, a bus it renders) passes it to `start_runtime` as `open_runtime`'s
+keyword; tests do the same through `strata_core.runtime.overrides(...)`, or override a provider here before
+first use, e.g. `container.model_resolver_factory.override(providers.Object(lambda config, env, client: r))`.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ import os
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 from dependency_injector import containers, providers
@@ -24,19 +24,24 @@ from strata_cli.errors import CliError
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import ConfigBlocks
 from strata_core.config.service import ConfigInfo
-from strata_core.container import CoreContainer
+from strata_core.container import PromptContainer
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.engine.parameters import ParameterPolicy
 from strata_core.llm import ModelInfo, ModelResolver
-from strata_core.permission.flow import PermissionMode
-from strata_core.runtime import ModelResolverFactory, Runtime, open_runtime
+from strata_core.runtime import ModelResolverFactory, Runtime, RuntimeOptions, open_runtime
 from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.container import ProvidersContainer
 from strata_providers.params import ProviderParameters
 from strata_providers.retry import RetryPolicy
 
+if TYPE_CHECKING:
+    from typing import Unpack
+
 RETRIES_VARIABLE = "STRATA_MODEL_RETRIES"
+TITLE_GRACE_SECONDS = 5.0
+"""How long `strata run` waits at exit for a title still on its way (a real small model may take seconds; a
+Ctrl-C abandons it at once). The library's own default is shorter."""
 
 
 def retry_policy(env: Mapping[str, str]) -> RetryPolicy:
@@ -54,27 +59,21 @@ def catalog_for(config: ConfigInfo, env: Mapping[str, str], client: Callable[[],
     return ProviderCatalog(config.blocks, env, client, retry=retry_policy(env))
 
 
-def shell_hidden_env(app: AppContainer) -> frozenset[str]:
+def shell_hidden_env(models: ModelResolver) -> frozenset[str]:
     """What shell commands must not see: the built-in list of API-key variables, and every variable the
-    runtime's catalogue may take a key from (built-in providers', configured ones', `{env:VAR}` keys).
-
-    Asked of the runtime's copy of this container, so `app.core.models` is that runtime's catalogue."""
-    resolver = app.core.models()
-    held = resolver.key_variables() if isinstance(resolver, ProviderCatalog) else frozenset()
+    runtime's catalogue may take a key from (built-in providers', configured ones', `{env:VAR}` keys)."""
+    held = models.key_variables() if isinstance(models, ProviderCatalog) else frozenset()
     return DEFAULT_HIDDEN_ENV | held
 
 
 class AppContainer(containers.DeclarativeContainer):
     """Everything the `strata` command runs on, for one project directory and one environment."""
 
-    __self__ = providers.Self()
-
     directory: providers.Dependency[Path] = providers.Dependency(instance_of=Path)
     env: providers.Provider[Mapping[str, str]] = providers.Object(os.environ)
 
-    core = providers.Container(
-        CoreContainer, directory=directory, env=env, hidden_env=providers.Callable(shell_hidden_env, __self__)
-    )
+    core = providers.Container(PromptContainer, directory=directory, env=env)
+    """The prompt's services, for commands that run no turn (a runtime has its own: `runtime.container`)."""
 
     config_blocks: providers.Dependency[ConfigBlocks] = providers.Dependency()
     """The loaded config's typed blocks, supplied by `load_config`; the offline catalogue reads them as data."""
@@ -97,20 +96,18 @@ def build_container(directory: Path, env: Mapping[str, str] | None = None) -> Ap
     return container
 
 
-def start_runtime(
-    container: AppContainer, permission_mode: PermissionMode, *, mcp: bool = True
-) -> AbstractAsyncContextManager[Runtime]:
-    """`async with start_runtime(...) as runtime:` — the core opened with this container's pieces (`mcp`:
-    whether the config's MCP servers start; a command that runs no turn says False)."""
-    return open_runtime(
-        container.directory(),
-        container.env(),
-        permission_mode=permission_mode,
-        model_resolver_factory=container.model_resolver_factory(),
+def start_runtime(container: AppContainer, **options: Unpack[RuntimeOptions]) -> AbstractAsyncContextManager[Runtime]:
+    """`async with start_runtime(container, approver=...) as runtime:` — the core opened with the catalogue
+    and this container's pieces; `options` are `open_runtime`'s keywords for what the command chooses (its
+    approver, `mcp=False` for a command that runs no turn)."""
+    chosen = RuntimeOptions(
+        models=container.model_resolver_factory(),
         parameters=container.parameters(),
-        container=container.core(),
-        mcp=mcp,
+        hidden_env=shell_hidden_env,
+        background_grace=TITLE_GRACE_SECONDS,
     )
+    chosen.update(options)
+    return open_runtime(container.directory(), container.env(), **chosen)
 
 
 async def load_config(container: AppContainer) -> ConfigInfo:

@@ -35,10 +35,11 @@ from strata_cli.slash_actions import run_slash
 from strata_cli.transcript import conversation_lines, recent_turns
 from strata_cli.turn import drive_turn
 from strata_cli.usage_line import usage_line
-from strata_core.bus import PermissionReply, PermissionRequest
+from strata_core.bus import Bus, PermissionReply, PermissionRequest
 from strata_core.context.agent import AgentInfo
 from strata_core.context.command import CommandInfo
 from strata_core.engine.prompt_input import PromptPart, PromptRequest
+from strata_core.permission.bus_approver import BusApprover
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
 from strata_core.session.usage import UsageTotals, usage_of
@@ -65,7 +66,8 @@ def run_interactive(
 
 
 async def _main(container: AppContainer, start: StartOptions) -> None:
-    async with start_runtime(container, "interactive") as runtime:
+    bus = Bus()
+    async with start_runtime(container, bus=bus, approver=BusApprover(bus)) as runtime:
         app = await Interactive.open(container, runtime, start)
         await app.run()
 
@@ -190,7 +192,7 @@ class Interactive:
         session_id = self.session.id
         await self._wait_while_busy(session_id)
         request = PromptRequest(session_id, list(parts), agent=agent, model=model, variant=self.variant)
-        view = TurnView(self.console, runtime.project.directory, session_id, self._ask, runtime.permissions.reply)
+        view = TurnView(self.console, runtime.project.directory, session_id, self._ask, _questions(runtime).reply)
         outcome = await drive_turn(
             runtime.bus, session_id, lambda: runtime.loop.prompt(request), view.handle,
             lambda: runtime.loop.cancel(session_id),
@@ -218,7 +220,7 @@ class Interactive:
         if self.session is None:
             raise CliError("Nothing to compact yet: this is a new session.")
         session_id = self.session.id
-        view = TurnView(self.console, runtime.project.directory, session_id, self._ask, runtime.permissions.reply)
+        view = TurnView(self.console, runtime.project.directory, session_id, self._ask, _questions(runtime).reply)
         await drive_turn(
             runtime.bus, session_id, lambda: runtime.loop.compact(session_id), view.handle,
             lambda: runtime.loop.cancel(session_id),
@@ -290,6 +292,12 @@ class Interactive:
                 event.app.invalidate()
 
         return keys
+
+
+def _questions(runtime: Runtime) -> BusApprover:
+    """The runtime's approver, which `_main` made a `BusApprover`: the view answers its questions."""
+    assert isinstance(runtime.approver, BusApprover)
+    return runtime.approver
 
 
 async def _custom_commands(runtime: Runtime, console: Console) -> dict[str, CommandInfo]:

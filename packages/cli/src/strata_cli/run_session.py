@@ -12,13 +12,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from attrs import frozen
-from dependency_injector import providers
 
 from strata_cli.app import AppContainer, pick_agent, pick_primary_agent, start_runtime
 from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, CliError, name_and_paragraph
 from strata_cli.json_events import JsonEventWriter, print_failure_without_session
 from strata_cli.render import RunRenderer
-from strata_cli.turn import EventHandler, RefusalRecordingFlow, drive_turn
+from strata_cli.turn import EventHandler, drive_turn
 from strata_cli.usage_line import usage_line
 from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
@@ -27,7 +26,9 @@ from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest
 from strata_core.engine.turn_end import TurnEnd
 from strata_core.llm import ModelInfo
 from strata_core.message import AssistantMessage, MessageError
+from strata_core.permission.approval import Refuser, approve_all
 from strata_core.permission.rules import NoResponderError
+from strata_core.prompt.texts import read_prompt
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
 from strata_core.session.usage import UsageTotals, usage_of
@@ -59,10 +60,9 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
     With `--format json` a failure that escapes (bad config, no model, a defect) still ends the output with an
     `error` and a `done` line; it is then raised on, so stderr gets its paragraph and the exit code as usual.
     """
-    container.core.permissions.override(_recording_flow(container))
     writer: JsonEventWriter | None = None
     try:
-        async with start_runtime(container, "auto" if settings.auto else "non_interactive") as runtime:
+        async with start_runtime(container, approver=approve_all if settings.auto else run_refuser()) as runtime:
             agent = await pick_primary_agent(runtime.agents, settings.agent)
             existing = await _existing_session(runtime, settings)
             sent = await _what_to_send(runtime, settings, agent)
@@ -87,9 +87,9 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
         raise
 
 
-def _recording_flow(container: AppContainer) -> providers.Provider[RefusalRecordingFlow]:
-    core = container.core
-    return providers.Singleton(RefusalRecordingFlow, bus=core.bus, ids=core.ids, mode=core.permission_mode)
+def run_refuser() -> Refuser:
+    """`strata run` without `--auto`: every ask is refused at once, in words that say how to allow it."""
+    return Refuser(read_prompt("cli/non_interactive_run.txt").strip())
 
 
 async def _existing_session(runtime: Runtime, settings: RunSettings) -> SessionInfo | None:
@@ -184,7 +184,7 @@ async def _turn(
     )
     info = outcome.answer.info
     error = info.error if isinstance(info, AssistantMessage) else None
-    refusals = runtime.permissions.refusals if isinstance(runtime.permissions, RefusalRecordingFlow) else []
+    refusals = runtime.approver.refusals if isinstance(runtime.approver, Refuser) else []
     code = _exit_code(outcome.end is TurnEnd.ABORTED, error, refusals)
     if writer is not None:
         failure = error if error is not None else (_refusal_error(refusals[0]) if refusals else None)

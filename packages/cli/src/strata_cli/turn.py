@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
-from attrs import define, field
+from attrs import define
 
 from strata_core.bus import Bus, BusEvent, SessionStatus
 from strata_core.engine.turn_end import TurnEnd
 from strata_core.message import AssistantMessage, MessageWithParts
-from strata_core.permission.flow import PermissionFlow
-from strata_core.permission.rules import NoResponderError, Ruleset
 
 EventHandler = Callable[[BusEvent], Awaitable[None]]
 
@@ -85,34 +82,3 @@ async def cancel_on_interrupt(cancel: Callable[[], Awaitable[None]], interrupted
                 raise KeyboardInterrupt
             interrupted.set()
             await cancel()
-
-
-@define
-class RefusalRecordingFlow(PermissionFlow):
-    """The core's permission flow, remembering each `ask` it refused because nobody could answer.
-
-    A refused ask ends the turn as a failed tool call; `strata run` reads these to exit non-zero with the
-    reason, rather than guess from the tool's error text.
-    """
-
-    refusals: list[NoResponderError] = field(factory=list, init=False)
-
-    async def ask(
-        self,
-        session_id: str,
-        permission: str,
-        patterns: Sequence[str],
-        always: Sequence[str],
-        metadata: Mapping[str, Any],
-        ruleset: Ruleset,
-        *,
-        message_id: str | None = None,
-        call_id: str | None = None,
-    ) -> None:
-        try:
-            await super().ask(
-                session_id, permission, patterns, always, metadata, ruleset, message_id=message_id, call_id=call_id
-            )
-        except NoResponderError as refusal:
-            self.refusals.append(refusal)
-            raise

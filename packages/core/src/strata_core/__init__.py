@@ -29,7 +29,10 @@ if TYPE_CHECKING:
     from strata_core.context.project import Project, ProjectInfo, ProjectService
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.loop import ResolvedTurn, SessionLoop, TurnChoice
+    from strata_core.engine.loop_services import Loop
+    from strata_core.engine.processor import Processor
     from strata_core.engine.prompt_input import AgentInput, FileInput, PromptRequest, SubtaskInput, TextInput
+    from strata_core.engine.title import TitleModel
     from strata_core.engine.turn_targets import AgentNotFoundError
     from strata_core.errors import StrataError
     from strata_core.history import filter_compacted, to_model_messages
@@ -37,13 +40,16 @@ if TYPE_CHECKING:
     from strata_core.llm import LanguageModel, ModelError, ModelInfo, ModelRequest, ModelResolver, StreamEvent
     from strata_core.llm.model import ModelNotFoundError
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
-    from strata_core.permission.flow import PermissionFlow
+    from strata_core.permission.approval import Approval, Approver, NoAnswer, Refuser, Reject, approve_all
+    from strata_core.permission.bus_approver import BusApprover
+    from strata_core.permission.flow import Permission, PermissionFlow
     from strata_core.permission.rules import PermissionRefusedError, Rule, Ruleset, evaluate
     from strata_core.prompt.system import AssembledSystemPrompt, SystemPrompt, SystemPromptRequest, SystemPromptService
-    from strata_core.runtime import Runtime, RuntimeOptionsError, open_runtime
+    from strata_core.runtime import Runtime, RuntimeOptions, RuntimeOptionsError, open_runtime, overrides
     from strata_core.session.lease import SessionBusyError
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.service import SessionService
+    from strata_core.session.session import Session
     from strata_core.session.sqlite_store import SqliteSessionStore
     from strata_core.session.storage_errors import StorageError
     from strata_core.session.store import SessionNotFoundError, SessionStore
@@ -55,9 +61,12 @@ _EXPORTS: dict[str, str] = {
     "AgentNotFoundError": "strata_core.engine.turn_targets",
     "AgentService": "strata_core.context.agent",
     "Agents": "strata_core.context.agent",
+    "Approval": "strata_core.permission.approval",
+    "Approver": "strata_core.permission.approval",
     "AssembledSystemPrompt": "strata_core.prompt.system",
     "AssistantMessage": "strata_core.message",
     "Bus": "strata_core.bus",
+    "BusApprover": "strata_core.permission.bus_approver",
     "Clock": "strata_core.clock",
     "Config": "strata_core.config.service",
     "ConfigBlocks": "strata_core.config.schema",
@@ -74,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "InstructionSet": "strata_core.context.instruction",
     "InstructionService": "strata_core.context.instruction",
     "LanguageModel": "strata_core.llm",
+    "Loop": "strata_core.engine.loop_services",
     "MemorySessionStore": "strata_core.session.memory_store",
     "MessageWithParts": "strata_core.message",
     "ModelError": "strata_core.llm",
@@ -81,20 +91,27 @@ _EXPORTS: dict[str, str] = {
     "ModelNotFoundError": "strata_core.llm.model",
     "ModelRequest": "strata_core.llm",
     "ModelResolver": "strata_core.llm",
+    "NoAnswer": "strata_core.permission.approval",
     "Part": "strata_core.message",
+    "Permission": "strata_core.permission.flow",
     "PermissionFlow": "strata_core.permission.flow",
     "PermissionRefusedError": "strata_core.permission.rules",
+    "Processor": "strata_core.engine.processor",
     "Project": "strata_core.context.project",
     "ProjectInfo": "strata_core.context.project",
     "ProjectService": "strata_core.context.project",
     "PromptContainer": "strata_core.container",
     "PromptRequest": "strata_core.engine.prompt_input",
+    "Refuser": "strata_core.permission.approval",
+    "Reject": "strata_core.permission.approval",
     "Rule": "strata_core.permission.rules",
     "Ruleset": "strata_core.permission.rules",
     "Runtime": "strata_core.runtime",
+    "RuntimeOptions": "strata_core.runtime",
     "RuntimeOptionsError": "strata_core.runtime",
     "ResolvedTurn": "strata_core.engine.loop",
     "SessionBusyError": "strata_core.session.lease",
+    "Session": "strata_core.session.session",
     "SessionLoop": "strata_core.engine.loop",
     "SessionNotFoundError": "strata_core.session.store",
     "TurnChoice": "strata_core.engine.loop",
@@ -115,11 +132,14 @@ _EXPORTS: dict[str, str] = {
     "SystemPromptService": "strata_core.prompt.system",
     "TextInput": "strata_core.engine.prompt_input",
     "ToolFailure": "strata_core.tool.contract",
+    "TitleModel": "strata_core.engine.title",
     "UrlFetcher": "strata_core.context.instruction",
     "UserMessage": "strata_core.message",
+    "approve_all": "strata_core.permission.approval",
     "evaluate": "strata_core.permission.rules",
     "filter_compacted": "strata_core.history",
     "open_runtime": "strata_core.runtime",
+    "overrides": "strata_core.runtime",
     "seeded_entropy": "strata_core.ids",
     "structure_config": "strata_core.config.structure",
     "to_model_messages": "strata_core.history",
@@ -131,9 +151,12 @@ __all__ = [
     "AgentNotFoundError",
     "AgentService",
     "Agents",
+    "Approval",
+    "Approver",
     "AssembledSystemPrompt",
     "AssistantMessage",
     "Bus",
+    "BusApprover",
     "Clock",
     "Config",
     "ConfigBlocks",
@@ -150,6 +173,7 @@ __all__ = [
     "InstructionService",
     "InstructionSet",
     "LanguageModel",
+    "Loop",
     "MemorySessionStore",
     "MessageWithParts",
     "ModelError",
@@ -157,19 +181,26 @@ __all__ = [
     "ModelNotFoundError",
     "ModelRequest",
     "ModelResolver",
+    "NoAnswer",
     "Part",
+    "Permission",
     "PermissionFlow",
     "PermissionRefusedError",
+    "Processor",
     "Project",
     "ProjectInfo",
     "ProjectService",
     "PromptContainer",
     "PromptRequest",
+    "Refuser",
+    "Reject",
     "ResolvedTurn",
     "Rule",
     "Ruleset",
     "Runtime",
+    "RuntimeOptions",
     "RuntimeOptionsError",
+    "Session",
     "SessionBusyError",
     "SessionLoop",
     "SessionNotFoundError",
@@ -189,13 +220,16 @@ __all__ = [
     "SystemPromptRequest",
     "SystemPromptService",
     "TextInput",
+    "TitleModel",
     "ToolFailure",
     "TurnChoice",
     "UrlFetcher",
     "UserMessage",
+    "approve_all",
     "evaluate",
     "filter_compacted",
     "open_runtime",
+    "overrides",
     "seeded_entropy",
     "structure_config",
     "to_model_messages",

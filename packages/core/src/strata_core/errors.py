@@ -76,8 +76,10 @@ this module imports nothing of Strata and every other module can import it. The 
   # Data that does not fit: JSON nested too deeply, a part in a shape Strata cannot store.
   - JsonNestingError [ValueError]                       strata_core.json_text
   - PartShapeError [ValueError]                         strata_core.serialization
-  # The runtime and its HTTP client: a runtime used after closing, a request the test guard refused.
+  # The runtime and its HTTP client: a runtime used after closing, a task run outside a runtime, a request the
+  # test guard refused.
   - RuntimeClosedError [RuntimeError]                   strata_providers.runtime
+  - NoLoopError                                         strata_core.engine.subagent
   - NonLoopbackRequestError [httpx.TransportError]      strata_core.http
   # The applications: what the CLI detects itself (its message is the paragraph shown), what the API refuses
   # (an HTTP status and OpenCode's error name), and the server's own settings and start.
@@ -105,6 +107,7 @@ if TYPE_CHECKING:
     from strata_core.context.markdown import MarkdownFrontmatterError
     from strata_core.engine.attachment import AttachmentError
     from strata_core.engine.prompt_input import MessageIdError
+    from strata_core.engine.subagent import NoLoopError
     from strata_core.engine.turn_targets import AgentNotFoundError
     from strata_core.http import NonLoopbackRequestError
     from strata_core.image_fit import ImageFitError
@@ -177,6 +180,7 @@ _HOMES: dict[str, str] = {
     "JsonNestingError": "strata_core.json_text",
     "MarkdownFrontmatterError": "strata_core.context.markdown",
     "MessageIdError": "strata_core.engine.prompt_input",
+    "NoLoopError": "strata_core.engine.subagent",
     "MessageNotFoundError": "strata_core.session.service",
     "ModelError": "strata_core.llm.errors",
     "ModelNotFoundError": "strata_core.llm.model",
@@ -251,6 +255,7 @@ __all__ = [
     "MessageNotFoundError",
     "ModelError",
     "ModelNotFoundError",
+    "NoLoopError",
     "NoResponderError",
     "NonLoopbackRequestError",
     "NotRegularFile",

@@ -1,26 +1,21 @@
 """`open_runtime()`: the async lifecycle around the core's services, and the one override surface.
 
-Every keyword of `open_runtime` is a container override (`store=` overrides `store`, `clock=` overrides
-`clock`, `tools=` overrides `custom_tools`, ...). A caller may also pass a container it configured itself:
+    async with open_runtime(directory, env, models=my_resolver, store="memory", approver=my_approver) as rt:
+        session = await rt.sessions.create()
+        answer = await rt.loop.prompt(PromptRequest(session.id, [TextInput("hello")]))
 
-- The runtime works on its own copy of that container (`copy.deepcopy`: the caller's overrides come
-  along, shared by reference; its singletons do not). The caller's container is never changed, so the
-  same configured container opens a second runtime after the first, or beside it. (Chosen over refusing
-  a container that was used once.) A consequence: a service the caller resolved from its own container
-  is not the runtime's; inside a runtime, use `runtime.bus`, `runtime.agents`, `runtime.container`.
-- What the caller overrode on its container is respected: an overridden `store` is used as it is (no
-  SQLite file is opened or created, and the caller owns that store's lifecycle), and an overridden
-  `models`, `project_id`, `config_info` or `background` is never replaced by what the runtime would supply.
-- A keyword passed to `open_runtime` is applied on the copy, over the container's own override: the call
-  says what this runtime uses.
+Every keyword (`RuntimeOptions`) names one service of a fresh `CoreContainer` and replaces it for this
+runtime; what is not named is Strata's default. `overrides(...)` sets the same keywords for a scope: every
+`open_runtime` inside it (however deep in the code under test) uses them, over its own keywords, until the
+`with` block ends; scopes nest, the inner one winning.
 
-It opens what the container only declares: the session store (SQLite under the data directory, or
-`store_path`, or memory), one shared HTTP client (handed to the model resolver's factory), the MCP servers
-of the config (started in the background, their tools offered through `tool_sources`), and the task
-group background work runs in (titles, prune, and the removal of saved tool outputs older than seven days,
-started once at opening). These lifecycles are supplied to the runtime's copy only. On exit, background
-work gets a short grace period to finish (a title arriving just after the answer is still saved), then is
-cancelled; the client and the store close last.
+It opens what the container only declares: the session store (SQLite under the data directory, a SQLite file,
+memory, or the caller's own store, which the caller closes), one shared HTTP client (instruction URLs and the
+model resolver's factory use it; the caller's `http_client=` instead, which the caller closes), the MCP servers
+of the config (started in the background, their tools offered through `tool_sources`), and the task group
+background work runs in (titles, prune, and the removal of saved tool outputs older than seven days, started
+once at opening). On exit, background work gets `background_grace` seconds (a title arriving just after the
+answer is still saved), then is cancelled; the client and the store close last.
 
 A class rather than an `@asynccontextmanager`, because the task group must not be entered across the
 `yield` of an async generator.
@@ -28,12 +23,12 @@ A class rather than an `@asynccontextmanager`, because the task group must not b
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Iterable, Mapping
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict
 
 import anyio
 import anyio.to_thread
@@ -44,24 +39,32 @@ from dependency_injector import providers
 from strata_core import llm
 from strata_core.bus import Bus
 from strata_core.clock import Clock
+from strata_core.config.schema import SandboxConfig
 from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
-from strata_core.context.agent import AgentService
-from strata_core.context.instruction import UrlFetcher
+from strata_core.context.agent import Agents
+from strata_core.context.instruction import Instruction, UrlFetcher
 from strata_core.context.project import ProjectInfo
-from strata_core.engine.loop import SessionLoop
+from strata_core.context.skill import Skills
+from strata_core.engine.loop_services import Loop
 from strata_core.engine.parameters import ParameterPolicy
+from strata_core.engine.processor import Processor
+from strata_core.engine.title import TitleModel, catalogue_titles
 from strata_core.errors import StrataError
 from strata_core.http import make_client
-from strata_core.permission.flow import PermissionFlow, PermissionMode
-from strata_core.prompt.system import SystemPromptService
-from strata_core.session.service import SessionService
+from strata_core.ids import Entropy
+from strata_core.permission.approval import Approver
+from strata_core.permission.flow import Permission
+from strata_core.prompt.system import SystemPrompt
+from strata_core.session.session import Session
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore
 from strata_core.tool.contract import Tool
 from strata_core.tool.truncation import Truncation
 
 if TYPE_CHECKING:
+    from typing import Unpack
+
     from httpx import AsyncClient
 
     from strata_core.mcp.servers import McpServers
@@ -69,8 +72,56 @@ if TYPE_CHECKING:
 ClientHandle: TypeAlias = "Callable[[], AsyncClient]"
 ModelResolverFactory: TypeAlias = "Callable[[ConfigInfo, Mapping[str, str], ClientHandle], llm.ModelResolver]"
 """Builds the model resolver once the config is loaded, e.g. `ProviderCatalog(config.blocks, env, client)`."""
+StoreChoice: TypeAlias = "SessionStore | Path | Literal['memory']"
+"""The caller's own store (it opens and closes it), a SQLite file, or a store in memory."""
+HiddenEnv: TypeAlias = "Collection[str] | Callable[[llm.ModelResolver], Collection[str]]"
+"""Variables shell commands must not see, or how to tell them from the runtime's model resolver."""
 
-BACKGROUND_GRACE_SECONDS = 5.0
+BACKGROUND_GRACE_SECONDS = 1.0
+
+
+class RuntimeOptions(TypedDict, total=False):
+    """The keywords of `open_runtime` and `overrides`: each replaces one service for the runtime."""
+
+    store: StoreChoice
+    """Default: SQLite under the data directory."""
+    models: llm.ModelResolver | ModelResolverFactory
+    """A resolver, or a factory building one from the loaded config, the env and the shared HTTP client."""
+    title_model: TitleModel | None
+    """Which model titles a session. Default with a factory: the resolver's small model, else the turn's
+    model (OpenCode's choice); with a resolver you pass: no titles (it is asked only for your turns)."""
+    approver: Approver
+    """Who answers what the rules leave to a person; default: refused at once (`approval.refuse`)."""
+    approval_timeout: float | None
+    """Seconds to wait for the approver, then the ask is refused saying so; default: no limit."""
+    http_client: AsyncClient
+    """The client for instruction URLs, webfetch and the model factory (e.g. over `httpx.MockTransport`); you
+    close it. Default: one the runtime opens (webfetch then pins each connection to the addresses it judged)."""
+    clock: Clock
+    bus: Bus
+    parameters: ParameterPolicy
+    tools: Iterable[Tool]
+    """Custom tools offered alongside the built-ins; one named like a built-in replaces it."""
+    url_fetcher: UrlFetcher
+    sandbox: SandboxConfig
+    hidden_env: HiddenEnv
+    id_entropy: Entropy
+    system_prompt: SystemPrompt
+    instructions: Instruction
+    skills: Skills
+    permissions: Permission
+    sessions: Session
+    processor: Processor
+    loop: Loop
+    mcp: bool
+    """Start the config's MCP servers (default); False for a runtime that runs no turn."""
+    background_grace: float
+    """Seconds background work (a title) may finish in at exit; default 1."""
+
+
+_SERVICES: tuple[str, ...] = ("clock", "bus", "parameters", "approver", "approval_timeout", "url_fetcher", "sandbox")
+_SERVICES += ("id_entropy", "system_prompt", "instructions", "skills", "permissions", "sessions", "processor", "loop")
+_scoped: ContextVar[RuntimeOptions | None] = ContextVar("strata_runtime_overrides", default=None)
 
 
 class RuntimeOptionsError(StrataError):
@@ -82,15 +133,16 @@ class Runtime:
     """The resolved services of one open runtime."""
 
     container: CoreContainer
-    """The runtime's own container (a copy of the caller's, with the runtime's lifecycles supplied)."""
-    loop: SessionLoop
-    sessions: SessionService
+    """The runtime's own container: every other service (`runtime.container.registry()`, `.paths()`)."""
+    loop: Loop
+    sessions: Session
     bus: Bus
-    permissions: PermissionFlow
-    agents: AgentService
+    permissions: Permission
+    approver: Approver
+    agents: Agents
     config: ConfigInfo
     project: ProjectInfo
-    system_prompt: SystemPromptService
+    system_prompt: SystemPrompt
     models: llm.ModelResolver
     store: SessionStore
     clock: Clock
@@ -101,19 +153,47 @@ class Runtime:
     """The MCP servers of the config (starting or started), or None when the config has none."""
 
 
-@frozen
-class _StoreChoice:
-    store_path: Path | None
-    in_memory: bool
-    mcp: bool = True
-    """Whether the config's MCP servers are started (not for a runtime that only reads sessions)."""
+@contextmanager
+def overrides(**options: Unpack[RuntimeOptions]) -> Iterator[None]:
+    """`with overrides(clock=FrozenClock(...), store="memory"):` — every runtime opened inside uses these."""
+    token = _scoped.set(RuntimeOptions(**{**(_scoped.get() or {}), **options}))
+    try:
+        yield
+    finally:
+        _scoped.reset(token)
+
+
+def open_runtime(
+    directory: Path, env: Mapping[str, str], **options: Unpack[RuntimeOptions]
+) -> AbstractAsyncContextManager[Runtime]:
+    """`async with open_runtime(directory, env, models=..., ...) as runtime:` — the core, ready to run turns.
+
+    `models` is required (here or in an enclosing `overrides`); see `RuntimeOptions` for every keyword."""
+    chosen = RuntimeOptions(**{**options, **(_scoped.get() or {})})
+    if "models" not in chosen:
+        raise RuntimeOptionsError(
+            "open_runtime needs a model resolver: pass models= (an llm.ModelResolver, or a factory of one)"
+        )
+    c = CoreContainer()
+    c.directory.override(providers.Object(directory.absolute()))
+    c.env.override(providers.Object(env))
+    for name in _SERVICES:
+        if name in chosen:
+            getattr(c, name).override(providers.Object(chosen[name]))  # type: ignore[literal-required]
+    if "tools" in chosen:
+        c.custom_tools.override(providers.Object(tuple(chosen["tools"])))
+    hidden = chosen.get("hidden_env")
+    if callable(hidden):
+        c.hidden_env.override(providers.Callable(hidden, c.models))
+    elif hidden is not None:
+        c.hidden_env.override(providers.Object(hidden))
+    return _OpenRuntime(c, chosen)
 
 
 class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
-    def __init__(self, container: CoreContainer, factory: ModelResolverFactory | None, choice: _StoreChoice) -> None:
+    def __init__(self, container: CoreContainer, options: RuntimeOptions) -> None:
         self._container = container
-        self._factory = factory
-        self._choice = choice
+        self._options = options
         self._stack = AsyncExitStack()
         self._background: TaskGroup | None = None
 
@@ -128,7 +208,8 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> bool | None:
         if self._background is not None:
-            self._background.cancel_scope.deadline = anyio.current_time() + BACKGROUND_GRACE_SECONDS
+            grace = self._options.get("background_grace", BACKGROUND_GRACE_SECONDS)
+            self._background.cancel_scope.deadline = anyio.current_time() + grace
         try:
             return await self._stack.__aexit__(kind, error, traceback)
         except BaseExceptionGroup as group:
@@ -139,35 +220,43 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         return False
 
     async def _open(self) -> Runtime:
-        c = self._container
-        if not _overridden(c.store):
-            c.store.override(providers.Object(await self._open_store()))
-        client = await self._stack.enter_async_context(make_client())
+        c, options = self._container, self._options
+        c.store.override(providers.Object(await self._open_store(options.get("store"))))
+        given = options.get("http_client")
+        client = given if given is not None else await self._stack.enter_async_context(make_client())
+        c.http_client.override(providers.Object(client))
+        c.web_client.override(providers.Object(given))
         project = await c.project().info()
-        if not _overridden(c.project_id):
-            c.project_id.override(providers.Object(project.id))
-        if not _overridden(c.config_info):
-            c.config_info.override(providers.Object(await c.config().get()))
+        c.project_id.override(providers.Object(project.id))
+        c.config_info.override(providers.Object(await c.config().get()))
         config: ConfigInfo = c.config_info()
-        if not _overridden(c.models):
-            assert self._factory is not None  # open_runtime refuses a runtime with no way to resolve models
-            c.models.override(providers.Object(self._factory(config, c.env(), lambda: client)))
-        if not _overridden(c.background):
-            self._background = await self._stack.enter_async_context(anyio.create_task_group())
-            c.background.override(providers.Object(self._background))
-            self._background.start_soon(_remove_old_tool_outputs, c.truncation())
+        models = options["models"]
+        if callable(getattr(models, "resolve", None)):
+            resolver: llm.ModelResolver = models  # type: ignore[assignment]
+            titles = None
+        else:
+            resolver = models(config, c.env(), lambda: client)  # type: ignore[operator]
+            titles = catalogue_titles(resolver)
+        c.models.override(providers.Object(resolver))
+        c.title_model.override(providers.Object(options.get("title_model", titles)))
+        self._background = await self._stack.enter_async_context(anyio.create_task_group())
+        c.background.override(providers.Object(self._background))
+        self._background.start_soon(_remove_old_tool_outputs, c.truncation())
         mcp = await self._start_mcp(config)
+        loop = c.loop()
+        c.loop_handle().set(loop)
         return Runtime(
             container=c,
-            loop=c.loop(),
+            loop=loop,
             sessions=c.sessions(),
             bus=c.bus(),
             permissions=c.permissions(),
+            approver=c.approver(),
             agents=c.agents(),
             config=config,
             project=project,
             system_prompt=c.system_prompt(),
-            models=c.models(),
+            models=resolver,
             store=c.store(),
             clock=c.clock(),
             abandon_background=self._abandon_background,
@@ -182,7 +271,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         """Start the config's MCP servers in the background (each bounded by its timeout) and offer their
         tools; closed with the runtime, before the store."""
         c = self._container
-        if not self._choice.mcp or not config.blocks.mcp or _overridden(c.tool_sources):
+        if not self._options.get("mcp", True) or not config.blocks.mcp:
             return None
         # Imported here: a config without servers never loads the MCP SDK (~100 ms of imports).
         from strata_core.mcp.servers import configured_servers
@@ -191,18 +280,21 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         running = configured_servers(config, env=c.env(), paths=c.paths(), project=project, bus=c.bus())
         servers = await self._stack.enter_async_context(running)
         c.tool_sources.override(providers.Object((servers,)))
-        if not _overridden(c.command_sources):
-            c.command_sources.override(providers.Object((servers,)))
+        c.command_sources.override(providers.Object((servers,)))
         return servers
 
-    async def _open_store(self) -> SessionStore:
-        if self._choice.in_memory:
+    async def _open_store(self, choice: StoreChoice | None) -> SessionStore:
+        if choice == "memory":
             # Imported here: its row classes cost ~2.5 ms of start-up that a run on SQLite never uses.
             from strata_core.session.memory_store import MemorySessionStore
 
             return await self._stack.enter_async_context(MemorySessionStore.open())
-        path = self._choice.store_path or self._container.paths().database
-        return await self._stack.enter_async_context(SqliteSessionStore.open(path, self._container.clock()))
+        if choice is None or isinstance(choice, Path):
+            path = choice or self._container.paths().database
+            return await self._stack.enter_async_context(SqliteSessionStore.open(path, self._container.clock()))
+        if isinstance(choice, str):
+            raise RuntimeOptionsError(f'open_runtime: store= takes a SessionStore, a Path or "memory", not {choice!r}')
+        return choice
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
@@ -214,68 +306,6 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     ]
 
 
-def _overridden(provider: providers.Provider[Any]) -> bool:
-    """Whether someone (the caller, before the runtime) supplied this provider."""
-    return provider.last_overriding is not None
-
-
 async def _remove_old_tool_outputs(truncation: Truncation) -> None:
     # In a worker thread of the background task group, so the first request never waits on the directory scan.
     await anyio.to_thread.run_sync(lambda: truncation.cleanup())
-
-
-def open_runtime(
-    directory: Path,
-    env: Mapping[str, str],
-    *,
-    store: SessionStore | None = None,
-    store_path: Path | None = None,
-    in_memory_store: bool = False,
-    models: llm.ModelResolver | None = None,
-    model_resolver_factory: ModelResolverFactory | None = None,
-    parameters: ParameterPolicy | None = None,
-    clock: Clock | None = None,
-    tools: Iterable[Tool] = (),
-    permission_mode: PermissionMode | None = None,
-    url_fetcher: UrlFetcher | None = None,
-    container: CoreContainer | None = None,
-    mcp: bool = True,
-) -> AbstractAsyncContextManager[Runtime]:
-    """`async with open_runtime(directory, env, ...) as runtime:` — the core, ready to run turns.
-
-    - `store`: a store the caller opened and will close (no SQLite file is created); otherwise the
-      runtime opens one: in memory with `in_memory_store`, else SQLite at `store_path` or under the data
-      directory.
-    - `models`: the model resolver; otherwise `model_resolver_factory` builds one from the loaded config,
-      the environment and the shared HTTP client; otherwise the container must already provide `models`.
-    - `parameters`: the providers' `ParameterPolicy` (without one, only the agent's own settings apply).
-    - `clock`: the one source of time (record times, ids, the prompt's date); e.g. a `FrozenClock`.
-    - `tools`: custom tools offered alongside the built-ins; one named like a built-in replaces it.
-    - `permission_mode`: who answers permission questions (default: the container's, "interactive").
-    - `url_fetcher`: how instruction URLs are fetched (default: over HTTP).
-    - `container`: a `CoreContainer` configured by the caller; the runtime opens on a copy of it.
-    - `mcp`: start the config's MCP servers (default); False for a runtime that runs no turn.
-    """
-    if store is not None and (store_path is not None or in_memory_store):
-        raise RuntimeOptionsError("open_runtime: pass either store= or store_path=/in_memory_store=, not both")
-    c = copy.deepcopy(container) if container is not None else CoreContainer()
-    if models is None and model_resolver_factory is None and not _overridden(c.models):
-        raise RuntimeOptionsError(
-            "open_runtime needs a model resolver: pass models= (an llm.ModelResolver), model_resolver_factory=, "
-            "or a container whose `models` is overridden"
-        )
-    overrides: dict[str, Any] = {
-        "directory": directory.absolute(),
-        "env": env,
-        "store": store,
-        "models": models,
-        "parameters": parameters,
-        "clock": clock,
-        "permission_mode": permission_mode,
-        "url_fetcher": url_fetcher,
-        "custom_tools": tuple(tools) or None,
-    }
-    for name, value in overrides.items():
-        if value is not None:
-            getattr(c, name).override(providers.Object(value))
-    return _OpenRuntime(c, model_resolver_factory, _StoreChoice(store_path, in_memory_store, mcp))

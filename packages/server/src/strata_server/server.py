@@ -18,9 +18,11 @@ from contextlib import contextmanager
 import anyio
 import uvicorn
 
+from strata_core.bus import Bus
 from strata_core.engine.session_writer import settle_if_idle
 from strata_core.errors import StrataError
-from strata_core.runtime import Runtime
+from strata_core.permission.bus_approver import BusApprover
+from strata_core.runtime import Runtime, RuntimeOptions
 from strata_server.app import create_app
 from strata_server.event_hub import EventHub
 from strata_server.event_shapes import EventShapes
@@ -31,15 +33,29 @@ from strata_server.turns import Turns
 SHUTDOWN_GRACE_SECONDS = 2
 
 
+def runtime_options(settings: ServerSettings) -> RuntimeOptions:
+    """The `open_runtime` keywords of a runtime to serve: its questions go out on its bus as `permission.asked`
+    and are answered by `POST /permission/{id}/reply`, or refused after `permission_timeout`."""
+    bus = Bus()
+    return RuntimeOptions(bus=bus, approver=BusApprover(bus), approval_timeout=settings.permission_timeout)
+
+
 async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[str], None] | None = None) -> None:
-    """Serve until SIGINT/SIGTERM; `ready(url)` is called once the socket listens (port 0 gets a free one)."""
+    """Serve until SIGINT/SIGTERM; `ready(url)` is called once the socket listens (port 0 gets a free one).
+
+    `runtime` is opened with `runtime_options(settings)`, so permission questions can be answered over HTTP."""
     settings.check()
+    questions = runtime.approver
+    if not isinstance(questions, BusApprover):
+        raise ServerStartError(
+            "the runtime to serve must ask through the bus: open it with strata_server.runtime_options(settings)"
+        )
     sock = listen(settings)
     await settle_crashed_calls(runtime)
     async with anyio.create_task_group() as group:
         hub = EventHub(runtime.bus, EventShapes(runtime.store, runtime.container.ids(), runtime.clock))
         await group.start(hub.run)
-        state = ServerState(runtime, settings, Turns(runtime, group), hub, runtime.clock.now_ms())
+        state = ServerState(runtime, settings, Turns(runtime, group), hub, runtime.clock.now_ms(), questions)
         config = uvicorn.Config(
             create_app(state),
             host=settings.hostname,

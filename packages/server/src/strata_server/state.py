@@ -7,6 +7,7 @@ from typing import Any
 from attrs import frozen
 from starlette.requests import Request
 
+from strata_core.permission.bus_approver import BusApprover
 from strata_core.runtime import Runtime
 from strata_server.body import read_json
 from strata_server.event_hub import EventHub
@@ -22,6 +23,8 @@ class ServerState:
     hub: EventHub
     started_ms: int
     """When the server started (the project's creation time while it has no sessions)."""
+    questions: BusApprover
+    """The runtime's approver: the permission questions waiting for an answer over HTTP."""
 
     async def body(self, request: Request, operation_id: str, *, optional: bool = False) -> dict[str, Any]:
         return await read_json(request, operation_id, self.settings.max_body_bytes, optional=optional)

@@ -29,7 +29,7 @@ def _with_sessions(directory: Path | None, action: Callable[[Runtime], Awaitable
     container = build_container(options.resolve_directory(directory))
 
     async def main() -> T:
-        async with start_runtime(container, "non_interactive", mcp=False) as runtime:  # no turn, no servers
+        async with start_runtime(container, mcp=False) as runtime:  # no turn, no servers
             return await action(runtime)
 
     return anyio.run(main)
@@ -45,7 +45,7 @@ async def _session_here(runtime: Runtime, session_id: str, any_project: bool) ->
     from strata_cli.errors import CliError
 
     info = await runtime.sessions.get(session_id)
-    if not any_project and info.project_id != runtime.sessions.project_id:
+    if not any_project and info.project_id != runtime.project.id:
         raise CliError(
             f"Session {session_id} ({info.title}) belongs to another project ({info.directory}). "
             f"Run the command from there, or pass --any-project."

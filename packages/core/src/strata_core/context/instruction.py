@@ -19,7 +19,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.to_thread
@@ -42,6 +42,9 @@ from strata_core.context.project import Project, ProjectInfo
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
 from strata_core.permission.outside_content import OutsideContent
+
+if TYPE_CHECKING:
+    pass
 
 log = get_logger(__name__)
 

@@ -9,25 +9,21 @@ and leaves a session the next prompt continues.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 import anyio
 import attrs
 from attrs import define, field
 
 from strata_core import llm
-from strata_core.bus import Bus, SessionStatus
-from strata_core.clock import Clock
-from strata_core.config.service import Config
-from strata_core.context.agent import AgentInfo, Agents
-from strata_core.context.instruction import Instruction
+from strata_core.bus import SessionStatus
+from strata_core.context.agent import AgentInfo
 from strata_core.context.instruction_urls import UrlCache
-from strata_core.context.project import Project
 from strata_core.engine.answer import new_answer
-from strata_core.engine.compaction import CompactionService
+from strata_core.engine.loop_services import LoopSettings, SessionRecords, StepServices
 from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
-from strata_core.engine.processor import Processor, StepInput
+from strata_core.engine.processor import StepInput
 from strata_core.engine.prompt_input import (
     FileInput,
     PromptPart,
@@ -40,13 +36,11 @@ from strata_core.engine.prompt_input import (
 from strata_core.engine.run_limits import RunLimits
 from strata_core.engine.session_writer import writing
 from strata_core.engine.step_context import structured_outcome, tool_context
-from strata_core.engine.subtask import TASK_TOOL, SubtaskRunner
-from strata_core.engine.title import TitleService
+from strata_core.engine.subtask import TASK_TOOL
 from strata_core.engine.turn_end import LoopStep, StepEnd, turn_finished, turn_tool_calls
-from strata_core.engine.turn_request import ConvertedHistory, StepState, TurnRequestBuilder
+from strata_core.engine.turn_request import ConvertedHistory, StepState
 from strata_core.engine.turn_targets import AgentNotFoundError, ResolvedTurn, TurnChoice, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
-from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.message import (
     AssistantMessage,
@@ -59,12 +53,6 @@ from strata_core.message import (
 )
 from strata_core.permission.rules import Rule, to_config
 from strata_core.session.info import SessionInfo
-from strata_core.session.service import SessionService
-from strata_core.session.store import SessionStore
-from strata_core.tool.registry import ToolRegistry
-
-if TYPE_CHECKING:
-    from strata_core.engine.plan_mode import PlanMode  # imported by the container only when plan mode is on
 
 __all__ = [
     "AgentNotFoundError",
@@ -110,31 +98,15 @@ class _Run:
 
 @define
 class SessionLoop:
-    store: SessionStore
-    sessions: SessionService
-    bus: Bus
-    agents: Agents
-    models: llm.ModelResolver
-    config: Config
-    project: Project
-    requests: TurnRequestBuilder
-    processor: Processor
-    compaction: CompactionService
-    title: TitleService
-    instructions: Instruction
-    registry: ToolRegistry
-    subtasks: SubtaskRunner
-    clock: Clock
-    ids: Ids
-    background: Spawner | None = None
-    plan_mode: PlanMode | None = None
-    """Experimental plan mode (stored reminders, the plan file); None or switched off: the default reminders."""
-    env: Mapping[str, str] = field(factory=dict)
-    _runs: dict[str, _Run] = field(factory=dict, init=False, repr=False)
-    targets: TurnTargets = field(init=False, repr=False)
+    """Strata's `Loop`: the session's records, the turn's targets, a step's services, the settings it reads,
+    and where background work (titles, prune) runs."""
 
-    def __attrs_post_init__(self) -> None:
-        self.targets = TurnTargets(self.agents, self.models, self.store, self.bus)
+    records: SessionRecords
+    targets: TurnTargets
+    steps: StepServices
+    settings: LoopSettings
+    background: Spawner | None = None
+    _runs: dict[str, _Run] = field(factory=dict, init=False, repr=False)
 
     # ------------------------------------------------------------------------------------- public API
 
@@ -143,27 +115,27 @@ class SessionLoop:
         `no_reply`, the stored user message, and no turn).
 
         Another process writing the session: `SessionBusyError`, before anything is stored."""
-        async with writing(self.store, request.session_id, self.clock):
+        async with writing(self.records.store, request.session_id, self.records.clock):
             return await self._prompt(request)
 
     async def _prompt(self, request: PromptRequest) -> MessageWithParts:
-        session = await self.sessions.get(request.session_id)
+        session = await self.records.sessions.get(request.session_id)
         resolved = await self.resolve(TurnChoice.of(request))
         agent, model = resolved.agent, resolved.model
-        project = await self.project.info()
+        project = await self.settings.project.info()
         context = tool_context(session, agent, project, None, ())
-        writer = UserMessageWriter(self.store, self.bus, self.ids)
+        writer = UserMessageWriter(self.records.store, self.records.bus, self.records.ids)
         # New ids sort after the stored ones, an import's too (its clock may have run ahead); the last is the greatest.
-        newest = await self.store.newest_message_id(session.id)
-        now = self.clock.now_ms()
+        newest = await self.records.store.newest_message_id(session.id)
+        now = self.records.clock.now_ms()
         check_message_id(request.message_id, newest, now)
-        self.ids.advance_past(known for known in (newest, request.message_id) if known is not None)
-        stored = await writer.write(request, agent.name, model, context, self.registry.get("read"), now)
+        self.records.ids.advance_past(known for known in (newest, request.message_id) if known is not None)
+        stored = await writer.write(request, agent.name, model, context, self.steps.registry.get("read"), now)
         if request.tools:
             rules = [Rule(name, "*", "allow" if on else "deny") for name, on in request.tools.items()]
-            await self.sessions.set_permission(session.id, to_config(rules))
+            await self.records.sessions.set_permission(session.id, to_config(rules))
         else:
-            await self.sessions.touch(session.id)
+            await self.records.sessions.touch(session.id)
         return stored if request.no_reply else await self._run_or_join(session.id)
 
     async def resolve(self, choice: TurnChoice) -> ResolvedTurn:
@@ -173,16 +145,16 @@ class SessionLoop:
 
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (manual compaction: no continue message afterwards)."""
-        async with writing(self.store, session_id, self.clock):
+        async with writing(self.records.store, session_id, self.records.clock):
             return await self._compact(session_id)
 
     async def _compact(self, session_id: str) -> MessageWithParts:
-        history = await self.sessions.messages(session_id)
-        self.ids.advance_past(m.info.id for m in history[-1:])
+        history = await self.records.sessions.messages(session_id)
+        self.records.ids.advance_past(m.info.id for m in history[-1:])
         user = next((m.info for m in reversed(history) if isinstance(m.info, UserMessage)), None)
         if user is None:
             raise ValueError(f"Session {session_id} has no messages to compact")
-        await self.compaction.create(session_id, user.agent, user.model, auto=False)
+        await self.steps.compaction.create(session_id, user.agent, user.model, auto=False)
         return await self._run_or_join(session_id)
 
     async def cancel(self, session_id: str) -> None:
@@ -214,18 +186,18 @@ class SessionLoop:
             with run.scope:
                 settings = await self._settings()
                 await self._loop(session_id, run, settings)
-                self._spawn(self.compaction.prune, session_id, settings)
+                self._spawn(self.steps.compaction.prune, session_id, settings)
         finally:
             # No await between the loop's decision to stop and this: a prompt arriving now starts a new run.
             del self._runs[session_id]
             run.done.set()
-            self.bus.publish(SessionStatus(session_id, "idle"))
+            self.records.bus.publish(SessionStatus(session_id, "idle"))
         return await self._last_answer(session_id)
 
     async def _loop(self, session_id: str, run: _Run, settings: CompactionSettings) -> None:
         step = 0
         while True:
-            self.bus.publish(SessionStatus(session_id, "busy"))
+            self.records.bus.publish(SessionStatus(session_id, "busy"))
             session, messages = await self._refresh(session_id, run)
             history = filter_compacted(messages)
             state = latest(messages)  # the store's order: the filtered view puts a summary before its tail
@@ -243,9 +215,9 @@ class SessionLoop:
         answered, run.answered = run.answered, None
         if run.new_input or run.session is None or run.messages is None or answered is None:
             run.new_input = False  # before reading, so a prompt stored during the read is noticed later
-            run.session = await self.sessions.get(session_id)
-            run.messages = await self.store.messages(session_id)
-            self.ids.advance_past(m.info.id for m in run.messages[-1:])
+            run.session = await self.records.sessions.get(session_id)
+            run.messages = await self.records.store.messages(session_id)
+            self.records.ids.advance_past(m.info.id for m in run.messages[-1:])
         else:
             run.messages = [*run.messages, answered]
         return run.session, run.messages
@@ -263,7 +235,7 @@ class SessionLoop:
         user = state.user.info
         model = self.targets.model(session.id, user.model)
         if step == 1:
-            self._spawn(self.title.generate, session.id, model)
+            self._spawn(self.steps.title.generate, session.id, model)
         if state.tasks:
             task = state.tasks[-1]
             outcome = await self._task(session, history, task, user, model, settings)
@@ -276,7 +248,7 @@ class SessionLoop:
             and not finished.info.summary
             and is_overflow(finished.info.tokens, model.info.limits, settings)
         ):
-            await self.compaction.create(session.id, user.agent, user.model, auto=True)
+            await self.steps.compaction.create(session.id, user.agent, user.model, auto=True)
             return StepEnd.CONTINUE
         agent = await self.targets.agent(session.id, user.agent)
         return await self._model_step(session, history, state, agent, model, step, settings, run)
@@ -290,16 +262,16 @@ class SessionLoop:
         model: llm.LanguageModel,
         settings: CompactionSettings,
     ) -> LoopStep:
-        project = await self.project.info()
+        project = await self.settings.project.info()
         path = PathInfo(str(project.directory), str(project.worktree))
         if isinstance(task, CompactionPart):
             request = next(m for m in history if m.info.id == task.message_id)
-            return await self.compaction.process(request, history, model, settings, path)
+            return await self.steps.compaction.process(request, history, model, settings, path)
         agent = await self.targets.agent(session.id, user.agent)
-        tool = self.registry.get(TASK_TOOL)
+        tool = self.steps.registry.get(TASK_TOOL)
         tools = {TASK_TOOL: tool} if tool is not None else {}
         context = tool_context(session, agent, project, model.info, history)
-        await self.subtasks.run(task, user, tools, context, path, agent.permission)
+        await self.steps.subtasks.run(task, user, tools, context, path, agent.permission)
         return StepEnd.CONTINUE
 
     async def _model_step(
@@ -315,17 +287,17 @@ class SessionLoop:
     ) -> LoopStep:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
-        project = await self.project.info()
+        project = await self.settings.project.info()
         is_last_step = agent.steps is not None and step >= agent.steps
         finished_id = state.finished.info.id if state.finished is not None else None
-        plan_mode = self.plan_mode is not None  # built only while experimental plan mode is on
+        plan_mode = self.steps.plan_mode is not None  # built only while experimental plan mode is on
         if plan_mode:
             history = await self._plan_mode_reminders(session, history, agent, run)
         step_state = StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted)
-        built = await self.requests.build(attrs.evolve(step_state, stored_reminders=plan_mode, urls=run.urls))
+        built = await self.steps.requests.build(attrs.evolve(step_state, stored_reminders=plan_mode, urls=run.urls))
         path = PathInfo(str(project.directory), str(project.worktree))
         ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
-        message = new_answer(user, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms())
+        message = new_answer(user, agent.name, ref, path, self.records.ids.new("msg"), self.records.clock.now_ms())
         context = tool_context(session, agent, project, model.info, history, state.user)
         step_input = StepInput(
             message=message,
@@ -336,27 +308,29 @@ class SessionLoop:
             agent_ruleset=agent.permission,
             earlier_tool_calls=turn_tool_calls(state),
             compaction=settings,
-            limits=RunLimits.from_config((await self.config.get()).blocks.limits),
+            limits=RunLimits.from_config((await self.settings.config.get()).blocks.limits),
             step=step,
         )
         try:
-            outcome = await self.processor.process(step_input)
+            outcome = await self.steps.processor.process(step_input)
         finally:
-            self.instructions.clear(message.id)
+            self.steps.instructions.clear(message.id)
         result = outcome.result
         if result is StepEnd.COMPACT and run.just_compacted:
-            await self.compaction.still_too_large(message)
+            await self.steps.compaction.still_too_large(message)
             return StepEnd.STOP
         run.just_compacted = False
         if result is StepEnd.COMPACT:
             overflow = not message.finish
-            await self.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
+            await self.steps.compaction.create(session.id, user.agent, user.model, auto=True, overflow=overflow)
             return StepEnd.CONTINUE
         # plan_exit stores a user message for the build agent: the next step must read the session again.
-        handed_over = self.plan_mode is not None and self.plan_mode.handed_over(outcome.answer)
+        handed_over = self.steps.plan_mode is not None and self.steps.plan_mode.handed_over(outcome.answer)
         run.answered = None if handed_over else outcome.answer
         if built.structured is not None:
-            return await structured_outcome(self.store, self.bus, message, built.structured.captured, result)
+            return await structured_outcome(
+                self.records.store, self.records.bus, message, built.structured.captured, result
+            )
         return result
 
     # ------------------------------------------------------------------------------------- helpers
@@ -364,8 +338,8 @@ class SessionLoop:
     async def _plan_mode_reminders(
         self, session: SessionInfo, history: list[MessageWithParts], agent: AgentInfo, run: _Run
     ) -> list[MessageWithParts]:
-        assert self.plan_mode is not None
-        update = await self.plan_mode.remind(session, history, agent.name)
+        assert self.steps.plan_mode is not None
+        update = await self.steps.plan_mode.remind(session, history, agent.name)
         if update.new_parts and run.messages is not None:
             # The reminder is stored now; the run's cached read gets it too, so later steps keep sending it.
             touched = {part.message_id for part in update.new_parts}
@@ -374,14 +348,14 @@ class SessionLoop:
         return update.messages
 
     async def _settings(self) -> CompactionSettings:
-        return compaction_settings((await self.config.get()).compaction, self.env)
+        return compaction_settings((await self.settings.config.get()).compaction, self.settings.env)
 
     def _spawn(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
         if self.background is not None:
             self.background.start_soon(func, *args)
 
     async def _last_answer(self, session_id: str) -> MessageWithParts:
-        for message in reversed(await self.store.messages(session_id)):
+        for message in reversed(await self.records.store.messages(session_id)):
             if isinstance(message.info, AssistantMessage):
                 return message
         raise LookupError(f"Session {session_id} has no assistant message")

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from strata_core.context.project import Project
     from strata_core.engine.plan_mode import PlanMode
     from strata_core.ids import Ids
-    from strata_core.permission.flow import PermissionFlow
+    from strata_core.permission.approval import Approver
+    from strata_core.permission.flow import Permission
     from strata_core.session.store import SessionStore
     from strata_core.tool.contract import Tool
 
@@ -35,8 +36,8 @@ def plan_mode_if_enabled(
 def plan_exit_if_offered(
     *,
     env: Mapping[str, str],
-    permission_mode: str,
-    permissions: PermissionFlow,
+    approver: Approver,
+    permissions: Permission,
     store: SessionStore,
     bus: Bus,
     project: Project,
@@ -47,9 +48,10 @@ def plan_exit_if_offered(
     """The `plan_exit` tool where plan mode offers it (`plan_exit_offered`); None, importing nothing, otherwise."""
     if not experimental_plan_mode(env):
         return None
+    from strata_core.permission.approval import asks_someone
     from strata_core.tool.builtin.plan_exit import PlanExitTool, plan_exit_offered
 
-    if not plan_exit_offered(env, permission_mode):
+    if not plan_exit_offered(env, asks_someone(approver)):
         return None
     return PlanExitTool(
         permissions=permissions, store=store, bus=bus, project=project, paths=paths, clock=clock, ids=ids

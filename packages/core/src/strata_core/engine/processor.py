@@ -12,7 +12,7 @@ propagates once the cleanup has recorded it on the message.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 from attrs import define, field, frozen
@@ -54,7 +54,7 @@ from strata_core.message import (
     ToolStatePending,
     ToolStateRunning,
 )
-from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.flow import Permission
 from strata_core.permission.rules import Rule
 from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.store import SessionStore
@@ -93,13 +93,20 @@ class StepOutcome:
     """The assistant message as stored at the end of the step (the loop needs not read it back)."""
 
 
+class Processor(Protocol):
+    """The Processor service: one model step, its stream stored as parts, its tools run (the loop and the
+    compaction call it; `StepProcessor` is Strata's)."""
+
+    async def process(self, step: StepInput) -> StepOutcome: ...
+
+
 @define
-class Processor:
+class StepProcessor:
     """Turns one model call into stored parts and a verdict for the loop."""
 
     store: SessionStore
     bus: Bus
-    permissions: PermissionFlow
+    permissions: Permission
     execute_tool: ToolExecutor
     clock: Clock
     ids: Ids
@@ -116,7 +123,7 @@ class Processor:
 class _StepRun:
     """The state of one step while its stream is consumed."""
 
-    processor: Processor
+    processor: StepProcessor
     step: StepInput
     write: PartWriter
     texts: dict[str, StreamedText] = field(factory=dict)

@@ -8,42 +8,58 @@ those rules, so nothing is lost.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from attrs import define
+from attrs import define, field
 
 from strata_core.config.service import Config
 from strata_core.context.agent import Agents
 from strata_core.engine.prompt_input import PromptRequest, TextInput
+from strata_core.errors import StrataError
 from strata_core.message import AssistantMessage, TextPart
 from strata_core.permission.rules import from_stored, to_config
 from strata_core.permission.subagent import child_session_rules
 from strata_core.session.info import SessionInfo
-from strata_core.session.service import SessionService
+from strata_core.session.session import Session
 from strata_core.tool.builtin.task import SubagentOutcome
 from strata_core.tool.contract import ToolContext
 
 if TYPE_CHECKING:
-    from strata_core.engine.loop import SessionLoop
+    from strata_core.engine.loop_services import Loop
 
 
 def subagent_title(description: str, agent: str) -> str:
     return f"{description} (@{agent} subagent)"
 
 
+class NoLoopError(StrataError):
+    """A task ran before its runtime had a loop (the tools were used outside `open_runtime`)."""
+
+
+@define
+class LoopHandle:
+    """The runtime's loop, for the task tool: set by the runtime once the loop exists (the loop's own tools
+    include the task tool, so the loop cannot be handed to them when they are built)."""
+
+    _loop: Loop | None = field(default=None, init=False)
+
+    def set(self, loop: Loop) -> None:
+        self._loop = loop
+
+    def get(self) -> Loop:
+        if self._loop is None:
+            raise NoLoopError("the task tool runs subagents through a runtime's loop: open one with open_runtime")
+        return self._loop
+
+
 @define
 class LoopSubagents:
-    """The task tool's `SubagentRunner`, backed by the session loop.
+    """The task tool's `SubagentRunner`, backed by the runtime's loop."""
 
-    `loop` is a callable rather than the loop itself because the loop's tools include the task tool:
-    asking for the loop only when a task runs breaks that cycle.
-    """
-
-    sessions: SessionService
+    sessions: Session
     agents: Agents
     config: Config
-    loop: Callable[[], SessionLoop]
+    loop: LoopHandle
 
     async def run(
         self,
@@ -62,7 +78,7 @@ class LoopSubagents:
         # The subagent's own model, else the model the parent is using right now (OpenCode's choice).
         model = agent.model.ref if agent is not None and agent.model else ctx.model.ref if ctx.model else None
         request = PromptRequest(session_id=child.id, parts=[TextInput(prompt)], agent=agent_name, model=model)
-        answer = await self.loop().prompt(request)
+        answer = await self.loop.get().prompt(request)
         texts = [part.text for part in answer.parts if isinstance(part, TextPart) and not part.synthetic]
         used = answer.info
         answered_with = (

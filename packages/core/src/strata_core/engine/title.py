@@ -8,7 +8,8 @@ otherwise ignored: a session without a title is still a session.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
 
 from attrs import define, evolve
 
@@ -27,6 +28,27 @@ TITLE_AGENT = "title"
 TITLE_REQUEST = "Generate a title for this conversation:\n"
 MAX_TITLE_CHARS = 100
 _THINK = re.compile(r"<think>[\s\S]*?</think>\s*")
+
+TitleModel: TypeAlias = Callable[[AgentInfo, llm.LanguageModel], "llm.LanguageModel | None"]
+"""Chooses the model a session's title is asked of, from the `title` agent and the model of the user's turn;
+None: no title. The runtime's `title_model=`."""
+
+
+def catalogue_titles(models: llm.ModelResolver) -> TitleModel:
+    """OpenCode's choice, the CLI's: the title agent's own model, else the resolver's small model for the
+    turn's provider, else the turn's model itself."""
+
+    def choose(agent: AgentInfo, user_model: llm.LanguageModel) -> llm.LanguageModel | None:
+        if agent.model is not None:
+            return models.resolve(agent.model.ref)
+        return models.small_model(user_model.info.provider_id) or user_model
+
+    return choose
+
+
+def same_model(agent: AgentInfo, user_model: llm.LanguageModel) -> llm.LanguageModel | None:
+    """Titles asked of the turn's own model."""
+    return user_model
 
 
 def clean_title(text: str) -> str | None:
@@ -60,10 +82,12 @@ def title_context(messages: Sequence[MessageWithParts], model: llm.ModelInfo) ->
 
 @define
 class TitleService:
+    """Titles a session once; `title_model` None: never (no model is asked)."""
+
     store: SessionStore
     bus: Bus
     agents: Agents
-    models: llm.ModelResolver
+    title_model: TitleModel | None
     parameters: ParameterPolicy
 
     async def generate(self, session_id: str, user_model: llm.LanguageModel) -> str | None:
@@ -75,13 +99,17 @@ class TitleService:
             return None
 
     async def _generate(self, session_id: str, user_model: llm.LanguageModel) -> str | None:
+        if self.title_model is None:
+            return None
         session = await self.store.get_session(session_id)
         if session is None or session.parent_id is not None or not session.has_default_title:
             return None
         agent = await self.agents.get(TITLE_AGENT)
         if agent is None:
             return None
-        model = self._model(agent, user_model)
+        model = self.title_model(agent, user_model)
+        if model is None:
+            return None
         context = title_context(await self.store.messages(session_id), model.info)
         if context is None:
             return None
@@ -94,11 +122,6 @@ class TitleService:
         await self.store.put_session(evolve(current, title=title))
         self.bus.publish(TitleUpdated(session_id, title))
         return title
-
-    def _model(self, agent: AgentInfo, user_model: llm.LanguageModel) -> llm.LanguageModel:
-        if agent.model is not None:
-            return self.models.resolve(agent.model.ref)
-        return self.models.small_model(user_model.info.provider_id) or user_model
 
     async def _ask(
         self, model: llm.LanguageModel, agent: AgentInfo, context: list[llm.ModelMessage], session_id: str

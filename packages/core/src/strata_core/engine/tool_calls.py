@@ -28,7 +28,7 @@ from strata_core.message import (
     ToolStatePending,
     ToolStateRunning,
 )
-from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.flow import Permission
 from strata_core.permission.rules import PermissionRefusedError, Rule
 from strata_core.secret_outputs import ClearOutput, SecretOutputs, secret_placeholder
 from strata_core.tool.contract import Attachment, Tool, ToolContext, ToolResult
@@ -89,7 +89,7 @@ class ToolCallRunner:
     """Starts a step's tool calls in its task group and records each outcome on the call's part."""
 
     writer: PartWriter
-    permissions: PermissionFlow
+    permissions: Permission
     execute_tool: ToolExecutor
     tools: Mapping[str, Tool]
     template: ToolContext

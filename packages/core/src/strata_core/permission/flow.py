@@ -1,24 +1,26 @@
-"""Asking a person for permission, and remembering their "always" answers for the session.
+"""Deciding a tool call's permission: by rule, by a remembered "always", or by asking the approver.
 
-The rules themselves (evaluate, merge, wildcards) are `permission.py`; this module is the flow around
-them (OpenCode's `Permission.ask`/`reply`, reference 12.7-12.8), with one deliberate change: configured
-rules are evaluated first and the session's remembered approvals are consulted only where the config says
-`ask`, so an "always" can never override a configured `deny` (OpenCode evaluates both as one ruleset,
-where a later approval wins).
+The rules themselves (evaluate, merge, wildcards) are `rules.py`; this module is the flow around them
+(OpenCode's `Permission.ask`/`reply`, reference 12.7-12.8), with one deliberate change: configured rules are
+evaluated first and the session's remembered approvals are consulted only where the config says `ask`, so an
+"always" can never override a configured `deny` (OpenCode evaluates both as one ruleset, where a later
+approval wins). Who answers is the runtime's approver (`approval.py`); the flow only asks it what the rules
+leave open, and settles the session's other open questions an answer decides ("reject" stops them all; an
+"always" approves those it now covers).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 import anyio
 from attrs import define, field
 
-from strata_core.bus import Bus, PermissionAsked, PermissionReplied, PermissionReply, PermissionRequest
+from strata_core.bus import PermissionReply, PermissionRequest
 from strata_core.ids import Ids
-from strata_core.logging import get_logger
+from strata_core.permission.approval import Approval, Approver, NoAnswer, Refuser, Reject
 from strata_core.permission.rules import (
     CorrectedError,
     DeniedError,
@@ -31,37 +33,63 @@ from strata_core.permission.rules import (
     wildcard_match,
 )
 
-__all__ = ["PermissionFlow", "PermissionMode", "PermissionReply", "PermissionRequest"]
+__all__ = ["Permission", "PermissionFlow", "PermissionReply", "PermissionRequest"]
 
-log = get_logger(__name__)
-
-PermissionMode: TypeAlias = Literal["interactive", "non_interactive", "auto"]
 _Decision: TypeAlias = Literal["allow", "deny", "ask"]
 
 
+class Permission(Protocol):
+    """The Permission service: may this call go ahead? (What the tool runner and plan_exit ask.)"""
+
+    async def ask(
+        self,
+        session_id: str,
+        permission: str,
+        patterns: Sequence[str],
+        always: Sequence[str],
+        metadata: Mapping[str, Any],
+        ruleset: Ruleset,
+        *,
+        message_id: str | None = None,
+        call_id: str | None = None,
+    ) -> None:
+        """Return when the call may go ahead; raise a `PermissionRefusedError` saying why it may not."""
+        ...
+
+    def approvals(self, session_id: str) -> Ruleset:
+        """What "always" answers have approved in this session so far."""
+        ...
+
+
+@runtime_checkable
+class Withdrawing(Protocol):
+    """An approver with questions open elsewhere (a bus), closed when the flow settles them itself."""
+
+    def withdraw(self, request_id: str, reply: PermissionReply) -> None: ...
+
+
 @define
-class _Pending:
+class _Open:
     request: PermissionRequest
     ruleset: Ruleset
-    answered: anyio.Event = field(factory=anyio.Event)
-    error: PermissionRefusedError | None = None
+    scope: anyio.CancelScope = field(factory=anyio.CancelScope)
+    settled: PermissionRefusedError | Literal["open"] | None = "open"
+    """"open" until another answer decides this question: None (allowed) or the error to raise."""
 
 
 @define
 class PermissionFlow:
-    """Decides tool-call permissions: by rule, by a remembered "always", or by asking through the bus.
+    """Decides tool-call permissions: by rule, by a remembered "always", or by asking `approver`.
 
-    `mode` says who answers an `ask`: a person replying through `reply()` (interactive), nobody (fail at
-    once with `NoResponderError`, so a non-interactive run never hangs), or an automatic yes (auto).
-    `reply_timeout` (seconds) bounds an interactive wait: a question nobody answers in time fails the call
-    with `NoResponderError` (the server sets it; a person at the terminal is given all the time they need).
+    `approval_timeout` (seconds) bounds the wait for an approver that may not answer (the server sets it;
+    a person at the terminal is given all the time they need): unanswered in time, the call is refused with
+    `NoResponderError` saying so.
     """
 
-    bus: Bus
     ids: Ids
-    mode: PermissionMode = "interactive"
-    reply_timeout: float | None = None
-    _pending: dict[str, _Pending] = field(factory=dict, init=False, repr=False)
+    approver: Approver = field(factory=Refuser)
+    approval_timeout: float | None = None
+    _open: dict[str, _Open] = field(factory=dict, init=False, repr=False)
     _approved: dict[str, list[Rule]] = field(factory=dict, init=False, repr=False)
 
     async def ask(
@@ -77,11 +105,8 @@ class PermissionFlow:
         call_id: str | None = None,
     ) -> None:
         """Return when the call may go ahead; raise a `PermissionRefusedError` saying why it may not."""
-        decision = self._decide(session_id, permission, patterns, ruleset)
-        if decision == "allow" or (decision == "ask" and self.mode == "auto"):
+        if self._decide(session_id, permission, patterns, ruleset) == "allow":
             return
-        if decision == "ask" and self.mode == "non_interactive":
-            raise NoResponderError(permission, patterns)
         request = PermissionRequest(
             id=self.ids.new("per"),
             session_id=session_id,
@@ -92,36 +117,9 @@ class PermissionFlow:
             message_id=message_id,
             call_id=call_id,
         )
-        await self._wait_for_reply(request, ruleset)
-
-    def reply(self, request_id: str, reply: PermissionReply, message: str | None = None) -> None:
-        """Answer a pending request. Unknown ids (already answered, or cancelled) are ignored."""
-        pending = self._pending.get(request_id)
-        if pending is None:
-            log.debug("permission.reply_ignored", request_id=request_id, reply=reply)
-            return
-        request = pending.request
-        if reply == "reject":
-            self._resolve(pending, reply, CorrectedError(message) if message else RejectedError())
-            # A "no" stops the turn, so the session's other questions are moot.
-            for other in self._session_pending(request.session_id):
-                self._resolve(other, "reject", RejectedError())
-            return
-        if reply == "always":
-            approvals = self._approved.setdefault(request.session_id, [])
-            approvals.extend(Rule(request.permission, pattern, "allow") for pattern in request.always)
-        self._resolve(pending, reply, None)
-        if reply == "always":
-            for other in self._session_pending(request.session_id):
-                decision = self._decide(
-                    request.session_id, other.request.permission, other.request.patterns, other.ruleset
-                )
-                if decision == "allow":
-                    self._resolve(other, "always", None)
-
-    def pending(self, session_id: str | None = None) -> list[PermissionRequest]:
-        """Requests still waiting for an answer (for a renderer that subscribed late)."""
-        return [p.request for p in self._pending.values() if session_id in (None, p.request.session_id)]
+        error = await self._ask_approver(_Open(request, ruleset))
+        if error is not None:
+            raise error
 
     def approvals(self, session_id: str) -> Ruleset:
         """What "always" answers have approved in this session so far."""
@@ -138,29 +136,47 @@ class PermissionFlow:
                 needs_asking = True
         return "ask" if needs_asking else "allow"
 
-    async def _wait_for_reply(self, request: PermissionRequest, ruleset: Ruleset) -> None:
-        pending = _Pending(request, ruleset)
-        self._pending[request.id] = pending
-        self.bus.publish(PermissionAsked(request))
+    async def _ask_approver(self, question: _Open) -> PermissionRefusedError | None:
+        request = question.request
+        self._open[request.id] = question
+        answer: Approval | None = None
         try:
-            with anyio.move_on_after(self.reply_timeout if self.reply_timeout is not None else math.inf):
-                await pending.answered.wait()
-            if not pending.answered.is_set():
-                reason = f"nobody answered within {self.reply_timeout:g} s"
-                pending.error = NoResponderError(request.permission, request.patterns, reason=reason)
+            with anyio.move_on_after(math.inf if self.approval_timeout is None else self.approval_timeout):
+                with question.scope:
+                    answer = await self.approver(request)
         finally:
-            if self._pending.pop(request.id, None) is not None:
-                # Cancelled before an answer (the turn was aborted): tell renderers to drop the question.
-                self.bus.publish(PermissionReplied(request.session_id, request.id, "reject"))
-        if pending.error is not None:
-            raise pending.error
+            del self._open[request.id]
+        if question.settled != "open":
+            return question.settled
+        if answer is None:
+            reason = f"nobody answered within {self.approval_timeout:g} s"
+            return NoResponderError(request.permission, request.patterns, reason=reason)
+        return self._answered(request, answer)
 
-    def _session_pending(self, session_id: str) -> list[_Pending]:
-        return [p for p in self._pending.values() if p.request.session_id == session_id]
+    def _answered(self, request: PermissionRequest, answer: Approval) -> PermissionRefusedError | None:
+        if isinstance(answer, NoAnswer):
+            return NoResponderError(request.permission, request.patterns, reason=answer.reason)
+        if isinstance(answer, Reject) or answer == "reject":
+            # A "no" stops the turn, so the session's other questions are moot.
+            for other in self._session_open(request.session_id):
+                self._settle(other, RejectedError(), "reject")
+            return CorrectedError(answer.message) if isinstance(answer, Reject) else RejectedError()
+        if answer == "always":
+            approvals = self._approved.setdefault(request.session_id, [])
+            approvals.extend(Rule(request.permission, pattern, "allow") for pattern in request.always)
+            for other in self._session_open(request.session_id):
+                asked = other.request
+                if self._decide(request.session_id, asked.permission, asked.patterns, other.ruleset) == "allow":
+                    self._settle(other, None, "always")
+        return None
 
-    def _resolve(self, pending: _Pending, reply: PermissionReply, error: PermissionRefusedError | None) -> None:
-        request = pending.request
-        del self._pending[request.id]
-        pending.error = error
-        pending.answered.set()
-        self.bus.publish(PermissionReplied(request.session_id, request.id, reply))
+    def _session_open(self, session_id: str) -> list[_Open]:
+        return [q for q in self._open.values() if q.request.session_id == session_id and q.settled == "open"]
+
+    def _settle(self, question: _Open, outcome: PermissionRefusedError | None, reply: PermissionReply) -> None:
+        question.settled = outcome
+        approver: object = self.approver
+        if isinstance(approver, Withdrawing):
+            approver.withdraw(question.request.id, reply)
+        else:
+            question.scope.cancel()

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from attrs import frozen
 
 from strata_core.errors import StrataError
+from strata_core.prompt.texts import read_prompt
 
 Action: TypeAlias = Literal["allow", "deny", "ask"]
 ACTIONS: tuple[Action, ...] = ("allow", "deny", "ask")
@@ -190,24 +191,27 @@ class CorrectedError(PermissionRefusedError):
         self.feedback = feedback
 
 
-NON_INTERACTIVE = (
-    "this run is non-interactive. "
-    "Re-run with --auto to approve what is not denied, or allow it in the `permission` config."
-)
 NO_RESPONDER = (
     "nobody can answer: this tool context was built without a responder (`ToolContext.ask`). "
     "Allow it in the `permission` config, or run the tool through a runtime, which asks through its permission flow."
 )
 
 
+@cache
+def no_approver_reason() -> str:
+    """The library's words for an ask that nobody was there to answer (the runtime has no approver)."""
+    return read_prompt("permission/no_approver.txt").strip()
+
+
 class NoResponderError(PermissionRefusedError):
     """An `ask` with nobody to answer: fail fast, never hang, and never treat silence as a yes.
 
-    `reason` says why nobody can answer: a non-interactive run without auto-approve (the default), or a
-    tool context that was built without a responder at all (`NO_RESPONDER`).
+    `reason` says why nobody can answer: the runtime has no approver (the library's words, the default), the
+    approver's own words (`NoAnswer`), or a tool context built without a responder at all (`NO_RESPONDER`).
     """
 
-    def __init__(self, permission: str, patterns: Sequence[str], *, reason: str = NON_INTERACTIVE) -> None:
+    def __init__(self, permission: str, patterns: Sequence[str], *, reason: str | None = None) -> None:
+        reason = no_approver_reason() if reason is None else reason
         shown = ", ".join(patterns) or "*"
         super().__init__(f"Permission '{permission}' for {shown} needs approval, but {reason}")
         self.permission = permission

@@ -9,7 +9,7 @@ Two ways to give a session a tool of your own:
 
 Either way the runner (`tool/runner.py`) does the rest for every call: it checks the arguments against
 `parameters()`, asks `permission(args)` of the agent's rules (allow runs, deny refuses with OpenCode's
-message, ask goes to whoever answers: a person, `--auto`, or nobody, which refuses), runs `execute`, and
+message, ask goes to the runtime's approver, which may refuse), runs `execute`, and
 keeps the output small.
 
 Expected failures are values: a tool raises `ToolFailure` (or anything else) and the runner turns it into

@@ -11,7 +11,7 @@ Async fixtures follow anyio's pytest plugin: mark the tests `@pytest.mark.anyio`
   overridden, e.g. `@pytest.mark.parametrize("model_script", [[{"text": "Hi."}]])` or a fixture of that name),
   the `ScriptedModel` playing it, a `ScriptedResolver` over it, and an in-memory runtime in `strata_project`
   (a fresh directory under `tmp_path`) with that resolver. Override any of them by defining a fixture of the
-  same name; `strata_runtime_options` adds keywords for `open_runtime` (e.g. `{"permission_mode": "auto"}`).
+  same name; `strata_runtime_options` adds keywords for `open_runtime` (e.g. `{"approver": approve_all}`).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def strata_env(tmp_path: Path) -> Mapping[str, str]:
 
 @pytest.fixture
 def strata_runtime_options() -> Mapping[str, Any]:
-    """Extra keywords for `open_runtime` (e.g. `permission_mode`); none by default."""
+    """Extra keywords for `open_runtime` (e.g. `approver`); none by default."""
     return {}
 
 
@@ -96,5 +96,5 @@ async def strata_runtime(
     # The runtime is opened here, not by a factory the test calls: its task group must be left by the task
     # that entered it, and anyio runs a fixture's setup and teardown in one task of their own.
     resolver, options = scripted_resolver, strata_runtime_options
-    async with open_runtime(strata_project, strata_env, models=resolver, in_memory_store=True, **options) as runtime:
+    async with open_runtime(strata_project, strata_env, models=resolver, store="memory", **options) as runtime:
         yield runtime

@@ -1,6 +1,6 @@
 """A `ModelResolver` over scripted models, so a test hands the core scripts instead of writing a resolver.
 
-    async with open_runtime(project, env, models=ScriptedResolver(model), in_memory_store=True) as runtime:
+    async with open_runtime(project, env, models=ScriptedResolver(model), store="memory") as runtime:
         ...
 
 One model answers every `provider/model` ref, or a mapping gives one model per ref (a script or a

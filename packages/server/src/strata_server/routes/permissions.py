@@ -13,7 +13,7 @@ from strata_server.state import ServerState, server_state
 
 
 async def pending(request: Request) -> JSONResponse:
-    return JSONResponse([permission_data(p) for p in server_state(request).runtime.permissions.pending()])
+    return JSONResponse([permission_data(p) for p in server_state(request).questions.pending()])
 
 
 async def reply(request: Request) -> JSONResponse:
@@ -33,10 +33,10 @@ async def respond(request: Request) -> JSONResponse:
 
 
 def _answer(state: ServerState, request_id: str, answer: PermissionReply, message: str | None) -> None:
-    flow = state.runtime.permissions
-    if all(p.id != request_id for p in flow.pending()):
+    questions = state.questions
+    if all(p.id != request_id for p in questions.pending()):
         raise not_found(f"Permission request not found: {request_id} (answered already, or its turn ended)")
-    flow.reply(request_id, answer, message)
+    questions.reply(request_id, answer, message)
 
 
 ROUTES = [

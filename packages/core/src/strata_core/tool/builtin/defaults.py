@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxConfig
@@ -22,6 +23,9 @@ from strata_core.tool.contract import Tool
 from strata_core.tool.support.search import Search
 from strata_core.tool.truncation import Truncation
 
+if TYPE_CHECKING:
+    import httpx
+
 
 def builtin_tools(
     *,
@@ -38,6 +42,7 @@ def builtin_tools(
     config_env: Collection[str] = (),
     env: Mapping[str, str] | None = None,
     paths: StrataPaths | None = None,
+    web_client: httpx.AsyncClient | None = None,
 ) -> list[Tool]:
     """bash, read, glob, grep, edit, write, task, webfetch, todowrite, skill and apply_patch (OpenCode's order).
 
@@ -46,7 +51,8 @@ def builtin_tools(
     `hidden_env` lists the environment variables shell commands must not see (the API keys Strata holds), as
     does `config_env` (every `{env:}` name of the config); `sandbox` (the config block), `env` (for
     `STRATA_SANDBOX`) and `paths` (the dirs kept writable) configure the shell sandbox.
-    `plan_exit` (experimental plan mode) comes last when given, where OpenCode registers it.
+    `plan_exit` (experimental plan mode) comes last when given, where OpenCode registers it. `web_client` is
+    the embedder's own HTTP client for webfetch (None: webfetch's pinned connections).
     """
     search = search or Search()
     tools: list[Tool] = [
@@ -64,7 +70,7 @@ def builtin_tools(
         EditTool(),
         WriteTool(),
         TaskTool(agents=agents, runner=subagents),
-        WebFetchTool(),
+        WebFetchTool(client=web_client),
         TodoWriteTool(store=todos or InMemoryTodoStore()),
         SkillTool(skills=skills, search=search),
         ApplyPatchTool(),

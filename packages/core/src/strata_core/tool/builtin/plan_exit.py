@@ -37,7 +37,7 @@ from strata_core.message import (
     ToolStateCompleted,
     UserMessage,
 )
-from strata_core.permission.flow import PermissionFlow
+from strata_core.permission.flow import Permission
 from strata_core.permission.rules import PermissionRefusedError, RejectedError, Rule
 from strata_core.prompt.reminders import BUILD_AGENT, experimental_plan_mode
 from strata_core.session.store import SessionStore
@@ -90,7 +90,7 @@ class PlanExitTool(BuiltinTool):
     NAME: ClassVar[str] = NAME
     PARAMETERS: ClassVar[JSONSchema] = {"$schema": SCHEMA_DIALECT, "type": "object", "properties": {}}
 
-    permissions: PermissionFlow
+    permissions: Permission
     store: SessionStore
     bus: Bus
     project: Project
@@ -158,12 +158,13 @@ def approved(answer: MessageWithParts) -> bool:
     )
 
 
-def plan_exit_offered(env: Mapping[str, str], permission_mode: str) -> bool:
+def plan_exit_offered(env: Mapping[str, str], someone_answers: bool) -> bool:
     """Whether plan_exit is registered: plan mode is on, the client is `cli` and someone can answer.
 
     OpenCode registers it for the `cli` client only (`OPENCODE_CLIENT`, default `cli`; Strata also reads
     `STRATA_CLIENT`), and `opencode run` denies it for its sessions since nobody could answer there; Strata
-    leaves it out of every non-interactive mode for the same reason.
+    leaves it out whenever the approver is one of the library's own (`approval.asks_someone`) for the same
+    reason: refusing everything, or approving everything unasked.
     """
     client = env.get("STRATA_CLIENT") or env.get("OPENCODE_CLIENT") or "cli"
-    return experimental_plan_mode(env) and client == "cli" and permission_mode == "interactive"
+    return experimental_plan_mode(env) and client == "cli" and someone_answers

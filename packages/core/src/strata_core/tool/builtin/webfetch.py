@@ -3,13 +3,15 @@
 A connection to a loopback, link-local or private address (each redirect hop checked, a host name judged on
 the one resolution the connection then uses: `tool/support/pinned_network.py`) asks `private_network` first.
 At most 5 MB is read (the body is streamed and abandoned past the cap), within a timeout of 30 s by default and
-120 s at most. Images come back as attachments the model can look at.
+120 s at most. Images come back as attachments the model can look at. An embedder's own client
+(`open_runtime(http_client=...)`) carries the requests instead: its transport decides where they go.
 """
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from functools import partial
 from typing import Any, ClassVar
 
@@ -70,17 +72,25 @@ Consent = Callable[[str, str, str], Awaitable[None]]
 MAX_REDIRECTS = 10
 
 
-async def _get(url: str, headers: dict[str, str], consent: Consent) -> tuple[int, dict[str, str], bytes]:
+async def _get(
+    url: str, headers: dict[str, str], consent: Consent, own: httpx.AsyncClient | None = None
+) -> tuple[int, dict[str, str], bytes]:
     # Imported on the first fetch: httpcore is not otherwise loaded by a `strata` start-up.
     from strata_core.tool.support.pinned_network import PinnedNetworkBackend, PinnedTransport
 
     # Redirects are followed here, one hop at a time, so each target's connection is judged on its own.
     for _ in range(MAX_REDIRECTS + 1):
-        transport = PinnedTransport(PinnedNetworkBackend(partial(consent, url)))
-        async with (
-            make_client(headers=headers, follow_redirects=False, transport=transport) as client,
-            client.stream("GET", url) as response,
-        ):
+        async with AsyncExitStack() as stack:
+            if own is None:
+                transport = PinnedTransport(PinnedNetworkBackend(partial(consent, url)))
+                client = await stack.enter_async_context(
+                    make_client(headers=headers, follow_redirects=False, transport=transport)
+                )
+            else:
+                client = own
+            response = await stack.enter_async_context(
+                client.stream("GET", url, headers=headers, follow_redirects=False)
+            )
             if response.is_redirect and "location" in response.headers:
                 url = str(response.url.join(response.headers["location"]))
                 continue
@@ -101,12 +111,14 @@ async def _allow_everything(url: str, host: str, address: str) -> None:
     return None
 
 
-async def fetch(url: str, format: str, consent: Consent = _allow_everything) -> _Fetched:
+async def fetch(
+    url: str, format: str, consent: Consent = _allow_everything, client: httpx.AsyncClient | None = None
+) -> _Fetched:
     headers = {"User-Agent": BROWSER_UA, "Accept": ACCEPT.get(format, "*/*"), "Accept-Language": "en-US,en;q=0.9"}
-    status, response_headers, body = await _get(url, headers, consent)
+    status, response_headers, body = await _get(url, headers, consent, client)
     if status == 403 and response_headers.get("cf-mitigated") == "challenge":
         # Cloudflare's bot challenge turns away browser look-alikes but often lets an honest client through.
-        status, response_headers, body = await _get(url, {**headers, "User-Agent": "strata"}, consent)
+        status, response_headers, body = await _get(url, {**headers, "User-Agent": "strata"}, consent, client)
     if not 200 <= status < 300:
         raise ToolFailure(f"Request failed with status code: {status}")
     return _Fetched(response_headers.get("content-type", ""), body)
@@ -144,6 +156,8 @@ class WebFetchTool(BuiltinTool):
         },
         ["url"],
     )
+    client: httpx.AsyncClient | None = None
+    """The embedder's own client; None: a client per hop, pinned to the addresses it judged."""
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
         url = str(args["url"])
@@ -155,7 +169,7 @@ class WebFetchTool(BuiltinTool):
         seconds = min(float(timeout) if timeout else DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S)
         try:
             with anyio.fail_after(seconds):
-                fetched = await fetch(url, format, _PrivateNetworkConsent(ctx))
+                fetched = await fetch(url, format, _PrivateNetworkConsent(ctx), self.client)
         except TimeoutError:
             raise ToolFailure("Request timed out") from None
         return self._result(url, format, fetched)
