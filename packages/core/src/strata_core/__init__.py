@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.loop import SessionLoop
     from strata_core.engine.prompt_input import AgentInput, FileInput, PromptRequest, SubtaskInput, TextInput
-    from strata_core.errors import StrataError
+    from strata_core.errors import MissingExtraError, StrataError
     from strata_core.history import filter_compacted, to_model_messages
     from strata_core.ids import Ids, seeded_entropy
     from strata_core.llm import LanguageModel, ModelError, ModelInfo, ModelRequest, ModelResolver, StreamEvent
@@ -83,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "SkillService": "strata_core.context.skill",
     "Skills": "strata_core.context.skill",
     "SqliteSessionStore": "strata_core.session.sqlite_store",
+    "MissingExtraError": "strata_core.errors",
     "StrataPaths": "strata_core.config.paths",
     "StrataError": "strata_core.errors",
     "StreamEvent": "strata_core.llm",
@@ -124,6 +125,7 @@ __all__ = [
     "LanguageModel",
     "MemorySessionStore",
     "MessageWithParts",
+    "MissingExtraError",
     "ModelError",
     "ModelInfo",
     "ModelRequest",
