@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from strata_core.llm import FinishReason
-from strata_providers.testing.script import ScriptedToolCall, Turn
+from strata_core.testing.script import ScriptedToolCall, Turn
 
 Wire = Literal["chat", "messages"]
 
