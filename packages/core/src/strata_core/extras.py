@@ -17,34 +17,20 @@ A feature imports its optional module inside `needing(extra, feature)`, so a mis
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from attrs import frozen
-
 from strata_core.errors import MissingExtraError
 
-
-@frozen
-class Extra:
-    name: str
-    modules: tuple[str, ...]
-    """The top-level modules it installs (what a feature imports)."""
-    needs: str
-    """The distributions, as a message names them."""
-
-
-EXTRAS = {
-    extra.name: extra
-    for extra in (
-        Extra("bash", ("tree_sitter", "tree_sitter_bash"), "tree-sitter and tree-sitter-bash"),
-        Extra("images", ("PIL",), "Pillow"),
-        Extra("webfetch", ("markdownify",), "markdownify"),
-        Extra("mcp", ("mcp",), "the MCP SDK (mcp)"),
-    )
+EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
+    "bash": (("tree_sitter", "tree_sitter_bash"), "tree-sitter and tree-sitter-bash"),
+    "images": (("PIL",), "Pillow"),
+    "webfetch": (("markdownify",), "markdownify"),
+    "mcp": (("mcp",), "the MCP SDK (mcp)"),
 }
-"""The extras a feature can ask for by import (ripgrep is a binary, looked up on PATH instead)."""
+"""Each extra a feature can ask for by import: the top-level modules it installs, and the distributions as a
+message names them. (ripgrep is a binary, looked up on PATH instead.) Plain tuples: this module is loaded by
+every start-up that loads the built-in tools, and a class would cost more than the lookup it serves."""
 
 
 @contextmanager
@@ -53,15 +39,10 @@ def needing(extra: str, feature: str) -> Iterator[None]:
 
     Only the extra's own modules count: any other missing module (a broken install) propagates as it is.
     """
-    wanted = EXTRAS[extra]
+    modules, needs = EXTRAS[extra]
     try:
         yield
     except ModuleNotFoundError as error:
-        if (error.name or "").partition(".")[0] not in wanted.modules:
+        if (error.name or "").partition(".")[0] not in modules:
             raise
-        raise MissingExtraError(feature, extra, wanted.needs) from None
-
-
-def installed(extra: str) -> bool:
-    """Whether every module of `extra` can be imported (found, not imported)."""
-    return all(importlib.util.find_spec(module) is not None for module in EXTRAS[extra].modules)
+        raise MissingExtraError(feature, extra, needs) from None
