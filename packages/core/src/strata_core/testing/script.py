@@ -147,6 +147,15 @@ def parse_script(script: Sequence[Turn | Mapping[str, Any]]) -> tuple[Turn, ...]
     return tuple(turn if isinstance(turn, Turn) else Turn.from_json(turn, i) for i, turn in enumerate(script))
 
 
+def pieces(text: str, size: int | None) -> list[str]:
+    """`text` split as a turn's `chunk_size` splits it: pieces of `size` characters (one piece without a size)."""
+    if not text:
+        return []
+    if not size or size >= len(text):
+        return [text]
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
 def is_title_text(text: str, markers: Sequence[str]) -> bool:
     """Whether a system prompt belongs to a title request (case-insensitive match of any marker)."""
     lowered = text.lower()

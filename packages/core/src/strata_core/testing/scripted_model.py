@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio
 
+from strata_core import json_text
 from strata_core.llm import (
     AuthenticationError,
     BadResponseError,
@@ -60,6 +61,7 @@ from strata_core.testing.script import (
     check_consumed,
     is_title_text,
     parse_script,
+    pieces,
 )
 
 SCRIPTED_INFO = ModelInfo(provider_id="scripted", id="scripted-model", name="Scripted model")
@@ -151,11 +153,11 @@ def _content(turn: Turn, number: int) -> list[StreamEvent]:
     events: list[StreamEvent] = []
     if turn.reasoning:
         rid = f"reasoning-{number}"
-        deltas = [ReasoningDelta(rid, piece) for piece in _pieces(turn.reasoning, turn.chunk_size)]
+        deltas = [ReasoningDelta(rid, piece) for piece in pieces(turn.reasoning, turn.chunk_size)]
         events += [ReasoningStart(rid), *deltas, ReasoningEnd(rid)]
     if turn.text:
         tid = f"text-{number}"
-        events += [TextStart(tid), *(TextDelta(tid, p) for p in _pieces(turn.text, turn.chunk_size)), TextEnd(tid)]
+        events += [TextStart(tid), *(TextDelta(tid, p) for p in pieces(turn.text, turn.chunk_size)), TextEnd(tid)]
     for k, call in enumerate(turn.tool_calls):
         events += _tool_call(call, call.id or f"call_{number}_{k}", turn.chunk_size)
     return events
@@ -163,31 +165,10 @@ def _content(turn: Turn, number: int) -> list[StreamEvent]:
 
 def _tool_call(call: ScriptedToolCall, call_id: str, chunk_size: int | None) -> list[StreamEvent]:
     raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-    arguments, error = _arguments(raw)
-    deltas = [ToolInputDelta(call_id, piece) for piece in _pieces(raw, chunk_size)]
+    arguments, error = json_text.tool_arguments(raw)
+    deltas = [ToolInputDelta(call_id, piece) for piece in pieces(raw, chunk_size)]
     done = ToolCall(call_id=call_id, tool_name=call.name, input=arguments, raw_input=raw, parse_error=error)
     return [ToolInputStart(call_id, call.name), *deltas, ToolInputEnd(call_id), done]
-
-
-def _arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    """As the wires read a call's arguments: an object, or None and why not (empty arguments are `{}`)."""
-    if not raw.strip():
-        return {}, None
-    try:
-        value = json.loads(raw)
-    except ValueError as error:
-        return None, f"tool arguments are not valid JSON: {error}"
-    if not isinstance(value, dict):
-        return None, f"tool arguments must be a JSON object, got {type(value).__name__}"
-    return value, None
-
-
-def _pieces(text: str, size: int | None) -> list[str]:
-    if not text:
-        return []
-    if not size or size >= len(text):
-        return [text]
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _usage(turn: Turn) -> Usage:
