@@ -7,6 +7,7 @@ extra (the connection imports the SDK when a server starts, so nothing imported 
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -40,3 +41,9 @@ async def test_servers_fail_naming_the_extra_and_nothing_is_spawned(
     offered = [tool["function"]["name"] for tool in server.requests[0].body.get("tools", [])]
     assert "read" in offered and not [name for name in offered if name.startswith("spy")]
     assert not started.exists()
+
+
+def test_importing_the_mcp_package_does_not_import_the_sdk() -> None:
+    code = "import sys, strata_core.mcp, strata_core.mcp.servers; print(sorted(m for m in sys.modules if m == 'mcp'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
