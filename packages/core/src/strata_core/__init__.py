@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from strata_core.engine.prompt_input import AgentInput, FileInput, PromptRequest, SubtaskInput, TextInput
     from strata_core.engine.title import TitleModel
     from strata_core.engine.turn_targets import AgentNotFoundError
-    from strata_core.errors import StrataError
+    from strata_core.errors import MissingExtraError, StrataError
     from strata_core.history import filter_compacted, to_model_messages
     from strata_core.ids import Ids, seeded_entropy
     from strata_core.llm import LanguageModel, ModelError, ModelInfo, ModelRequest, ModelResolver, StreamEvent
@@ -122,6 +122,7 @@ _EXPORTS: dict[str, str] = {
     "Skills": "strata_core.context.skill",
     "SqliteSessionStore": "strata_core.session.sqlite_store",
     "StorageError": "strata_core.session.storage_errors",
+    "MissingExtraError": "strata_core.errors",
     "StrataError": "strata_core.errors",
     "StrataPaths": "strata_core.config.paths",
     "StreamEvent": "strata_core.llm",
@@ -176,6 +177,7 @@ __all__ = [
     "Loop",
     "MemorySessionStore",
     "MessageWithParts",
+    "MissingExtraError",
     "ModelError",
     "ModelInfo",
     "ModelNotFoundError",

@@ -80,6 +80,8 @@ this module imports nothing of Strata and every other module can import it. The 
   # test guard refused.
   - RuntimeClosedError [RuntimeError]                   strata_providers.runtime
   - NoLoopError                                         strata_core.engine.subagent
+  # A feature whose optional dependencies are not installed: the message names the extra to install.
+  - MissingExtraError                                   strata_core.errors
   - NonLoopbackRequestError [httpx.TransportError]      strata_core.http
   # The applications: what the CLI detects itself (its message is the paragraph shown), what the API refuses
   # (an HTTP status and OpenCode's error name), and the server's own settings and start.
@@ -90,8 +92,8 @@ this module imports nothing of Strata and every other module can import it. The 
   - ServerStartError [OSError]                          strata_server.server
   # The scripted model for tests: a script written wrong, or a test that made more model calls than it planned
   # (an `AssertionError` too, so the engine lets it through as the test's failure).
-  - ScriptError [ValueError]                            strata_providers.testing.script
-  - ScriptExhaustedError [AssertionError]               strata_providers.testing.script
+  - ScriptError [ValueError]                            strata_core.testing.script
+  - ScriptExhaustedError [AssertionError]               strata_core.testing.script
 """
 
 from __future__ import annotations
@@ -148,6 +150,7 @@ if TYPE_CHECKING:
         StorageReadOnlyError,
     )
     from strata_core.session.store import SessionNotFoundError, StoreClosedError
+    from strata_core.testing.script import ScriptError, ScriptExhaustedError
     from strata_core.tool.builtin.plan_exit import QuestionDismissedError
     from strata_core.tool.contract import ToolFailure
     from strata_core.tool.schema import ToolDefinitionError
@@ -159,6 +162,25 @@ if TYPE_CHECKING:
 
 class StrataError(Exception):
     """An expected failure, with a message meant for the person or program that caused it."""
+
+
+class MissingExtraError(StrataError):
+    """A feature needs an optional part of strata-core that is not installed; the message names the extra.
+
+    `MissingExtraError("the bash tool's command parsing", "bash", "tree-sitter")` reads "the bash tool's command
+    parsing needs tree-sitter: pip install 'strata-core[bash]'".
+    """
+
+    def __init__(self, feature: str, extra: str, needs: str) -> None:
+        super().__init__(f"{feature} needs {needs}: pip install 'strata-core[{extra}]'")
+        self.feature = feature
+        self.extra = extra
+        """The extra to install, e.g. "mcp"."""
+        self.needs = needs
+        """The missing distribution(s), as the message names them."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.feature, self.extra, self.needs))
 
 
 _HOMES: dict[str, str] = {
@@ -180,10 +202,10 @@ _HOMES: dict[str, str] = {
     "JsonNestingError": "strata_core.json_text",
     "MarkdownFrontmatterError": "strata_core.context.markdown",
     "MessageIdError": "strata_core.engine.prompt_input",
-    "NoLoopError": "strata_core.engine.subagent",
     "MessageNotFoundError": "strata_core.session.service",
     "ModelError": "strata_core.llm.errors",
     "ModelNotFoundError": "strata_core.llm.model",
+    "NoLoopError": "strata_core.engine.subagent",
     "NoResponderError": "strata_core.permission.rules",
     "NonLoopbackRequestError": "strata_core.http",
     "NotRegularFile": "strata_core.tool.support.confined_file",
@@ -200,6 +222,8 @@ _HOMES: dict[str, str] = {
     "RuntimeOptionsError": "strata_core.runtime",
     "SandboxSettingError": "strata_core.sandbox.settings",
     "SchemaTooNewError": "strata_core.session.migrations",
+    "ScriptError": "strata_core.testing.script",
+    "ScriptExhaustedError": "strata_core.testing.script",
     "SearchError": "strata_core.tool.support.search",
     "ServerError": "strata_core.llm.errors",
     "SessionBusyError": "strata_core.session.lease",
@@ -253,6 +277,7 @@ __all__ = [
     "MarkdownFrontmatterError",
     "MessageIdError",
     "MessageNotFoundError",
+    "MissingExtraError",
     "ModelError",
     "ModelNotFoundError",
     "NoLoopError",
@@ -272,6 +297,8 @@ __all__ = [
     "RuntimeOptionsError",
     "SandboxSettingError",
     "SchemaTooNewError",
+    "ScriptError",
+    "ScriptExhaustedError",
     "SearchError",
     "ServerError",
     "SessionBusyError",

@@ -14,6 +14,7 @@ import math
 from typing import BinaryIO
 
 from strata_core.errors import StrataError
+from strata_core.extras import needing
 
 MAX_SIDE = 2000
 MAX_DECODED_PIXELS = 12_000_000
@@ -31,8 +32,13 @@ def megabytes(size: int) -> str:
 
 def fitted_image(handle: BinaryIO, mime: str, *, size: int, max_bytes: int) -> tuple[bytes, str]:
     """The image in `handle` (`size` bytes, read from its start) and its media type, as it is when it fits,
-    else scaled to `MAX_SIDE` and re-encoded (a PNG may become a JPEG). Blocking: run it in a thread."""
-    from PIL import Image, UnidentifiedImageError  # ~30 ms to import, only for an image to check
+    else scaled to `MAX_SIDE` and re-encoded (a PNG may become a JPEG). Blocking: run it in a thread.
+
+    Raises `ImageFitError`, or `MissingExtraError` without Pillow."""
+    # ~30 ms to import, only for an image to check. Without Pillow (the `images` extra) no image is attached:
+    # its size cannot be checked, and a provider refuses one too large with an error about the whole request.
+    with needing("images", "attaching an image"):
+        from PIL import Image, UnidentifiedImageError
 
     try:
         image = Image.open(handle)  # reads the header only

@@ -50,3 +50,16 @@ def check_nesting(text: str) -> None:
                 raise JsonNestingError()
         elif token in "]}":
             depth -= 1
+
+
+def tool_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A tool call's arguments as an object, or None and why not. Empty arguments are an empty object."""
+    if not raw.strip():
+        return {}, None
+    try:
+        value = loads(raw)
+    except ValueError as exc:
+        return None, f"tool arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return None, f"tool arguments must be a JSON object, got {type(value).__name__}"
+    return value, None

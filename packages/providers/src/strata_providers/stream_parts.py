@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from attrs import define
 
@@ -39,24 +39,11 @@ def empty_stream(kind: EmptyStream) -> BadResponseError:
 
 def tool_call_events(call_id: str, tool_name: str, raw_input: str) -> list[StreamEvent]:
     """The end of a tool call's input and the call itself, its arguments parsed (or the parse error kept)."""
-    arguments, error = parse_tool_input(raw_input)
+    arguments, error = json_text.tool_arguments(raw_input)
     return [
         ToolInputEnd(call_id),
         ToolCall(call_id=call_id, tool_name=tool_name, input=arguments, raw_input=raw_input, parse_error=error),
     ]
-
-
-def parse_tool_input(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    """Tool arguments as an object, or None and why not. Empty arguments are an empty object."""
-    if not raw.strip():
-        return {}, None
-    try:
-        value = json_text.loads(raw)
-    except ValueError as exc:
-        return None, f"tool arguments are not valid JSON: {exc}"
-    if not isinstance(value, dict):
-        return None, f"tool arguments must be a JSON object, got {type(value).__name__}"
-    return value, None
 
 
 @define

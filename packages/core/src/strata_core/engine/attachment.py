@@ -12,7 +12,7 @@ import base64
 import stat
 from pathlib import Path
 
-from strata_core.errors import StrataError
+from strata_core.errors import MissingExtraError, StrataError
 from strata_core.image_fit import ImageFitError, fitted_image, megabytes
 
 MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024
@@ -40,7 +40,7 @@ def attachment_data_url(path: Path, mime: str) -> str:
         with path.open("rb") as handle:
             try:
                 data, mime = fitted_image(handle, mime, size=size, max_bytes=MAX_IMAGE_BYTES)
-            except ImageFitError as error:
+            except (ImageFitError, MissingExtraError) as error:
                 raise AttachmentError(f"{path}: {error}") from None
     else:
         data = path.read_bytes()

@@ -7,8 +7,10 @@
 - `launch.local_launch`: the one place a local server's argv, environment and directory are decided.
 - `tools.McpTool`, `resource_tools`: the tools offered; `results`: MCP results converted as OpenCode does.
 
-Nothing imports this package unless the config has an `mcp` block, so a run without servers never loads
-the SDK.
+Nothing imports this package unless the config has an `mcp` block, and the SDK itself is imported when a
+server starts, so a run without servers never loads it. Without the SDK (strata-core's `mcp` extra) each
+server fails as any server that cannot start does (status `failed`, one `McpServerFailed` event), its error
+naming the extra, and offers no tools; the rest of the runtime carries on.
 """
 
 from strata_core.mcp.connection import McpStatus, ServerConnection

@@ -17,22 +17,23 @@ import os
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
 from attrs import define, field, frozen
-from mcp import types
-from mcp.client.session import ClientSession
-from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
 from strata_core.config.schema import McpLocalConfig, McpRemoteConfig
+from strata_core.extras import needing
 from strata_core.logging import get_logger
 from strata_core.mcp.launch import Contain, local_launch
 from strata_core.mcp.watched_stream import WatchedStream
+
+if TYPE_CHECKING:
+    # The SDK is imported when a server starts: without it (strata-core's `mcp` extra) every server is failed
+    # with the extra named, as any server that cannot start is, and the rest of the runtime carries on.
+    from mcp import types
+    from mcp.client.session import ClientSession
 
 log = get_logger(__name__)
 
@@ -43,8 +44,8 @@ PING_SECONDS = 2.0
 """How long a server whose call failed has to answer a ping before it counts as gone."""
 
 StatusName: TypeAlias = Literal["connected", "failed", "disabled"]
-Cursor: TypeAlias = types.PaginatedRequestParams | None
-Page = TypeVar("Page", bound=types.PaginatedResult)
+Cursor: TypeAlias = "types.PaginatedRequestParams | None"
+Page = TypeVar("Page", bound="types.PaginatedResult")
 ServerConfig: TypeAlias = McpLocalConfig | McpRemoteConfig
 
 
@@ -123,6 +124,8 @@ class ServerConnection:
         except Exception:
             await self._check_alive(session)
             raise
+        from mcp import types
+
         if not isinstance(result, types.CallToolResult):
             raise RuntimeError(f"MCP server {self.name!r} answered tools/call with {type(result).__name__}")
         return result
@@ -159,6 +162,8 @@ class ServerConnection:
 
     async def prompt_text(self, name: str, arguments: Mapping[str, str]) -> str:
         """A prompt's messages with `arguments` filled in, their texts one per line (as OpenCode joins them)."""
+        from mcp import types
+
         with anyio.fail_after(self._seconds()):
             result = await self._live().get_prompt(name, dict(arguments))
         return "\n".join(m.content.text if isinstance(m.content, types.TextContent) else "" for m in result.messages)
@@ -182,6 +187,8 @@ class ServerConnection:
 
     async def _serve(self) -> None:
         """Connect, then hold the connection until the server's stream ends (it exited) or `close`."""
+        with needing("mcp", f"the MCP server {self.name!r}"):
+            import mcp  # noqa: F401  (checked before a local server is spawned for nothing)
         if isinstance(self.config, McpLocalConfig):
             async with AsyncExitStack() as stack:
                 ended = await self._connect(stack, await self._local_streams(stack))
@@ -201,9 +208,13 @@ class ServerConnection:
 
     async def _connect(self, stack: AsyncExitStack, streams: Any) -> anyio.Event:
         """Initialize a session on `streams` and list the tools; the event is set when the stream ends."""
+        from mcp import types
+        from mcp.client.session import ClientSession
+
         read, write = streams
         watched = WatchedStream(read)
-        session = ClientSession(watched, write, client_info=_CLIENT, message_handler=self._on_message)
+        client = types.Implementation(name="strata", version="0.1.0")
+        session = ClientSession(watched, write, client_info=client, message_handler=self._on_message)
         await stack.enter_async_context(session)
         initialized = await session.initialize()
         self.capabilities = initialized.capabilities
@@ -215,6 +226,8 @@ class ServerConnection:
 
     async def _on_message(self, message: Any) -> None:
         # Called from the session's read loop, which a request awaited here would stall: list in a task.
+        from mcp import types
+
         if isinstance(message, types.ToolListChangedNotification) and self._group is not None:
             self._group.start_soon(self._list_again)
 
@@ -243,6 +256,8 @@ class ServerConnection:
         return [tool for page in pages for tool in page.tools]
 
     async def _local_streams(self, stack: AsyncExitStack) -> Any:
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
         assert isinstance(self.config, McpLocalConfig)
         launch = local_launch(self.config, self.env, self.directory)
         if self.contain is not None:
@@ -256,11 +271,16 @@ class ServerConnection:
         return await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
 
     async def _streamable_http_streams(self, stack: AsyncExitStack) -> Any:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
         assert isinstance(self.config, McpRemoteConfig)
         client = await stack.enter_async_context(create_mcp_http_client(headers=dict(self.config.headers)))
         return await stack.enter_async_context(streamable_http_client(self.config.url, http_client=client))
 
     async def _sse_streams(self, stack: AsyncExitStack) -> Any:
+        from mcp.client.sse import sse_client
+
         assert isinstance(self.config, McpRemoteConfig)
         return await stack.enter_async_context(sse_client(self.config.url, headers=dict(self.config.headers)))
 
@@ -289,8 +309,7 @@ class ServerConnection:
         return self.call_timeout_ms / 1000 if self.call_timeout_ms is not None else None
 
 
-_CLIENT = types.Implementation(name="strata", version="0.1.0")
-
-
 def _page(cursor: str | None) -> types.PaginatedRequestParams | None:
+    from mcp import types
+
     return types.PaginatedRequestParams(cursor=cursor) if cursor is not None else None

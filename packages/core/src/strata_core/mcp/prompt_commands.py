@@ -8,12 +8,14 @@ placeholder when the command runs, then filled like any command's (`/fixture:rev
 from __future__ import annotations
 
 from functools import partial
-
-from mcp import types
+from typing import TYPE_CHECKING
 
 from strata_core.context.command import CommandInfo
 from strata_core.mcp.connection import ServerConnection
 from strata_core.mcp.tools import sanitize
+
+if TYPE_CHECKING:
+    from mcp import types
 
 
 def prompt_command(connection: ServerConnection, prompt: types.Prompt) -> CommandInfo:

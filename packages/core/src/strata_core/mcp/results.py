@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from attrs import frozen
-from mcp import types
 
 from strata_core.tool.contract import Attachment, ToolFailure
+
+if TYPE_CHECKING:
+    from mcp import types
 
 ATTACHABLE = frozenset({"application/pdf", "image/gif", "image/jpeg", "image/png", "image/webp"})
 MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
@@ -31,6 +34,8 @@ class Converted:
 
 def call_result(result: types.CallToolResult) -> Converted:
     """What the model reads of a `tools/call` result; raises `ToolFailure` for an `isError` one."""
+    from mcp import types
+
     if result.is_error:
         said = [block.text for block in result.content if isinstance(block, types.TextContent)]
         raise ToolFailure("\n\n".join(text for text in said if text.strip()) or "MCP tool returned an error")
@@ -60,6 +65,8 @@ def call_result(result: types.CallToolResult) -> Converted:
 
 def resource_contents(server: str, uri: str, result: types.ReadResourceResult) -> tuple[Converted, int]:
     """What the model reads of a `resources/read` result, and how many contents it had."""
+    from mcp import types
+
     blocks: list[str] = []
     attachments: list[Attachment] = []
     for content in result.contents:

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
-from mcp import types
 
 from strata_core.mcp.connection import ServerConnection
 from strata_core.mcp.results import call_result
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolPermission, ToolResult, ToolTarget
+
+if TYPE_CHECKING:
+    from mcp import types
 
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 

@@ -1,14 +1,16 @@
 """Scripted models for tests: in-process (`ScriptedModel`) and over real HTTP (`ScriptedServer`).
 
-Both play the same script of turns (see `Turn`) and record every request they receive. Use `ScriptedModel`
+The script format, `ScriptExhaustedError` and the model double itself live in strata-core
+(`strata_core.testing`), for embedders of the core alone. Here `ScriptedModel` and `ScriptedResolver` are that
+double played through the real wire decoders and retries (`WireScriptedModel`, `WireScriptedResolver`, the
+core classes' subclasses), and `ScriptedServer` plays the same scripts over loopback HTTP. Use `ScriptedModel`
 to test code that takes a `LanguageModel` (with `ScriptedResolver`, a whole runtime: `open_runtime(...,
 models=ScriptedResolver(model))`); use `ScriptedServer` to test everything down to the bytes on the wire, with
 a provider whose `baseURL` is `server.base_url`. A script that runs out fails the test: `ScriptExhaustedError`.
 Pytest fixtures: `pytest_plugins = ["strata_providers.testing.pytest_plugin"]` (opt-in).
 """
 
-from strata_providers.testing.resolver import ScriptedResolver
-from strata_providers.testing.script import (
+from strata_core.testing.script import (
     DEFAULT_TITLE_MARKERS,
     ScriptedToolCall,
     ScriptError,
@@ -17,8 +19,12 @@ from strata_providers.testing.script import (
     TurnUsage,
     parse_script,
 )
-from strata_providers.testing.scripted_model import ScriptedModel
+from strata_providers.testing.resolver import WireScriptedResolver
+from strata_providers.testing.scripted_model import WireScriptedModel
 from strata_providers.testing.scripted_server import SCRIPT_EXHAUSTED_CODE, RecordedRequest, ScriptedServer
+
+ScriptedModel = WireScriptedModel
+ScriptedResolver = WireScriptedResolver
 
 __all__ = [
     "DEFAULT_TITLE_MARKERS",
@@ -32,5 +38,7 @@ __all__ = [
     "ScriptedToolCall",
     "Turn",
     "TurnUsage",
+    "WireScriptedModel",
+    "WireScriptedResolver",
     "parse_script",
 ]

@@ -30,8 +30,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from anyio.streams.buffered import BufferedByteReceiveStream
 from attrs import define, field
 
-from strata_providers.testing.http import HttpRequest, read_request, send_json, stream_response
-from strata_providers.testing.script import (
+from strata_core.testing.script import (
     DEFAULT_TITLE_MARKERS,
     TITLE_TEXT,
     ScriptExhaustedError,
@@ -40,6 +39,7 @@ from strata_providers.testing.script import (
     is_title_text,
     parse_script,
 )
+from strata_providers.testing.http import HttpRequest, read_request, send_json, stream_response
 from strata_providers.testing.wire_events import Wire, error_body, error_headers, sse_events
 
 SCRIPT_EXHAUSTED_CODE = "script_exhausted"

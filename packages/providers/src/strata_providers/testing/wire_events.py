@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from strata_core.llm import FinishReason
-from strata_providers.testing.script import ScriptedToolCall, Turn
+from strata_core.testing.script import ScriptedToolCall, Turn, pieces
 
 Wire = Literal["chat", "messages"]
 
@@ -68,14 +68,6 @@ def arguments_text(call: ScriptedToolCall) -> str:
     if isinstance(call.arguments, str):
         return call.arguments
     return json.dumps(call.arguments)
-
-
-def pieces(text: str, size: int | None) -> list[str]:
-    if not text:
-        return []
-    if not size or size >= len(text):
-        return [text]
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _chat_events(turn: Turn, number: int, model: str) -> Iterator[bytes]:

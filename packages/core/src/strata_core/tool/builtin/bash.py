@@ -22,6 +22,7 @@ from attrs import define, field
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxConfig
+from strata_core.extras import needing
 from strata_core.tool.builtin.base import MAX_SAFE_INTEGER, BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult, ToolTarget
 from strata_core.tool.descriptions import render, tool_description
@@ -125,7 +126,11 @@ class BashTool(BuiltinTool):
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
         # Imported at the first command, not at start-up: the tree-sitter parser and the process runner cost
         # ~5 ms to import, which every `strata` process would pay though most turns never run a command.
-        from strata_core.tool.support.shell_parse import scan
+        # Without tree-sitter (strata-core's `bash` extra) the tool is still offered and each call is a tool error
+        # naming the extra: nothing may run unparsed (its permissions come from the parse), and the model (and
+        # whoever reads the transcript) learns why, where a tool silently missing would leave both guessing.
+        with needing("bash", "the bash tool's command parsing"):
+            from strata_core.tool.support.shell_parse import scan
 
         command = str(args["command"])
         timeout_ms = args.get("timeout")

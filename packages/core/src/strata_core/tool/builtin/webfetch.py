@@ -19,6 +19,7 @@ import anyio
 import httpx
 from attrs import define, field, frozen
 
+from strata_core.extras import needing
 from strata_core.http import make_client, read_capped
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
@@ -51,8 +52,10 @@ def html_to_text(html: str) -> str:
 
 def html_to_markdown(html: str) -> str:
     # Imported here: markdownify pulls in BeautifulSoup and soupsieve (~50 ms), which every `strata` start-up
-    # would otherwise pay for a tool most runs never call.
-    from markdownify import markdownify
+    # would otherwise pay for a tool most runs never call. Without it (the `webfetch` extra) a page asked for as
+    # markdown is a tool error naming the extra, which the model can act on: `text` and `html` still work.
+    with needing("webfetch", "webfetch's markdown conversion (call it again with format 'text' or 'html')"):
+        from markdownify import markdownify
 
     return str(markdownify(html, heading_style="ATX", bullets="-", strip=["meta", "link"])).strip()
 

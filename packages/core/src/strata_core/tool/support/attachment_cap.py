@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from strata_core.errors import MissingExtraError
 from strata_core.image_fit import ImageFitError, fitted_image, megabytes
 from strata_core.tool.contract import ToolFailure
 from strata_core.tool.support.confined_file import descriptor, read_all
@@ -31,5 +32,5 @@ def capped_attachment(fd: int, path: os.PathLike[str] | str, mime: str) -> tuple
         with os.fdopen(os.dup(fd), "rb") as handle:
             try:
                 return fitted_image(handle, mime, size=size, max_bytes=MAX_ATTACHMENT_BYTES)
-            except ImageFitError as error:
+            except (ImageFitError, MissingExtraError) as error:
                 raise _refuse(path, str(error)) from None
