@@ -1,9 +1,14 @@
-"""JSON text from outside (config files, tool arguments, stream chunks) parsed with a bound on nesting.
+"""JSON text from outside (config files, tool arguments, stream chunks) parsed with a bound on nesting, and
+with valid strings only.
 
 The stdlib decoder recurses once per nested array or object and raises `RecursionError` near Python's
 recursion limit; code that walks the value afterwards (merging, structuring, storing) recurses too. Anything
 deeper than `MAX_NESTING` is refused here as a `JsonNestingError`, a `ValueError`, so every caller that
 already reports invalid JSON for its one item (a config file, a tool call, a chunk) reports this the same way.
+
+JSON may escape a lone UTF-16 surrogate (`"\\ud800"`), which the stdlib decodes into a `str` no encoder
+accepts; `loads` replaces each with U+FFFD (`strata_core.text.valid_strings`), so a model's text, a tool
+call's name or path, a request body's title never fails later when it is stored or shown.
 """
 
 from __future__ import annotations
@@ -12,11 +17,16 @@ import json
 import re
 from typing import Any
 
+from strata_core.text import valid_strings
+
 MAX_NESTING = 256
 """Deeper than any real config, tool call or chunk; shallow enough that every later walk stays far from
 Python's recursion limit."""
 
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+_MAY_HOLD_SURROGATE = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+"""A surrogate's escape (or, in text a caller already decoded, the code point itself): only then is the
+decoded value walked."""
 
 
 class JsonNestingError(ValueError):
@@ -27,12 +37,14 @@ class JsonNestingError(ValueError):
 
 
 def loads(text: str) -> Any:
-    """`json.loads(text)`, refusing text nested deeper than `MAX_NESTING` with a `JsonNestingError`."""
+    """`json.loads(text)`, refusing text nested deeper than `MAX_NESTING` with a `JsonNestingError`; every
+    lone surrogate in a decoded string (or key) is U+FFFD."""
     check_nesting(text)
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:  # only a caller already deep in its own stack gets here
         raise JsonNestingError() from None
+    return valid_strings(value) if _MAY_HOLD_SURROGATE.search(text) else value
 
 
 def check_nesting(text: str) -> None:
