@@ -1,11 +1,14 @@
-"""Text no encoder accepts (a lone UTF-16 surrogate: a `\\ud800` escape from the model, bytes that are not UTF-8
-in an argument, on stdin or in a file) arrives as U+FFFD: the run goes on, it never ends in an internal error."""
+"""Text no encoder accepts (a lone UTF-16 surrogate: a `\\ud800` escape from the model or in the config, bytes
+that are not UTF-8 in an argument, on stdin or in a file) arrives as U+FFFD: the run goes on, it never ends in an
+internal error. A project directory whose name is not UTF-8 is refused with one clear error."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -97,3 +100,28 @@ def test_an_argument_and_stdin_that_are_not_utf8_are_sent_with_replacements(cli:
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     assert done.stdout.decode() == "Got it.\n"
     assert user_text(server.main_requests[0].body) == "caf\ufffd menu\npiped \ufffd bytes"
+
+
+def test_a_config_value_with_an_escaped_lone_surrogate_is_sent_with_a_replacement(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Fine."}])
+    config = {**mock_provider_config(server.base_url), "agent": {"build": {"prompt": f"Be {LONE} brief."}}}
+    (cli.project / "opencode.json").write_text(json.dumps(config))  # the file holds the escape `\ud800`
+    done = cli("run", "hi")
+    assert done.returncode == 0, done.stderr
+    system = server.main_requests[0].body["messages"][0]["content"]
+    assert "Be \ufffd brief." in system
+
+
+def test_a_project_directory_that_is_not_utf8_is_one_clear_error(cli: Cli, tmp_path: Path) -> None:
+    odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/w\xffrk"))
+    odd.mkdir()
+    subprocess.run(["git", "init", "-q", str(odd)], check=True)
+    done = subprocess.run(
+        [str(STRATA), "run", "hi"], cwd=odd, env=cli.env, capture_output=True, timeout=RUN_TIMEOUT, check=False
+    )
+    assert done.returncode == 1
+    assert done.stderr.decode() == (
+        f"Error: the project directory {tmp_path}/w\ufffdrk has a name that is not valid UTF-8 (shown here with "
+        "\ufffd for those bytes); Strata keeps paths as UTF-8 text: rename the directory, or run Strata in another "
+        "one.\n"
+    )

@@ -44,6 +44,12 @@ def loads(text: str) -> Any:
         value = json.loads(text)
     except RecursionError:  # only a caller already deep in its own stack gets here
         raise JsonNestingError() from None
+    return with_valid_strings(value, text)
+
+
+def with_valid_strings(value: Any, text: str) -> Any:
+    """`value`, decoded from the JSON (or JSON5) `text`, with every lone surrogate in its strings U+FFFD; only
+    walked when `text` holds a surrogate's escape."""
     return valid_strings(value) if _MAY_HOLD_SURROGATE.search(text) else value
 
 
