@@ -125,3 +125,25 @@ def test_a_project_directory_that_is_not_utf8_is_one_clear_error(cli: Cli, tmp_p
         "\ufffd for those bytes); Strata keeps paths as UTF-8 text: rename the directory, or run Strata in another "
         "one.\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ([b"session", b"show", b"ses_\xff"], "Error: Session not found: ses_\ufffd\n"),
+        ([b"run", b"-s", b"ses_\xff", b"hi"], "Error: Session not found: ses_\ufffd\n"),
+    ],
+    ids=["session-show", "run-session"],
+)
+def test_any_argument_that_is_not_utf8_gets_a_clear_error(cli: Cli, args: list[bytes], expected: str) -> None:
+    write_config(cli.project, mock_provider_config("http://127.0.0.1:9/v1"))
+    done = subprocess.run(
+        [os.fsencode(STRATA), *args],
+        cwd=cli.project,
+        env=cli.env,
+        capture_output=True,
+        timeout=RUN_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode in (1, 2), done.stderr
+    assert expected in done.stderr.decode()

@@ -129,4 +129,7 @@ def read_stdin() -> str | None:
     """Text piped in, or None when stdin is a terminal (then nobody is typing into it for us)."""
     if sys.stdin is None or sys.stdin.isatty():
         return None
-    return sys.stdin.read()
+    from strata_core.text import valid_text
+
+    # Bytes that are not UTF-8 reach Python as lone surrogates (as in arguments, see `main`): U+FFFD here.
+    return valid_text(sys.stdin.read())
