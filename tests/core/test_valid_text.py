@@ -40,3 +40,8 @@ def test_json_with_an_escaped_lone_surrogate_decodes_to_valid_strings() -> None:
     assert "\\ud800" in text  # the escape, as a model's stream holds it
     assert json_text.loads(text) == {"text": "hello \ufffd world", "args": {"path\ufffd": ["x\ufffd"]}}
     assert json_text.loads('"\\ud83d\\ude00"') == "\U0001f600"  # an escaped pair is its character
+
+
+def test_json_text_a_caller_decoded_with_surrogate_escapes_decodes_to_valid_strings() -> None:
+    raw = b'{"name": "caf\xe9"}'.decode("utf-8", "surrogateescape")  # the code point itself, no escape
+    assert json_text.loads(raw) == {"name": "caf\ufffd"}
