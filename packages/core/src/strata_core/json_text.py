@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from strata_core.text import valid_strings
+from strata_core.text import holds_surrogates, valid_strings
 
 MAX_NESTING = 256
 """Deeper than any real config, tool call or chunk; shallow enough that every later walk stays far from
@@ -25,7 +25,6 @@ Python's recursion limit."""
 
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JsonNestingError(ValueError):
@@ -55,9 +54,7 @@ def with_valid_strings(value: Any, text: str) -> Any:
 def _may_hold_surrogate(text: str) -> bool:
     """A surrogate's escape in `text` (or the code point itself, in text a caller decoded with surrogateescape);
     the substring and ASCII checks keep the common chunk at C speed."""
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
-        return True
-    return not text.isascii() and _SURROGATE.search(text) is not None
+    return ("\\u" in text and _SURROGATE_ESCAPE.search(text) is not None) or holds_surrogates(text)
 
 
 def check_nesting(text: str) -> None:

@@ -21,16 +21,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-REPLACEMENT = "\ufffd"
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def valid_text(text: str) -> str:
     """`text` with every lone surrogate replaced by U+FFFD (and split pairs joined); valid text as it is."""
-    if text.isascii() or _SURROGATE.search(text) is None:
+    if not holds_surrogates(text):
         return text
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def holds_surrogates(text: str) -> bool:
+    """Whether `text` holds a surrogate code point (what `valid_text` changes); ASCII text is answered at once."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def valid_strings(value: Any) -> Any:
