@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from cli_harness import RUN_TIMEOUT, STRATA, Cli, mock_provider_config, user_text, write_config
+from opencode_records import RECORDED_SESSION, opencode_database
 
 from strata_providers.testing import ScriptedServer
 
@@ -147,3 +149,15 @@ def test_any_argument_that_is_not_utf8_gets_a_clear_error(cli: Cli, args: list[b
     )
     assert done.returncode in (1, 2), done.stderr
     assert expected in done.stderr.decode()
+
+
+def test_an_opencode_session_whose_text_escapes_a_lone_surrogate_is_imported(cli: Cli) -> None:
+    database = opencode_database(Path(cli.env["XDG_DATA_HOME"]) / "opencode" / "opencode.db", cli.project)
+    with sqlite3.connect(database) as writer:  # JSON.stringify writes a JavaScript string's lone half escaped
+        (part_id, data) = writer.execute('SELECT id, data FROM part WHERE data LIKE \'%"type":"text"%\'').fetchone()
+        text = json.loads(data)
+        writer.execute("UPDATE part SET data = ? WHERE id = ?", (json.dumps({**text, "text": f"odd {LONE}"}), part_id))
+    done = cli("session", "import", "--from-opencode", RECORDED_SESSION)
+    assert done.returncode == 0, done.stderr
+    exported = json.loads(cli("session", "export", RECORDED_SESSION).stdout)
+    assert "odd \ufffd" in [p.get("text") for m in exported["messages"] for p in m["parts"]]
