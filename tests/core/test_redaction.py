@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,3 +111,35 @@ async def test_an_ordinary_substituted_value_stays_readable_in_tool_outputs(tmp_
     output = (await run_tool(ReadTool(), {"filePath": "notes.txt"}, ctx, agent_ruleset=None)).result.output
     assert f"<path>{tmp_path}/notes.txt</path>" in output and f"1: {REDACTED}" in output
     assert redact_text(f"loaded {tmp_path}/a.md") == f"loaded {REDACTED}/a.md"  # still hidden in logs
+
+
+def test_every_configured_secret_is_hidden_and_remembered(tmp_path: Path) -> None:
+    text = json.dumps(
+        {
+            "provider": {"x": {"options": {"key": "sk-secret-key-1", "baseURL": "https://h/v1", "timeout": 5}}},
+            "mcp": {
+                "remote": {
+                    "type": "remote",
+                    "url": "https://m/mcp",
+                    "headers": {"X-Api-Key": "hdr-secret-2"},
+                    "oauth": {"clientId": "client-id-3", "clientSecret": "oauth-secret-4", "scope": "read"},
+                },
+                "local": {"type": "local", "command": ["srv"], "environment": {"GH": "env-secret-5"}},
+            },
+        }
+    )
+    data = parse_config_text(text, tmp_path / "x.json", env={}, home=tmp_path, base_dir=tmp_path)
+    hidden = redact_data(data)
+    assert hidden["provider"]["x"]["options"] == {"key": REDACTED, "baseURL": "https://h/v1", "timeout": 5}
+    assert hidden["mcp"]["remote"]["oauth"] == dict.fromkeys(("clientId", "clientSecret", "scope"), REDACTED)
+    shown = json.dumps(hidden)
+    for secret in ("sk-secret-key-1", "hdr-secret-2", "client-id-3", "oauth-secret-4", "env-secret-5"):
+        assert secret not in shown
+        assert secret not in redact_text(f"request failed with {secret}", credentials_only=True)
+
+
+def test_permission_patterns_that_look_like_credential_names_are_not_secrets(tmp_path: Path) -> None:
+    rules = {"read": {"*.key": "deny", "*secret*": "ask"}, "edit": "deny"}
+    text = json.dumps({"permission": rules, "agent": {"b": {"permission": {"bash": {"cat *token*": "deny"}}}}})
+    data = parse_config_text(text, tmp_path / "x.json", env={}, home=tmp_path, base_dir=tmp_path)
+    assert redact_data(data) == data

@@ -36,3 +36,25 @@ def test_debug_config_shows_keys_strata_does_not_read(cli: Cli) -> None:
     assert done.returncode == 0, done.stderr
     config = json.loads(done.stdout)["config"]
     assert config == {"theme": "tokyonight", "lsp": {"pyright": {"disabled": True}}, "brand_new_key": [1, 2]}
+
+
+def test_debug_config_hides_every_configured_secret(cli: Cli) -> None:
+    secrets = {
+        "provider": {"x": {"options": {"key": "sk-secret", "baseURL": "https://h.example/v1"}}},
+        "mcp": {
+            "remote": {
+                "type": "remote",
+                "url": "https://m.example/mcp",
+                "oauth": {"clientSecret": "oauth-s3cret"},
+                "enabled": False,
+            },
+            "local": {"type": "local", "command": ["true"], "environment": {"GH": "ghp-env-s3cret"}, "enabled": False},
+        },
+    }
+    (cli.project / "opencode.json").write_text(json.dumps(secrets))
+    done = cli("debug", "config")
+    assert done.returncode == 0, done.stderr
+    for secret in ("sk-secret", "oauth-s3cret", "ghp-env-s3cret"):
+        assert secret not in done.stdout
+    options = json.loads(done.stdout)["config"]["provider"]["x"]["options"]
+    assert options == {"key": "<redacted>", "baseURL": "https://h.example/v1"}

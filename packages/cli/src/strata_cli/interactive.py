@@ -43,6 +43,7 @@ from strata_core.permission.bus_approver import BusApprover
 from strata_core.runtime import Runtime
 from strata_core.session.info import SessionInfo
 from strata_core.session.usage import UsageTotals, usage_of
+from strata_core.text import valid_text
 
 RESUMED_TURNS = 3
 """Turns of a resumed session shown before the prompt (`/history N` shows more)."""
@@ -126,7 +127,8 @@ class Interactive:
             await self.show_resumed()
         while True:
             try:
-                text = await self._prompt_session().prompt_async(self._prompt_message)
+                # Typed or pasted bytes that are not UTF-8 come as lone surrogates: U+FFFD from here on.
+                text = valid_text(await self._prompt_session().prompt_async(self._prompt_message))
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt clears the input
             except EOFError:

@@ -120,9 +120,14 @@ def _exit(code: int) -> NoReturn:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point: run the group and turn every failure into a short message and an exit code."""
+    from strata_core.text import valid_text  # light: `re` only
+
+    # Bytes that are not UTF-8 reach Python as lone surrogates, which no store, request or file write accepts:
+    # every argument is valid text from here on (a path holding such bytes is then one that does not exist).
+    args = [valid_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
     try:
         # Without standalone mode click returns (rather than raises) the code of a `click.exceptions.Exit`.
-        code = cli.main(args=list(argv) if argv is not None else None, prog_name="strata", standalone_mode=False)
+        code = cli.main(args=args, prog_name="strata", standalone_mode=False)
     except click.exceptions.Exit as exc:
         _exit(exc.exit_code)
     except click.ClickException as exc:

@@ -53,4 +53,21 @@ def resolve_directory(value: Path | None) -> Path:
         context = click.get_current_context(silent=True)
         root = context.find_root().obj if context is not None else None
         value = root if isinstance(root, Path) else None
-    return value.resolve() if value is not None else Path.cwd()
+    resolved = value.resolve() if value is not None else Path.cwd()
+    if not str(resolved).isascii():
+        _check_utf8(resolved)
+    return resolved
+
+
+def _check_utf8(path: Path) -> None:
+    """Refuse a project path that is not UTF-8 (Python holds such bytes as lone surrogates): its sessions,
+    prompts and tool calls carry the path as text, which could neither be stored nor sent."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(path).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise click.ClickException(
+            f"the project directory {shown} has a name that is not valid UTF-8 (shown here with "
+            "\N{REPLACEMENT CHARACTER} for those bytes); Strata keeps paths as UTF-8 text: rename the directory, "
+            "or run Strata in another one."
+        ) from None

@@ -1,9 +1,14 @@
-"""JSON text from outside (config files, tool arguments, stream chunks) parsed with a bound on nesting.
+"""JSON text from outside (config files, tool arguments, stream chunks) parsed with a bound on nesting, and
+with valid strings only.
 
 The stdlib decoder recurses once per nested array or object and raises `RecursionError` near Python's
 recursion limit; code that walks the value afterwards (merging, structuring, storing) recurses too. Anything
 deeper than `MAX_NESTING` is refused here as a `JsonNestingError`, a `ValueError`, so every caller that
 already reports invalid JSON for its one item (a config file, a tool call, a chunk) reports this the same way.
+
+JSON may escape a lone UTF-16 surrogate (`"\\ud800"`), which the stdlib decodes into a `str` no encoder
+accepts; `loads` replaces each with U+FFFD (`strata_core.text.valid_strings`), so a model's text, a tool
+call's name or path, a request body's title never fails later when it is stored or shown.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ import re
 from typing import Any
 
 from strata_core.errors import StrataError
+from strata_core.text import holds_surrogates, valid_strings
 
 MAX_NESTING = 256
 """Deeper than any real config, tool call or chunk; shallow enough that every later walk stays far from
 Python's recursion limit."""
 
 _STRING_OR_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class JsonNestingError(StrataError, ValueError):
@@ -29,12 +36,26 @@ class JsonNestingError(StrataError, ValueError):
 
 
 def loads(text: str) -> Any:
-    """`json.loads(text)`, refusing text nested deeper than `MAX_NESTING` with a `JsonNestingError`."""
+    """`json.loads(text)`, refusing text nested deeper than `MAX_NESTING` with a `JsonNestingError`; every
+    lone surrogate in a decoded string (or key) is U+FFFD."""
     check_nesting(text)
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:  # only a caller already deep in its own stack gets here
         raise JsonNestingError() from None
+    return with_valid_strings(value, text)
+
+
+def with_valid_strings(value: Any, text: str) -> Any:
+    """`value`, decoded from the JSON (or JSON5) `text`, with every lone surrogate in its strings U+FFFD; only
+    walked when `text` holds a surrogate's escape."""
+    return valid_strings(value) if _may_hold_surrogate(text) else value
+
+
+def _may_hold_surrogate(text: str) -> bool:
+    """A surrogate's escape in `text` (or the code point itself, in text a caller decoded with surrogateescape);
+    the substring and ASCII checks keep the common chunk at C speed."""
+    return ("\\u" in text and _SURROGATE_ESCAPE.search(text) is not None) or holds_surrogates(text)
 
 
 def check_nesting(text: str) -> None:

@@ -5,9 +5,11 @@
     redaction.redact_data(config_dict)     # a copy with credentials hidden, by key and by value
     redaction.redact_text(log_line)        # remembered values and URL userinfo hidden in free text
 
-By key: a value under a key naming a credential (`apiKey`, `accessKey`, `token`, `secret`, `password`,
-`credential(s)`, `auth`, `authorization`, `cookie`) is hidden, and so is every value under a `headers` or
-`environment` key (a header or an MCP server's environment is a credential as often as not).
+By key: a value under a key naming a credential (`key` and every name ending in it: `apiKey`, `accessKey`,
+`privateKey`; `token`, `secret`, `password`, `credential(s)`, `auth`, `oauth`, `authorization`, `cookie`) is
+hidden, and so is every value under a `headers`, `environment` or `env` key (a header or an MCP server's
+environment is a credential as often as not). The keys of a `permission` block are patterns, not names: its
+rules are hidden by value only.
 
 By value: every value config loading substituted from `{env:...}` or `{file:...}`, and every value found under
 a credential key, is remembered for the life of the process; `redact_text` hides it wherever it appears (a
@@ -28,10 +30,13 @@ from typing import Any
 REDACTED = "<redacted>"
 MIN_TEXT_LENGTH = 6
 
-_CREDENTIAL_KEY = re.compile(
-    r"api[-_]?key|access[-_]?key|secret|token|passw(or)?d|credential|auth|cookie|private[-_]?key", re.IGNORECASE
-)
+_CREDENTIAL_KEY = re.compile(r"keys?$|secret|token|passw(or)?d|credential|auth|cookie", re.IGNORECASE)
+"""`key`, `apiKey`, `accessKey`, `privateKey`, `clientSecret`, `oauth`, ...: a provider's `options.key` is its API
+key as often as `options.apiKey` is."""
 _EVERY_VALUE_UNDER = frozenset({"headers", "environment", "env"})
+_PATTERN_KEYED = frozenset({"permission"})
+"""Keys under these are file or command patterns, not names: a rule for `*.key` or `*secret*` holds no secret
+(its `deny` must not be hidden, nor remembered as a credential)."""
 _USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/\s:@]*(?::[^/\s@]*)?)@")
 
 _remembered: set[str] = set()
@@ -91,12 +96,13 @@ def redact_text(text: str, *, userinfo: bool = True, credentials_only: bool = Fa
     return text
 
 
-def redact_data(value: Any, *, hide_all: bool = False) -> Any:
-    """A copy of JSON-like data with credentials hidden, by key and by value (see the module docstring)."""
+def redact_data(value: Any, *, hide_all: bool = False, by_key: bool = True) -> Any:
+    """A copy of JSON-like data with credentials hidden, by key and by value (see the module docstring);
+    `by_key=False` hides remembered values only."""
     if isinstance(value, Mapping):
-        return {key: _redact_item(key, item, hide_all) for key, item in value.items()}
+        return {key: _redact_item(key, item, hide_all, by_key) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_data(item, hide_all=hide_all) for item in value]
+        return [redact_data(item, hide_all=hide_all, by_key=by_key) for item in value]
     if isinstance(value, str):
         if (hide_all and value) or value in _remembered:
             return REDACTED
@@ -104,19 +110,28 @@ def redact_data(value: Any, *, hide_all: bool = False) -> Any:
     return value
 
 
-def _redact_item(key: object, item: Any, hide_all: bool) -> Any:
+def _redact_item(key: object, item: Any, hide_all: bool, by_key: bool) -> Any:
     # Only strings are hidden: `maxTokens: 4096` names tokens but holds no secret.
-    under_all = hide_all or is_credential_key(key) or (isinstance(key, str) and key.lower() in _EVERY_VALUE_UNDER)
-    return redact_data(item, hide_all=under_all)
+    if by_key and _names_patterns(key):
+        return redact_data(item, hide_all=hide_all, by_key=False)
+    return redact_data(item, hide_all=hide_all or (by_key and _holds_credentials(key)), by_key=by_key)
+
+
+def _holds_credentials(key: object) -> bool:
+    return is_credential_key(key) or (isinstance(key, str) and key.lower() in _EVERY_VALUE_UNDER)
+
+
+def _names_patterns(key: object) -> bool:
+    return isinstance(key, str) and key in _PATTERN_KEYED
 
 
 def remember_credentials_in(value: Any) -> None:
     """Remember every string that sits under a credential, header or environment key in `value`."""
     if isinstance(value, Mapping):
         for key, item in value.items():
-            if is_credential_key(key) or (isinstance(key, str) and key.lower() in _EVERY_VALUE_UNDER):
+            if _holds_credentials(key):
                 _remember_strings(item)
-            else:
+            elif not _names_patterns(key):
                 remember_credentials_in(item)
     elif isinstance(value, list):
         for item in value:

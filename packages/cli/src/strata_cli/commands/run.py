@@ -81,8 +81,11 @@ def run(
         from strata_cli.app import build_container
         from strata_cli.run_session import RunSettings, run_once
 
+    from strata_core.text import valid_text
+
+    # Bytes that are not UTF-8 (in an argument or on stdin) reach Python as lone surrogates: U+FFFD here.
     piped = read_stdin()
-    text = compose_message(message, piped)
+    text = valid_text(compose_message(message, piped))
     if not text and not files and not command_name:
         raise click.UsageError("nothing to send: give a message, pipe text on stdin, or attach a file with -f.")
     if fork and not (continue_last or session_id):
@@ -96,11 +99,13 @@ def run(
         continue_last=continue_last,
         session_id=session_id,
         fork=fork,
-        title=title,
+        title=valid_text(title) if title is not None else None,
         json_output=output_format == "json",
         auto=auto,
         command=command_name,
-        words=message if command_name and not piped else None,  # the shell's own argument boundaries
+        words=tuple(map(valid_text, message))
+        if command_name and not piped
+        else None,  # the shell's own argument boundaries
     )
     if attach is not None:
         from strata_cli.attach import run_attached
@@ -124,4 +129,7 @@ def read_stdin() -> str | None:
     """Text piped in, or None when stdin is a terminal (then nobody is typing into it for us)."""
     if sys.stdin is None or sys.stdin.isatty():
         return None
-    return sys.stdin.read()
+    from strata_core.text import valid_text
+
+    # Bytes that are not UTF-8 reach Python as lone surrogates (as in arguments, see `main`): U+FFFD here.
+    return valid_text(sys.stdin.read())

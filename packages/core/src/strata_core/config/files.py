@@ -20,7 +20,7 @@ from strata_core.config.merge import merge_deep
 from strata_core.config.schema import AgentConfig, ConfigBlocks, PermissionConfig
 from strata_core.config.structure import config_keys, structure_block
 from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
-from strata_core.json_text import JsonNestingError, check_nesting
+from strata_core.json_text import JsonNestingError, check_nesting, with_valid_strings
 from strata_core.logging import get_logger
 
 if TYPE_CHECKING:
@@ -162,14 +162,15 @@ def parse_jsonc(text: str, source: Path) -> Any:
         # Most config files are plain JSON. The stdlib reads them ~1000x faster than the pure-Python json5
         # (4.8 ms for a 400-byte opencode.json, paid for every file on every start-up), and any text both
         # accept means the same to both (JSON5 is a superset of JSON), except that an escaped surrogate pair
-        # becomes its one character, as in JavaScript, where json5 would keep two unencodable halves.
-        return json.loads(text)
+        # becomes its one character, as in JavaScript, where json5 would keep two unencodable halves (joined
+        # again by `with_valid_strings`, which makes a lone one U+FFFD, so an agent's prompt can be sent).
+        return with_valid_strings(json.loads(text), text)
     except ValueError:
         pass
     import json5  # only for files that really use comments, trailing commas or other JSON5
 
     try:
-        return json5.loads(text)
+        return with_valid_strings(json5.loads(text), text)
     except ValueError as error:
         found = _JSON5_POSITION.match(str(error))
         if found is None:

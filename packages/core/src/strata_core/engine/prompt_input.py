@@ -39,6 +39,7 @@ from strata_core.message import (
 )
 from strata_core.prompt.texts import read_prompt
 from strata_core.session.store import SessionStore
+from strata_core.text import valid_text
 from strata_core.tool.contract import Tool, ToolContext, approve_everything
 
 DIRECTORY_MIME = "application/x-directory"
@@ -170,9 +171,10 @@ class UserMessageWriter:
                 parts += self._agent(info, item)
             else:
                 parts += await self._file(info, item, ctx, read)
-        await self.store.put_message(info)
-        for part in parts:
-            await self.store.put_part(part)
+        async with self.store.batch():  # the message with all its parts, or nothing (never an empty message)
+            await self.store.put_message(info)
+            for part in parts:
+                await self.store.put_part(part)
         self.bus.message_updated(info)
         for part in parts:
             self.bus.part_updated(part)
@@ -227,5 +229,5 @@ class UserMessageWriter:
             message_id=info.id,
             mime=mime,
             url=url,
-            filename=path.name,
+            filename=valid_text(path.name),  # a name that is not UTF-8 holds surrogate escapes
         )

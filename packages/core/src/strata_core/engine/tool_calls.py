@@ -4,7 +4,9 @@ Calls start as soon as the model has finished writing them and run concurrently 
 Whatever happens is recorded as a result the model sees (invalid arguments, an unknown tool, a refusal, a
 crash in the tool); only cancellation propagates, and the processor's cleanup marks such calls interrupted.
 A result holding a secret file's content (`ToolResult.secret_files`) is stored as a placeholder, its clear
-output kept in memory (`strata_core.secret_outputs`) for the requests that follow.
+output kept in memory (`strata_core.secret_outputs`) for the requests that follow. What a tool gives back
+comes from outside (files, commands, MCP servers) and is made valid text here (`strata_core.text`), where it
+enters the session: a name or content that is not UTF-8 keeps lone surrogates no store or request accepts.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from strata_core.message import (
 from strata_core.permission.flow import Permission
 from strata_core.permission.rules import PermissionRefusedError, Rule
 from strata_core.secret_outputs import ClearOutput, SecretOutputs, secret_placeholder
+from strata_core.text import valid_strings, valid_text
 from strata_core.tool.contract import Attachment, Tool, ToolContext, ToolResult
 from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, refused, repair_tool_name
 
@@ -69,6 +72,16 @@ def is_doom_loop(calls: Sequence[ToolPart]) -> bool:
         and not isinstance(part.state, ToolStatePending)
         and part.state.input == first.state.input
         for part in last
+    )
+
+
+def valid_result(result: ToolResult) -> ToolResult:
+    """`result` with valid text only in what the part stores and the model reads."""
+    return evolve(
+        result,
+        output=valid_text(result.output),
+        title=valid_text(result.title),
+        metadata=valid_strings(dict(result.metadata)),
     )
 
 
@@ -117,11 +130,11 @@ class ToolCallRunner:
         part.tool = called.tool_name
         args = dict(called.input)
         end = self.writer.now()
-        result = outcome.result
+        result = valid_result(outcome.result)
         if outcome.is_error:
             part.state = ToolStateError(
                 input=args,
-                error=outcome.error or result.output,
+                error=valid_text(outcome.error or result.output),
                 time=PartTime(state.time.start, end),
                 metadata=dict(result.metadata) or None,
             )
@@ -192,8 +205,8 @@ class ToolCallRunner:
         def update_metadata(title: str | None, metadata: Mapping[str, Any]) -> None:
             state = part.state
             if isinstance(state, ToolStateRunning):
-                state.title = title if title is not None else state.title
-                state.metadata = dict(metadata)
+                state.title = valid_text(title) if title is not None else state.title
+                state.metadata = valid_strings(dict(metadata))
                 self.writer.queue(part)
 
         return evolve(

@@ -19,7 +19,6 @@ OpenCode makes when it opens the database); the database file itself is never to
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ from urllib.parse import quote
 
 from attrs import frozen
 
+from strata_core import json_text
 from strata_core.errors import StrataError
 
 BUSY_TIMEOUT_S = 5.0
@@ -231,7 +231,7 @@ def _json(text: Any) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return json_text.loads(text)  # OpenCode's JSON.stringify escapes a lone surrogate: U+FFFD here
     except (TypeError, ValueError):
         return None
 
