@@ -181,6 +181,7 @@ def test_sandbox_cost_quick_run_has_a_row_per_mechanism_and_mode() -> None:
         "rg .env search (main's), this repository's checkout",
         "project walk, the generated project (20 files)",
         "rg .env search (main's), the generated project (20 files)",
+        "containment's in-process work (prepare, finish, walk after), workspace-write",
         "process only, inside bwrap, 150 .env masks (masker)",
         "process only, inside bwrap, 150 .env masks (bwrap's own binds)",
     ]
