@@ -38,7 +38,7 @@ async def test_servers_fail_naming_the_extra_and_nothing_is_spawned(
     assert texts(answer) == ["Hi."]
     assert failures == [("spy", MISSING)]
     assert statuses["spy"] == McpStatus("failed", MISSING)
-    offered = [tool["function"]["name"] for tool in server.requests[0].body.get("tools", [])]
+    offered = [tool["function"]["name"] for tool in server.main_requests[0].body.get("tools", [])]
     assert "read" in offered and not [name for name in offered if name.startswith("spy")]
     assert not started.exists()
 
