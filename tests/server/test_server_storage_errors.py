@@ -1,10 +1,13 @@
-"""A full disk under `strata serve`'s data directory is one clear error, not a 500 `UnknownError`: 507 with
-OpenCode's error shape, naming the database and what to free; the prompt that hit it stores nothing, and once
-there is room again the session answers as before. The data directory is a real, small tmpfs (needs root)."""
+"""The session database failing under `strata serve` is one clear error, not a 500 `UnknownError`: a full disk
+is a 507 with OpenCode's error shape, naming the database and what to free, the prompt that hit it stores
+nothing, and once there is room again the session answers as before (the data directory is a real, small
+tmpfs: needs root); a database another process keeps locked is a 503 saying so."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -72,3 +75,18 @@ def test_creating_a_session_on_a_full_disk_is_a_507_too(serve: ServeFactory, sma
         assert refused.status_code == 507, refused.text
         assert refused.json()["name"] == "StorageFullError"
         assert FULL in refused.json()["data"]["message"]
+
+
+def test_a_database_another_process_keeps_locked_is_a_503(serve: ServeFactory, env: dict[str, str]) -> None:
+    server = serve([])
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        assert client.get("/session").status_code == 200  # the database exists
+        database = Path(env["XDG_DATA_HOME"]) / "strata/strata.db"
+        with closing(sqlite3.connect(database, isolation_level=None)) as other:
+            other.execute("BEGIN EXCLUSIVE")  # held past the store's busy timeout
+            refused = client.post("/session", json={})
+            other.execute("ROLLBACK")
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["name"] == "StorageLockedError"
+        assert refused.json()["data"]["message"].startswith(f"The session database {database} stayed locked")
+        assert client.post("/session", json={}).status_code == 200
