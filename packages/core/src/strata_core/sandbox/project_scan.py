@@ -6,7 +6,7 @@ same walk again shows which are new or changed (`created_config.py`). It is a di
 `rg --files`: rg lists neither directories nor symlinks, and `sub/strata.json -> ../grant.json` is as much a
 self-grant as the file itself. A `.git` dir is not walked: only its `GIT_NAMES` are looked at (a few `lstat`
 calls and the hooks dir per repository); so for a dir git itself takes for a git dir (a bare repository,
-under any name: `GIT_DIR_MARKS`). With `os.scandir` (no `stat` but for the entries it keeps) it is no
+under any name: `protected.GIT_DIR_MARKS`). With `os.scandir` (no `stat` but for the entries it keeps) it is no
 slower than rg was (~10 ms for 20,000 files, measured in `benchmarks/sandbox_cost.py`).
 """
 
@@ -18,16 +18,13 @@ from pathlib import Path
 
 from attrs import frozen
 
-from strata_core.sandbox.protected import CONFIG_NAMES, GIT, GIT_NAMES, is_secret_name
+from strata_core.sandbox.protected import CONFIG_NAMES, GIT, GIT_NAMES, is_secret_name, makes_git_dir
 
 Signature = tuple[int, int, int, int]
 """What tells an entry apart from what it was: (mode, inode, size, mtime in ns), as `lstat` has it."""
 PROTECTED_ROOTS = frozenset({*CONFIG_NAMES, GIT})
 GIT_SUBDIRS = ("modules", "worktrees")
 """Where a repository keeps git dirs of its own (its submodules', its linked worktrees'), each with config."""
-GIT_DIR_MARKS = (frozenset({"HEAD", "objects", "refs"}), frozenset({"HEAD", "commondir"}))
-"""What makes git take a dir for a git dir when run inside it, whatever the dir's name (a bare repository,
-`vendor/x.git`): its config then runs as the `.git` dir's would, so it is protected as one."""
 
 
 @frozen
@@ -79,8 +76,7 @@ def _is_git_dir(entries: list[os.DirEntry[str]]) -> bool:
     """Whether a dir holding `entries` is one git takes for a git dir (only named HEAD is looked at first)."""
     if not any(entry.name == "HEAD" for entry in entries):
         return False
-    names = {entry.name for entry in entries}
-    return any(marks <= names for marks in GIT_DIR_MARKS)
+    return makes_git_dir({entry.name for entry in entries})
 
 
 def _record_git_dir(git: str, config: dict[Path, Signature], git_dirs: list[Path]) -> None:
