@@ -110,3 +110,40 @@ async def test_a_submodules_git_dir_inside_the_root_one_keeps_its_config_and_hoo
     assert not (git_dir / "hooks/post-checkout").exists()
     users_git_status(site.project / "sub")
     assert not pwned.exists()
+
+
+def bare_repository(directory: Path) -> None:
+    subprocess.run(["git", "init", "-q", "--bare", str(directory)], check=True)
+
+
+def has_branch(git_dir: Path, branch: str) -> bool:
+    found = subprocess.run(["git", "-C", str(git_dir), "rev-parse", "-q", "--verify", branch], check=False)
+    return found.returncode == 0
+
+
+async def test_a_planted_bare_repository_under_any_name_never_runs_on_the_host(site: Site) -> None:
+    # Git takes any dir with HEAD, objects and refs for a repository when run inside it, whatever its name.
+    pwned = site.outside / "pwn"
+    plant = f"git init -q --bare vendor/x.git && git -C vendor/x.git config core.fsmonitor 'touch {pwned}'"
+    result = await bash(site, plant)
+    assert not (site.project / "vendor/x.git").exists()
+    assert f"{site.project / 'vendor/x.git'} -> " in result.output
+    (site.project / "vendor/x.git").mkdir(parents=True)
+    users_git_status(site.project / "vendor/x.git")
+    assert not pwned.exists()
+
+
+async def test_an_existing_bare_repository_keeps_its_config_and_can_still_be_pushed_to(site: Site) -> None:
+    remote = site.project / "remote.git"
+    bare_repository(remote)
+    config = (remote / "config").read_text()
+    pwned = site.outside / "pwn"
+    await bash(site, f"git -C remote.git config core.fsmonitor 'touch {pwned}'")
+    assert (remote / "config").read_text() == config
+    git = "git -c user.email=a@b -c user.name=a"
+    result = await bash(site, f"{git} commit -q --allow-empty -m one && git push -q ./remote.git HEAD:main && echo ok")
+    assert result.output.endswith("ok\n"), result.output
+    assert has_branch(remote, "main")
+    asker = headless()  # renamed, it is carried along as a nested repository is, nothing asked or moved
+    await bash(site, "mv remote.git moved.git", asker)
+    assert asker.of("protected_path") == [] and has_branch(site.project / "moved.git", "main")

@@ -128,6 +128,32 @@ async def test_writes_to_config_and_git_ask_protected_path(project: Path, make_c
     assert not (project / relative).exists()
 
 
+@pytest.mark.parametrize("last", ["HEAD", "config", "objects/.keep"])
+async def test_writes_that_make_or_fill_a_bare_repository_ask_protected_path(
+    project: Path, make_ctx: MakeContext, last: str
+) -> None:
+    # Git takes `x.git/` for a git dir once it holds HEAD, objects and refs, and obeys its config when run
+    # inside it; whichever of them is written last makes it one, and what follows is written into one.
+    planted = {"HEAD": "ref: refs/heads/main\n", "config": "[core]\n\tfsmonitor = touch pwn\n", "objects/.keep": ""}
+    for name, content in {"refs/.keep": "", **planted}.items():
+        if name != last:
+            (project / "x.git" / name).parent.mkdir(parents=True, exist_ok=True)
+            (project / "x.git" / name).write_text(content)
+    ctx, asker = headless(make_ctx)
+    write = {"filePath": f"x.git/{last}", "content": planted[last]}
+    outcome = await run_tool(WriteTool(), write, ctx, agent_ruleset=None)
+    assert outcome.is_error and outcome.blocked
+    assert [(ask.permission, ask.patterns) for ask in asker.asked] == [("protected_path", [f"x.git/{last}"])]
+    assert not (project / "x.git" / last).exists()
+
+
+async def test_a_dir_holding_some_of_a_repositorys_names_is_not_protected(project: Path, make_ctx: MakeContext) -> None:
+    (project / "docs/objects").mkdir(parents=True)
+    ctx, asker = headless(make_ctx)
+    outcome = await run_tool(WriteTool(), {"filePath": "docs/HEAD", "content": "x"}, ctx, agent_ruleset=None)
+    assert not outcome.is_error and [ask.permission for ask in asker.asked] != ["protected_path"]
+
+
 async def test_edit_and_apply_patch_of_strata_json_ask_protected_path(project: Path, make_ctx: MakeContext) -> None:
     (project / "strata.json").write_text('{"permission": {}}\n')
     ctx, asker = headless(make_ctx)

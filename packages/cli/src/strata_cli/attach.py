@@ -5,12 +5,13 @@ the server's event stream (read back into bus events by `RemoteEvents`) feeds th
 same `drive_turn` as a local run, so the output, Ctrl-C (which aborts the turn on the server) and the exit
 codes are the same. A permission question is answered here as a non-interactive run answers it: approved
 with --auto, otherwise rejected, and the run fails saying what was refused. Only httpx is used; the server
-package is never imported. STRATA_SERVER_PASSWORD (or OPENCODE_SERVER_PASSWORD) is sent as basic auth.
+package is never imported. What the server sends is decoded with `strata_core.json_text.loads`, so a lone
+surrogate escaped in an event or an answer prints as U+FFFD. STRATA_SERVER_PASSWORD (or
+OPENCODE_SERVER_PASSWORD) is sent as basic auth.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ from strata_cli.render import RunRenderer
 from strata_cli.run_session import RunSettings
 from strata_cli.turn import drive_turn
 from strata_core import bus as b
+from strata_core import json_text
 from strata_core import message as m
 from strata_core.engine.turn_end import TurnEnd
 from strata_core.serialization import converter
@@ -142,7 +144,7 @@ async def _pump(client: httpx.AsyncClient, bus: b.Bus, connected: anyio.Event) -
         async for line in response.aiter_lines():
             if not line.startswith("data:"):
                 continue
-            payload = json.loads(line.removeprefix("data:"))
+            payload = json_text.loads(line.removeprefix("data:"))  # a lone surrogate's escape becomes U+FFFD
             if payload.get("type") == "server.connected":
                 connected.set()
             event = remote.bus_event(payload)
@@ -191,12 +193,17 @@ async def _call(client: httpx.AsyncClient, method: str, path: str, **kwargs: Any
         raise CliError(f"Could not reach the server at {client.base_url}: {error or type(error).__name__}.") from error
     if response.status_code >= 400:
         raise _server_error(response)
-    return response.json() if response.content else None
+    return _body(response) if response.content else None
+
+
+def _body(response: httpx.Response) -> Any:
+    """The JSON answer, its strings valid text: an OpenCode server may escape a model's lone surrogate."""
+    return json_text.loads(response.text)
 
 
 def _server_error(response: httpx.Response) -> CliError:
     try:
-        body = response.json()
+        body = _body(response)
         message = f"{body['name']}: {body['data']['message']}"
     except (ValueError, KeyError, TypeError):
         message = response.text.strip()[:500] or response.reason_phrase

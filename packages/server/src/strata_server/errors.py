@@ -3,7 +3,8 @@
 
 Handlers raise `ApiError` (or let a core error through); `error_response` turns both into a response. A
 failure nobody expected is logged with its traceback and answered as `UnknownError` (500) with its message,
-never a stack trace on the wire.
+never a stack trace on the wire. The session database failing (`StorageError`) is answered under its own name:
+507 for a full disk, 503 for a read-only or locked one, 500 for a damaged file, with the store's message.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.session.lease import SessionBusyError
 from strata_core.session.service import MessageNotFoundError
+from strata_core.session.storage_errors import (
+    StorageDamagedError,
+    StorageError,
+    StorageFullError,
+    StorageLockedError,
+    StorageReadOnlyError,
+)
 from strata_core.session.store import SessionNotFoundError
 
 log = get_logger(__name__)
@@ -69,11 +77,30 @@ def as_api_error(error: Exception) -> ApiError:
         # A turn (this server's, or a `strata run -s`) is writing the session: the client may try again later.
         body = {"_tag": "SessionBusyError", "sessionID": error.session_id, "message": str(error)}
         return ApiError(409, "SessionBusyError", str(error), body=body)
+    if isinstance(error, StorageError):
+        return storage_api_error(error)
     return ApiError(500, "UnknownError", f"{type(error).__name__}: {error}")
+
+
+STORAGE_STATUS: dict[type[StorageError], int] = {
+    StorageFullError: 507,  # Insufficient Storage: free space where the database lives
+    StorageReadOnlyError: 503,  # the server cannot write until the permissions or the mount are fixed
+    StorageLockedError: 503,  # another process holds the database: the client may try again
+    StorageDamagedError: 500,  # the file needs moving aside: nothing a retry can change
+}
+
+
+def storage_api_error(error: StorageError) -> ApiError:
+    """The session database failing underneath: its own name and status, its message naming the file and the
+    fix (the failed transaction was rolled back whole, so nothing partial was stored)."""
+    status = STORAGE_STATUS.get(type(error), 500)
+    return ApiError(status, type(error).__name__, str(error), path=str(error.path))
 
 
 async def error_response(request: Request, error: Exception) -> Response:
     api_error = as_api_error(error)
-    if api_error.status >= 500:
+    if isinstance(error, StorageError):  # the disk or the file, not a defect: no traceback in the log
+        log.warning("server.storage_failed", path=request.url.path, status=api_error.status, error=str(error))
+    elif api_error.status >= 500:
         log.error("server.request_failed", path=request.url.path, exc_info=error)
     return json_error(api_error)

@@ -2,18 +2,18 @@
 
 Bind mounts protect only what exists, and nothing is made on the host for what does not (it would show in the
 user's tree: `protected.py`), so a command inside the sandbox can create `strata.json`, `sub/strata.json`,
-`a/b/.opencode/agent/x.md`, a nested repository (`git init sub`, a `sub/.git` file) or the hooks dir a
-repository lacked, and a later run, or the user's own `git status` there, would obey it. After each bash
-command in workspace-write mode the project is walked again (`project_scan.py`) and every protected entry
-that is new or changed since the walk before it is looked at: one of the command's own `protected_paths`
-(the config names from its directory up to the root, the root's git entries) is moved out unasked, as it
-could not be made before; any other asks the `protected_path` permission, as a write by the write tool
-would (a headless run denies it). Allowed, it stays; denied, it is moved out of the project into
-`<state>/quarantine/<session>/<call>/` (nothing is deleted) and the model is told what was moved where, in
-`prompts/tools/bash_moved_config.txt`. Existing entries are read-only, but a command can still rename a dir
-above one (`mv sub sub2`), carrying the user's config (a `deny` rule, say) away from the dir it was for:
-those are put back where they were. A nested repository renamed so is carried along, not put back (what it
-holds is looked at where it is now).
+`a/b/.opencode/agent/x.md`, a nested repository (`git init sub`, a `sub/.git` file, a bare one under any name:
+`git init --bare vendor/x.git`) or the hooks dir a repository lacked, and a later run, or the user's own
+`git status` there, would obey it. After each bash command in workspace-write mode the project is walked again
+(`project_scan.py`) and every protected entry that is new or changed since the walk before it is looked at:
+one of the command's own `protected_paths` (the config names from its directory up to the root, the root's git
+entries) is moved out unasked, as it could not be made before; any other asks the `protected_path` permission,
+as a write by the write tool would (a headless run denies it). Allowed, it stays; denied, it is moved out of
+the project into `<state>/quarantine/<session>/<call>/` (nothing is deleted) and the model is told what was
+moved where, in `prompts/tools/bash_moved_config.txt`. Existing entries are read-only, but a command can still
+rename a dir above one (`mv sub sub2`), carrying the user's config (a `deny` rule, say) away from the dir it
+was for: those are put back where they were. A nested repository renamed so is carried along, not put back
+(what it holds is looked at where it is now).
 
 This is for bash alone: a local MCP server runs as long as the session, so there is no "after" to look at;
 its layout still binds every protected entry that exists read-only and hides the `.env` files.
@@ -72,8 +72,9 @@ def config_changes(before: ProjectScan) -> ConfigChanges:
     now_at = {after.config[path]: path for path in after.config_roots if path not in before.config}
     displaced: dict[Path, Path] = {}
     gone: list[Path] = []
+    repositories = set(before.git_dirs)
     for original in before.config_roots:
-        if original.name == GIT:
+        if original.name == GIT or original in repositories:
             continue  # a repository renamed along with its dir is carried (`_renamed_repositories`), not put back
         if after.config.get(original) == before.config[original]:
             continue
@@ -99,13 +100,19 @@ def config_changes(before: ProjectScan) -> ConfigChanges:
 
 
 def _renamed_repositories(before: ProjectScan, after: ProjectScan) -> dict[Path, Path]:
-    """`.git` entries at a new place that are the same (mode and inode) as one before: a dir above a nested
-    repository renamed (`mv vendor/lib vendor/lib2`). Where each is now, and where it was."""
-    known = {before.config[path][:2]: path for path in before.config_roots if path.name == GIT}
+    """`.git` entries (and bare repositories) at a new place that are the same (mode and inode) as one
+    before: a dir above a nested repository renamed (`mv vendor/lib vendor/lib2`). Where each is now, and
+    where it was."""
+
+    def repositories(scan: ProjectScan) -> list[Path]:
+        git_dirs = set(scan.git_dirs)
+        return [path for path in scan.config_roots if path.name == GIT or path in git_dirs]
+
+    known = {before.config[path][:2]: path for path in repositories(before)}
     return {
         path: known[after.config[path][:2]]
-        for path in after.config_roots
-        if path.name == GIT and path not in before.config and after.config[path][:2] in known
+        for path in repositories(after)
+        if path not in before.config and after.config[path][:2] in known
     }
 
 
@@ -128,9 +135,10 @@ def _unchanged(old: Signature | None, new: Signature) -> bool:
 
 
 def _outermost(root: Path, path: Path, changed: set[Path]) -> Path:
-    """The outermost new or changed entry from `path`'s protected root down to `path`: moved whole."""
+    """The outermost new or changed entry from `path`'s protected root (or, in a bare repository, which has
+    no protected name, from the top) down to `path`: moved whole."""
     parts = path.relative_to(root).parts
-    start = next(index for index, part in enumerate(parts) if part in PROTECTED_ROOTS)
+    start = next((index for index, part in enumerate(parts) if part in PROTECTED_ROOTS), 0)
     for depth in range(start, len(parts)):
         candidate = root.joinpath(*parts[: depth + 1])
         if candidate in changed:

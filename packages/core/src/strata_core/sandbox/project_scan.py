@@ -5,7 +5,8 @@ names and git's) that already exist anywhere in the project, to bind read-only. 
 same walk again shows which are new or changed (`created_config.py`). It is a directory walk, not
 `rg --files`: rg lists neither directories nor symlinks, and `sub/strata.json -> ../grant.json` is as much a
 self-grant as the file itself. A `.git` dir is not walked: only its `GIT_NAMES` are looked at (a few `lstat`
-calls and the hooks dir per repository). With `os.scandir` (no `stat` but for the entries it keeps) it is no
+calls and the hooks dir per repository); so for a dir git itself takes for a git dir (a bare repository,
+under any name: `protected.GIT_DIR_MARKS`). With `os.scandir` (no `stat` but for the entries it keeps) it is no
 slower than rg was (~10 ms for 20,000 files, measured in `benchmarks/sandbox_cost.py`).
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from attrs import frozen
 
-from strata_core.sandbox.protected import CONFIG_NAMES, GIT, GIT_NAMES, is_secret_name
+from strata_core.sandbox.protected import CONFIG_NAMES, GIT, GIT_NAMES, is_secret_name, makes_git_dir
 
 Signature = tuple[int, int, int, int]
 """What tells an entry apart from what it was: (mode, inode, size, mtime in ns), as `lstat` has it."""
@@ -42,16 +43,18 @@ class ProjectScan:
     """The outermost protected entries (a `strata.json`, a `.opencode/` dir, a `.git`, not what lies inside
     them)."""
     git_dirs: tuple[Path, ...] = ()
-    """Every git dir: each `.git` dir, and the submodules' and linked worktrees' git dirs inside one."""
+    """Every git dir: each `.git` dir, the submodules' and linked worktrees' git dirs inside one, and each
+    bare repository (a root of its own, under any name)."""
     unmade: frozenset[Path] = frozenset()
     """The command's `protected_paths` that did not exist at the walk: made by the command, they are moved
     out unasked (`created_config.py`)."""
 
     @property
     def read_only(self) -> list[Path]:
-        """What a command's layout binds read-only: each outermost entry but a `.git` dir, and every git dir's
+        """What a command's layout binds read-only: each outermost entry but a git dir, and every git dir's
         `GIT_NAMES` (git must write the rest of it: the index, objects, refs)."""
-        found = [path for path in self.config_roots if not (path.name == GIT and stat.S_ISDIR(self.config[path][0]))]
+        git_dirs = set(self.git_dirs)
+        found = [path for path in self.config_roots if not (path in git_dirs and stat.S_ISDIR(self.config[path][0]))]
         found += [path / name for path in self.git_dirs for name in GIT_NAMES if path / name in self.config]
         return found
 
@@ -67,6 +70,13 @@ def _signature(path: str) -> Signature | None:
     except OSError:
         return None
     return (found.st_mode, found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+def _is_git_dir(entries: list[os.DirEntry[str]]) -> bool:
+    """Whether a dir holding `entries` is one git takes for a git dir (only named HEAD is looked at first)."""
+    if not any(entry.name == "HEAD" for entry in entries):
+        return False
+    return makes_git_dir({entry.name for entry in entries})
 
 
 def _record_git_dir(git: str, config: dict[Path, Signature], git_dirs: list[Path]) -> None:
@@ -109,6 +119,13 @@ def scan_project(root: Path) -> ProjectScan:
             entries = list(os.scandir(directory))
         except OSError:
             continue  # gone, or unreadable: nothing in it can be bound either
+        if not in_config and directory != str(root) and _is_git_dir(entries):
+            signature = _signature(directory)  # a bare repository: protected as a `.git` dir, not walked
+            if signature is not None:
+                config[Path(directory)] = signature
+                roots.append(Path(directory))
+                _record_git_dir(directory, config, git_dirs)
+            continue
         for entry in entries:
             is_dir = entry.is_dir(follow_symlinks=False)
             if entry.name == GIT:

@@ -17,6 +17,7 @@ Secret files (hidden inside: an empty file is bound over them): OpenCode's `.env
 
 from __future__ import annotations
 
+from collections.abc import Set
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -25,6 +26,9 @@ GIT = ".git"
 GIT_NAMES = ("hooks", "config", "config.worktree", "commondir")
 """What in a git dir runs or decides what runs: hooks, config (aliases, `core.fsmonitor`, `core.hooksPath`;
 a linked worktree's own `config.worktree`) and `commondir` (where git takes the config from)."""
+GIT_DIR_MARKS = (frozenset({"HEAD", "objects", "refs"}), frozenset({"HEAD", "commondir"}))
+"""What makes git take a dir for a git dir when run inside it, whatever the dir's name (a bare repository,
+`vendor/x.git`): its config then runs as a `.git` dir's would, so it is protected as one."""
 SECRET_PATTERNS = ("*.env", "*.env.*")
 NOT_SECRET_PATTERNS = ("*.env.example",)
 
@@ -44,6 +48,11 @@ def protected_paths(root: Path, start: Path | None = None) -> list[Path]:
     else:
         paths.append(git)
     return paths
+
+
+def makes_git_dir(names: Set[str]) -> bool:
+    """Whether a dir holding entries with these `names` is one git takes for a git dir."""
+    return any(marks <= names for marks in GIT_DIR_MARKS)
 
 
 def is_secret_name(name: str) -> bool:

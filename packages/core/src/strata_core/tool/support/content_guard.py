@@ -6,7 +6,8 @@
 - Protected paths: Strata's and OpenCode's config files (`strata.json(c)`, `opencode.json(c)`) and the
   `.strata/`, `.opencode/` and `.git/` directories, anywhere in the project, are written only with the
   `protected_path` permission (ask by default, so a headless run refuses), so a model cannot grant itself
-  permissions or plant a git hook.
+  permissions or plant a git hook. So is a write into a dir git takes for a git dir (a bare repository under
+  any name, `vendor/x.git/`), or one that makes a dir one (its `HEAD`, `objects` or `refs` written last).
 - A secret file's content, once the user allowed it to be shown, is not stored: its diffs are replaced by
   `REDACTED_DIFF`, and read and grep name the file in `ToolResult.secret_files` (`strata_core.secret_outputs`).
 - Content is read and written through the descriptor `confined_file` opened, within `MAX_EDIT_BYTES`.
@@ -17,6 +18,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path, PurePosixPath
 
 import anyio
@@ -50,6 +52,26 @@ def is_protected(relative: str) -> bool:
         return False  # outside the project: `external_directory` governs it
     # The names themselves too: a `.git` *file* (a worktree's or submodule's) says where the repository is.
     return parts[-1] in PROTECTED_FILES or any(part in PROTECTED_DIRECTORIES for part in parts)
+
+
+def in_git_dir(root: Path, relative: str) -> bool:
+    """Whether a worktree-relative path, once written, lies in a dir under `root` that git takes for a git
+    dir: one already, or one that this write completes."""
+    from strata_core.sandbox.protected import makes_git_dir  # loaded only when a tool writes
+
+    parts = relative.split("/")
+    if parts[0] == "..":
+        return False
+    directory = root
+    for part, child in pairwise(parts):
+        directory = directory / part
+        try:
+            names = {entry.name for entry in directory.iterdir()}
+        except OSError:
+            return False  # not there yet: nothing below it exists to complete a git dir
+        if makes_git_dir(names | {child}):
+            return True
+    return False
 
 
 def _read_action(ctx: ToolContext, relative: str) -> str | None:
@@ -93,7 +115,8 @@ async def ask_to_write(ctx: ToolContext, targets: Sequence[Target]) -> None:
     """The `.env` (read) rule for each target's content, then `protected_path` for the protected ones."""
     for target in targets:
         await ask_to_read(ctx, target)
-    protected = list(dict.fromkeys(p for t in targets for p in patterns(ctx, t) if is_protected(p)))
+    found = (p for t in targets for p in patterns(ctx, t) if is_protected(p) or in_git_dir(ctx.worktree, p))
+    protected = list(dict.fromkeys(found))
     if protected:
         metadata = {"filepath": ", ".join(str(t.named) for t in targets)}
         await ctx.ask(PROTECTED_PATH, protected, protected, metadata)
