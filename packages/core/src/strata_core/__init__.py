@@ -26,7 +26,6 @@ if TYPE_CHECKING:
         InstructionSet,
         UrlFetcher,
     )
-    from strata_core.context.project import Project, ProjectInfo, ProjectService
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.loop import ResolvedTurn, SessionLoop, TurnChoice
     from strata_core.engine.loop_services import Loop
@@ -44,6 +43,7 @@ if TYPE_CHECKING:
     from strata_core.permission.bus_approver import BusApprover
     from strata_core.permission.flow import Permission, PermissionFlow
     from strata_core.permission.rules import PermissionRefusedError, Rule, Ruleset, evaluate
+    from strata_core.project import Project, ProjectInfo, ProjectService
     from strata_core.prompt.system import AssembledSystemPrompt, SystemPrompt, SystemPromptRequest, SystemPromptService
     from strata_core.runtime import Runtime, RuntimeOptions, RuntimeOptionsError, open_runtime, overrides
     from strata_core.session.lease import SessionBusyError
@@ -97,9 +97,9 @@ _EXPORTS: dict[str, str] = {
     "PermissionFlow": "strata_core.permission.flow",
     "PermissionRefusedError": "strata_core.permission.rules",
     "Processor": "strata_core.engine.processor",
-    "Project": "strata_core.context.project",
-    "ProjectInfo": "strata_core.context.project",
-    "ProjectService": "strata_core.context.project",
+    "Project": "strata_core.project",
+    "ProjectInfo": "strata_core.project",
+    "ProjectService": "strata_core.project",
     "PromptContainer": "strata_core.container",
     "PromptRequest": "strata_core.engine.prompt_input",
     "Refuser": "strata_core.permission.approval",

@@ -19,8 +19,8 @@ this module imports nothing of Strata and every other module can import it. The 
   - ConfigValueError [ValueError]                       strata_core.config.errors
   - PermissionConfigError [ValueError]                  strata_core.permission.rules
   - SandboxSettingError [ValueError]                    strata_core.sandbox.settings
-  - MarkdownFrontmatterError [ValueError]               strata_core.context.markdown
-  - PromptFileMissingError [FileNotFoundError]          strata_core.prompt.texts
+  - MarkdownFrontmatterError [ValueError]               strata_core.markdown
+  - PromptFileMissingError [FileNotFoundError]          strata_core.texts
   - RuntimeOptionsError                                 strata_core.runtime
   # Models: which model a turn names, and what its provider answered.
   - ModelNotFoundError                                  strata_core.llm.model
@@ -106,7 +106,6 @@ if TYPE_CHECKING:
     from strata_core.context.agent import DefaultAgentError
     from strata_core.context.command import CommandNotFoundError
     from strata_core.context.instruction_urls import UrlFetchError
-    from strata_core.context.markdown import MarkdownFrontmatterError
     from strata_core.engine.attachment import AttachmentError
     from strata_core.engine.prompt_input import MessageIdError
     from strata_core.engine.subagent import NoLoopError
@@ -124,6 +123,7 @@ if TYPE_CHECKING:
         TransportError,
     )
     from strata_core.llm.model import ModelNotFoundError
+    from strata_core.markdown import MarkdownFrontmatterError
     from strata_core.permission.rules import (
         CorrectedError,
         DeniedError,
@@ -132,7 +132,6 @@ if TYPE_CHECKING:
         PermissionRefusedError,
         RejectedError,
     )
-    from strata_core.prompt.texts import PromptFileMissingError
     from strata_core.runtime import RuntimeOptionsError
     from strata_core.sandbox.masks import TooManySecretFilesError
     from strata_core.sandbox.settings import SandboxSettingError
@@ -151,6 +150,7 @@ if TYPE_CHECKING:
     )
     from strata_core.session.store import SessionNotFoundError, StoreClosedError
     from strata_core.testing.script import ScriptError, ScriptExhaustedError
+    from strata_core.texts import PromptFileMissingError
     from strata_core.tool.builtin.plan_exit import QuestionDismissedError
     from strata_core.tool.contract import ToolFailure
     from strata_core.tool.schema import ToolDefinitionError
@@ -200,7 +200,7 @@ _HOMES: dict[str, str] = {
     "ExportFormatError": "strata_core.session.export",
     "ImageFitError": "strata_core.image_fit",
     "JsonNestingError": "strata_core.json_text",
-    "MarkdownFrontmatterError": "strata_core.context.markdown",
+    "MarkdownFrontmatterError": "strata_core.markdown",
     "MessageIdError": "strata_core.engine.prompt_input",
     "MessageNotFoundError": "strata_core.session.service",
     "ModelError": "strata_core.llm.errors",
@@ -215,7 +215,7 @@ _HOMES: dict[str, str] = {
     "PatchError": "strata_core.tool.support.patch",
     "PermissionConfigError": "strata_core.permission.rules",
     "PermissionRefusedError": "strata_core.permission.rules",
-    "PromptFileMissingError": "strata_core.prompt.texts",
+    "PromptFileMissingError": "strata_core.texts",
     "QuestionDismissedError": "strata_core.tool.builtin.plan_exit",
     "RateLimitedError": "strata_core.llm.errors",
     "RejectedError": "strata_core.permission.rules",
