@@ -25,9 +25,9 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context.agent import AgentService
 from strata_core.context.instruction import URL_TIMEOUT_SECONDS, InstructionService
-from strata_core.context.project import ProjectService
 from strata_core.context.skill import SkillService
 from strata_core.llm import ModelInfo
+from strata_core.project import ProjectService
 from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptRequest, SystemPromptService
 
 NESTED_DEPTH = 4

@@ -1,4 +1,4 @@
-"""(b) A full turn with a custom tool against a scripted model: the model calls the tool, the tool runs under
+"""A full turn with a custom tool against a scripted model: the model calls the tool, the tool runs under
 the permission rules, its result goes back to the model, and the answer and the call are stored."""
 
 import tempfile
@@ -8,8 +8,8 @@ import anyio
 
 from strata_core import PromptRequest, TextInput, open_runtime
 from strata_core.message import ToolPart, ToolStateCompleted
+from strata_core.testing import ScriptedModel, ScriptedResolver
 from strata_core.tool import ToolContext, tool
-from strata_providers.testing import ScriptedModel, ScriptedResolver
 
 
 @tool

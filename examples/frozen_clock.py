@@ -1,4 +1,4 @@
-"""(e) One frozen clock fixes every time the core reads: the environment block's date, the times stored on
+"""One frozen clock fixes every time the core reads: the environment block's date, the times stored on
 messages, and the time part of every id (seeded entropy makes the ids reproducible as a whole)."""
 
 import tempfile
@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 
 from strata_core import FrozenClock, PromptRequest, TextInput, ids, open_runtime, seeded_entropy
-from strata_providers.testing import ScriptedModel, ScriptedResolver
+from strata_core.testing import ScriptedModel, ScriptedResolver
 
 
 async def main() -> None:

@@ -1,4 +1,4 @@
-"""(f) The Instruction service alone: a project's AGENTS.md and two instruction URLs, one of which never
+"""The Instruction service alone: a project's AGENTS.md and two instruction URLs, one of which never
 answers. The service returns the blocks it could load and, beside them, each source that failed and why; the
 whole URL phase is bounded by the service's `url_timeout` (here 1 s instead of OpenCode's 5 s)."""
 

@@ -1,4 +1,4 @@
-"""(f) A custom tool whose calls the config says to `ask` about, answered by the application's own approver:
+"""A custom tool whose calls the config says to `ask` about, answered by the application's own approver:
 an async function from the question to "once", "always", "reject" or `Reject(message)` (a no the model reads,
 and goes on from)."""
 
@@ -11,8 +11,8 @@ import anyio
 from strata_core import Approval, PromptRequest, Reject, TextInput, open_runtime
 from strata_core.bus import PermissionRequest
 from strata_core.message import ToolPart, ToolStateCompleted, ToolStateError
+from strata_core.testing import ScriptedModel, ScriptedResolver
 from strata_core.tool import tool
-from strata_providers.testing import ScriptedModel, ScriptedResolver
 
 
 @tool(permission="deploy", permission_patterns=lambda args: [args["target"]])

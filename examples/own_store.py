@@ -1,4 +1,4 @@
-"""(d) Your own session store, passed in and actually used: no SQLite file is opened or created.
+"""Your own session store, passed in and actually used: no SQLite file is opened or created.
 
 Any class with the `SessionStore` methods will do (a database of your application, a remote service); this
 one keeps the built-in in-memory store and notes each write, to show where the session went.
@@ -12,7 +12,7 @@ import anyio
 
 from strata_core import MemorySessionStore, PromptRequest, TextInput, open_runtime
 from strata_core.message import Message, Part
-from strata_providers.testing import ScriptedModel, ScriptedResolver
+from strata_core.testing import ScriptedModel, ScriptedResolver
 
 
 class AuditedStore(MemorySessionStore):

@@ -1,4 +1,4 @@
-"""(g) Your own system prompt: a class with one `build(SystemPromptRequest)` replaces Strata's, and its text is
+"""Your own system prompt: a class with one `build(SystemPromptRequest)` replaces Strata's, and its text is
 exactly what the model receives at every step of a turn (here a scripted model that records its requests)."""
 
 import tempfile
@@ -8,7 +8,7 @@ import anyio
 
 from strata_core import AssembledSystemPrompt, PromptRequest, SystemPromptRequest, TextInput, open_runtime
 from strata_core.prompt.system import PromptLayer
-from strata_providers.testing import ScriptedModel, ScriptedResolver
+from strata_core.testing import ScriptedModel, ScriptedResolver
 
 
 class HouseStyle:

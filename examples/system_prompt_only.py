@@ -1,4 +1,4 @@
-"""(a) The system prompt a directory would get: prompt assembly alone, with no store, no model and no runtime.
+"""The system prompt a directory would get: prompt assembly alone, with no store, no model and no runtime.
 
 `PromptContainer` holds what the prompt is assembled from (project, config, agents, skills, instructions);
 nothing here opens a database or calls a model.

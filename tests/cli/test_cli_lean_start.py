@@ -65,7 +65,7 @@ except SystemExit as exit:
 import starlette.requests
 result["starlette_request"] = starlette.requests.Request.__module__
 
-from strata_core.context.markdown import parse_markdown_text  # frontmatter parsing imports PyYAML when first needed
+from strata_core.markdown import parse_markdown_text  # frontmatter parsing imports PyYAML when first needed
 result["frontmatter"] = dict(parse_markdown_text("---\\nname: x\\n---\\nbody", None).data)
 print(json.dumps(result), file=sys.stderr)
 """

@@ -13,10 +13,10 @@ import pytest
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigError, ConfigInfo, ConfigService
 from strata_core.context.agent import AgentInfo, AgentService, DefaultAgentError, build_agents, parse_model
-from strata_core.context.project import ProjectService
 from strata_core.message import ModelRef
 from strata_core.permission.rules import Rule, disabled, evaluate
-from strata_core.prompt.texts import PromptFileMissingError, read_prompt
+from strata_core.project import ProjectService
+from strata_core.texts import PromptFileMissingError, read_prompt
 
 
 class StaticConfig:

@@ -11,9 +11,9 @@ import pytest
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import AgentConfig, CompactionConfig, SkillsConfig
 from strata_core.config.service import ConfigError, ConfigInfo, ConfigService
-from strata_core.context.project import ProjectService
 from strata_core.logging import capture_events
 from strata_core.permission.rules import Action, Rule
+from strata_core.project import ProjectService
 
 
 class Setup:

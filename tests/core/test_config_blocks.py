@@ -27,9 +27,9 @@ from strata_core.config.schema import (
 )
 from strata_core.config.service import ConfigInfo, ConfigService
 from strata_core.config.structure import structure_config
-from strata_core.context.project import ProjectService
 from strata_core.errors import StrataError
 from strata_core.permission.rules import Rule
+from strata_core.project import ProjectService
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,8 @@ import pytest
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigInfo, ConfigService
-from strata_core.context.project import ProjectService
 from strata_core.logging import capture_events
+from strata_core.project import ProjectService
 
 pytestmark = pytest.mark.anyio
 

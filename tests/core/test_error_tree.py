@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 
+import strata_core
 import strata_core.errors
 from strata_core.errors import StrataError
 
@@ -89,14 +90,14 @@ def test_the_check_reads_a_wrong_parent_in_the_tree() -> None:
         strata_core.errors.__doc__ = original
 
 
-def test_the_cores_errors_are_re_exported_from_the_errors_module() -> None:
+def test_the_cores_errors_are_re_exported_from_the_package() -> None:
     core = {name: cls for name, cls in exception_classes().items() if cls.__module__.startswith("strata_core.")}
-    assert {name: getattr(strata_core.errors, name) for name in core} == core
-    assert sorted(strata_core.errors.__all__) == sorted(core)
+    assert {name: getattr(strata_core, name) for name in core} == core
+    assert set(core) <= set(strata_core.__all__)
 
 
 def test_a_permission_refusal_and_a_lookup_keep_the_bases_older_except_clauses_catch() -> None:
-    from strata_core.errors import NoResponderError, PermissionRefusedError, SessionNotFoundError
+    from strata_core import NoResponderError, PermissionRefusedError, SessionNotFoundError
 
     assert issubclass(NoResponderError, PermissionRefusedError)
     assert issubclass(SessionNotFoundError, LookupError)
@@ -105,4 +106,4 @@ def test_a_permission_refusal_and_a_lookup_keep_the_bases_older_except_clauses_c
 def test_importing_the_errors_module_loads_nothing_else_of_strata() -> None:
     code = "import sys, strata_core.errors; print(sorted(m for m in sys.modules if m.startswith('strata')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
-    assert done.stdout.strip() == "['strata_core', 'strata_core.errors']"
+    assert done.stdout.strip() == "['strata_core', 'strata_core._exports', 'strata_core.errors']"

@@ -16,7 +16,6 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context import instruction as instruction_module
 from strata_core.context.instruction import InstructionBlock, InstructionFailure, InstructionService, InstructionSet
-from strata_core.context.project import ProjectService
 from strata_core.logging import capture_events
 from strata_core.message import (
     AssistantMessage,
@@ -27,6 +26,7 @@ from strata_core.message import (
     ToolPart,
     ToolStateCompleted,
 )
+from strata_core.project import ProjectService
 
 
 def write(path: Path, text: str) -> Path:

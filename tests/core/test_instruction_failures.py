@@ -20,7 +20,7 @@ from strata_core.context.instruction import (
     UrlCache,
     read_instruction_file,
 )
-from strata_core.context.project import ProjectService
+from strata_core.project import ProjectService
 
 pytestmark = pytest.mark.anyio
 

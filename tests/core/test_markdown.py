@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown, sanitize_frontmatter
+from strata_core.markdown import MarkdownFrontmatterError, parse_markdown, sanitize_frontmatter
 
 
 def write(tmp_path: Path, text: str, name: str = "doc.md") -> Path:

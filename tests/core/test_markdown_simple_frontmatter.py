@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml  # type: ignore[import-untyped]
 
-from strata_core.context.markdown import parse_markdown_text, simple_frontmatter
-from strata_core.prompt.texts import read_prompt
+from strata_core.markdown import parse_markdown_text, simple_frontmatter
+from strata_core.texts import read_prompt
 
 PLAIN = [
     "name: reviewer\ndescription: Reviews code for style and bugs.\n",

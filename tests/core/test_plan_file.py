@@ -8,7 +8,7 @@ import pytest
 
 from strata_core.config.paths import StrataPaths
 from strata_core.context.plan_file import plan_file, plan_file_name
-from strata_core.context.project import ProjectInfo
+from strata_core.project import ProjectInfo
 from strata_core.session.info import SessionInfo, SessionTime
 
 SESSION = SessionInfo(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from strata_core.context.project import ProjectService, current_platform
+from strata_core.project import ProjectService, current_platform
 
 
 @pytest.mark.anyio

@@ -32,7 +32,7 @@ from strata_core.prompt.reminders import (
     structured_output_tool_description,
     wrap_queued_user_messages,
 )
-from strata_core.prompt.texts import read_prompt
+from strata_core.texts import read_prompt
 
 IDS = Ids(SystemClock())
 

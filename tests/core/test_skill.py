@@ -12,7 +12,6 @@ from loopback_text_server import LoopbackTextServer
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
-from strata_core.context.project import ProjectService
 from strata_core.context.skill import (
     BUILTIN_LOCATION,
     BUILTIN_SKILL_NAME,
@@ -25,6 +24,7 @@ from strata_core.context.skill import (
 )
 from strata_core.logging import capture_events
 from strata_core.permission.rules import Rule, from_config
+from strata_core.project import ProjectService
 
 
 def skill_file(root: Path, name: str, description: str | None = "Does things.", *, folder: str | None = None) -> Path:

@@ -18,10 +18,10 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context.agent import AgentInfo, AgentService
 from strata_core.context.instruction import InstructionBlock, InstructionService, InstructionSet, UrlCache
-from strata_core.context.project import ProjectInfo, ProjectService
 from strata_core.context.skill import BUILTIN_LOCATION, SkillInfo, SkillService
 from strata_core.llm import ModelInfo
 from strata_core.permission.rules import Rule, from_config
+from strata_core.project import ProjectInfo, ProjectService
 from strata_core.prompt.reminders import STRUCTURED_OUTPUT_SYSTEM_PROMPT
 from strata_core.prompt.system import (
     SKILLS_INTRO,
@@ -34,7 +34,7 @@ from strata_core.prompt.system import (
     provider_prompt_family,
     skills_block,
 )
-from strata_core.prompt.texts import read_prompt
+from strata_core.texts import read_prompt
 
 FIXTURES = Path(__file__).parent.parent / "oracle_fixtures"
 TODAY = date(2026, 12, 1)

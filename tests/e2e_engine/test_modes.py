@@ -8,7 +8,7 @@ import pytest
 from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results, user_texts
 
 from strata_core.message import AssistantMessage, OutputFormat, TextPart, ToolStateCompleted
-from strata_core.prompt.texts import read_prompt
+from strata_core.texts import read_prompt
 
 
 @pytest.mark.anyio

@@ -10,8 +10,8 @@ from dependency_injector import providers
 
 from strata_core.clock import FrozenClock, SystemClock
 from strata_core.container import CoreContainer
-from strata_core.context.project import ProjectInfo
 from strata_core.llm import ModelInfo
+from strata_core.project import ProjectInfo
 from strata_core.prompt.system import SystemPromptRequest, SystemPromptService
 from strata_core.session.memory_store import MemorySessionStore
 

@@ -11,7 +11,7 @@ from dependency_injector import containers, providers
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
 from strata_core.context.instruction import InstructionService, UrlFetcher
-from strata_core.context.project import ProjectService
+from strata_core.project import ProjectService
 
 
 class InstructionsOnly(containers.DeclarativeContainer):
@@ -68,7 +68,7 @@ def test_embedding_instructions_loads_neither_providers_nor_cli() -> None:
     import subprocess
 
     code = (
-        "import sys, strata_core.context.instruction, strata_core.config.service, strata_core.context.project;"
+        "import sys, strata_core.context.instruction, strata_core.config.service, strata_core.project;"
         "print(sorted(m for m in sys.modules if m.startswith(('strata_providers', 'strata_cli'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

@@ -50,7 +50,7 @@ if setup in ("recipe", "formatter"):
     logging.getLogger().addHandler(handler)
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import ConfigService
-from strata_core.context.project import ProjectService
+from strata_core.project import ProjectService
 from strata_core.logging import get_logger
 repo = Path(sys.argv[2])
 env = {"HOME": str(repo / "home")}

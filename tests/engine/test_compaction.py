@@ -44,8 +44,8 @@ from strata_core.message import (
     UserMessage,
 )
 from strata_core.permission.flow import PermissionFlow
-from strata_core.prompt.texts import read_prompt
 from strata_core.session.memory_store import MemorySessionStore
+from strata_core.texts import read_prompt
 
 COMPACTION = AgentInfo(name="compaction", mode="primary", permission=(), hidden=True, prompt="You summarise sessions.")
 MODEL = ModelRef("fake", "fake-model")

@@ -13,8 +13,8 @@ from tool_fakes import Asker, Updates
 
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxConfig, SandboxMode
-from strata_core.context.project import discover_project
 from strata_core.llm import ModelInfo
+from strata_core.project import discover_project
 from strata_core.sandbox.bubblewrap import probe
 from strata_core.tool.builtin.bash import BashTool
 from strata_core.tool.contract import ToolContext, ToolResult

@@ -2,7 +2,9 @@
 virtual environment outside the workspace, each script in a directory of its own.
 
 Third-party dependencies come from the committed lock (exported as a pylock file) and install from uv's cache
-with `--offline`, so the test needs no network; Strata itself comes only from the wheels built here.
+with `--offline`, so the test needs no network; Strata itself comes only from the wheels built here. An example
+named `test_*.py` is a pytest module of an application's tests: pytest (the lock's version, from the cache too)
+runs it in the fresh environment, and anyio's pytest plugin comes with anyio, a dependency of the core.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -33,7 +36,22 @@ EXPECTED_OUTPUT: dict[str, list[str]] = {
     "replaced_system_prompt.py": [
         'the model received: ("You are the shop\'s build assistant on scripted-model. Prices are in cents.",)'
     ],
-    "stream_text_deltas.py": ["deltas: ['Hel', 'lo ', 'the', 're.']", "stored: Hello there."],
+    "stream_text_deltas.py": [
+        "poem: 8 pieces -> 'Roses are red, violets are blue.'; stored: 'Roses are red, violets are blue.'",
+        "sums: 6 pieces -> 'Two and two make four.'; stored: 'Two and two make four.'",
+    ],
+    "own_model_provider.py": [
+        "'hello from my own model' -> 'hello from my own model'\n",
+        "'shout it works' -> 'IT WORKS'\n",
+        "' ' -> '' (failed: the echo model has nothing to echo)",
+    ],
+    "app_logging.py": [
+        "answer: Done, without the team's rules.",
+        "WARNING strata_core.config.files (notice): config.unknown_key {'key': 'colour', 'file': ",
+        "WARNING strata_core.context.instruction_urls (notice): instruction URL failed, skipped "
+        "{'url': 'https://rules.example/team.md', 'error': 'HTTP 404'}",
+    ],
+    "test_app_with_overrides.py": ["3 passed"],
     "own_store.py": ["my store saw", "no strata.db anywhere under"],
     "own_approver.py": [
         "asked: deploy ['staging']",
@@ -71,7 +89,14 @@ def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     python = venv / "bin" / "python"
     _run([uv, "pip", "install", "--offline", "--python", python, "-r", lock], cwd=root)
     _run([uv, "pip", "install", "--offline", "--no-deps", "--python", python, *sorted(wheels.glob("*.whl"))], cwd=root)
+    _run([uv, "pip", "install", "--offline", "--python", python, f"pytest=={_locked_version('pytest')}"], cwd=root)
     return python
+
+
+def _locked_version(name: str) -> str:
+    lock = tomllib.loads((REPO / "uv.lock").read_text())
+    (version,) = [package["version"] for package in lock["package"] if package["name"] == name]
+    return str(version)
 
 
 def _example_names() -> list[str]:
@@ -90,10 +115,10 @@ def test_example_runs_from_the_installed_wheels(name: str, installed_python: Pat
     home = tmp_path / "home"
     home.mkdir()
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
-    done = subprocess.run(
-        [str(installed_python), str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
+    # A test module runs under pytest, as the application's test suite would run it.
+    run = ["-m", "pytest", "-q", "-p", "no:cacheprovider", script.name] if name.startswith("test_") else [script]
+    done = subprocess.run([installed_python, *run], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
     for line in EXPECTED_OUTPUT[name]:
         assert line in done.stdout
     assert "Traceback" not in done.stderr

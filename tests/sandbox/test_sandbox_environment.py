@@ -13,7 +13,7 @@ from sandbox_kit import Site, bash_tool, needs_bwrap, run_bash
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxMode
 from strata_core.config.service import load_config
-from strata_core.context.project import ProjectInfo
+from strata_core.project import ProjectInfo
 from strata_core.sandbox import looks_secret, scrubbed_environment
 
 pytestmark = pytest.mark.anyio

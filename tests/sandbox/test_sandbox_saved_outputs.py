@@ -11,7 +11,7 @@ import pytest
 from cli_harness import STRATA, Cli, isolated_env, mock_provider_config, write_config
 from sandbox_kit import SYSTEM_PATH, needs_bwrap
 
-from strata_core.context.project import discover_project
+from strata_core.project import discover_project
 from strata_providers.testing import ScriptedServer
 
 B_OUTPUT = "B-SAVED-LINE"

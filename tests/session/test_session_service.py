@@ -9,7 +9,7 @@ import pytest
 from session_records import IDS, SteppingClock, assistant_message, text_part, user_message
 
 from strata_core import message as m
-from strata_core.context.project import ProjectService
+from strata_core.project import ProjectService
 from strata_core.session.export import with_usage
 from strata_core.session.info import DEFAULT_TITLE_RE
 from strata_core.session.service import VERSION, MessageNotFoundError, SessionService, forked_title

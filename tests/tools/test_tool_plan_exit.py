@@ -12,7 +12,6 @@ from tool_fakes import DEFAULT_RULES
 from strata_core.bus import Bus
 from strata_core.clock import FrozenClock
 from strata_core.config.paths import StrataPaths
-from strata_core.context.project import ProjectInfo
 from strata_core.engine.plan_mode_switch import plan_exit_if_offered
 from strata_core.ids import Ids
 from strata_core.message import MessageTime, MessageWithParts, ModelRef, TextPart, UserMessage
@@ -20,6 +19,7 @@ from strata_core.permission.approval import Approver, Refuser, approve_all, asks
 from strata_core.permission.bus_approver import BusApprover
 from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import RejectedError
+from strata_core.project import ProjectInfo
 from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.memory_store import MemorySessionStore
 from strata_core.tool.builtin.plan_exit import (

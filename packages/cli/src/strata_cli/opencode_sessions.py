@@ -16,7 +16,7 @@ from strata_cli.errors import CliError
 from strata_cli.import_conflict import import_conflict
 
 if TYPE_CHECKING:
-    from strata_core.context.project import ProjectInfo
+    from strata_core.project import ProjectInfo
     from strata_core.runtime import Runtime
     from strata_core.session.opencode_db import OpenCodeSession
 

@@ -30,7 +30,6 @@ from strata_core.config.service import Config, ConfigInfo, ConfigService
 from strata_core.context.agent import Agents, AgentService
 from strata_core.context.command_services import command_prompts, command_service
 from strata_core.context.instruction import HttpUrlFetcher, Instruction, InstructionService, UrlFetcher
-from strata_core.context.project import Project, ProjectService
 from strata_core.context.skill import Skills, SkillService
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.loop import SessionLoop, Spawner
@@ -47,6 +46,7 @@ from strata_core.engine.turn_targets import TurnTargets
 from strata_core.ids import Entropy, Ids, random_base62
 from strata_core.permission.approval import Approver, Refuser
 from strata_core.permission.flow import Permission, PermissionFlow
+from strata_core.project import Project, ProjectService
 from strata_core.prompt.system import SystemPrompt, SystemPromptService
 from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.service import SessionService

@@ -44,7 +44,6 @@ from strata_core.config.service import ConfigInfo
 from strata_core.container import CoreContainer
 from strata_core.context.agent import Agents
 from strata_core.context.instruction import Instruction, UrlFetcher
-from strata_core.context.project import ProjectInfo
 from strata_core.context.skill import Skills
 from strata_core.engine.loop_services import Loop
 from strata_core.engine.parameters import ParameterPolicy
@@ -55,6 +54,7 @@ from strata_core.http import make_client
 from strata_core.ids import Entropy
 from strata_core.permission.approval import Approver
 from strata_core.permission.flow import Permission
+from strata_core.project import ProjectInfo
 from strata_core.prompt.system import SystemPrompt
 from strata_core.session.session import Session
 from strata_core.session.sqlite_store import SqliteSessionStore

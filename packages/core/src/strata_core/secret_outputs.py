@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from attrs import define, field, frozen
 
 from strata_core.message import FilePart, ToolPart
-from strata_core.prompt.texts import read_prompt
+from strata_core.texts import read_prompt
 
 MAX_KEPT = 256
 """Outputs held at most (each within the read tool's 50 KB); past it the oldest is dropped and the model

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from strata_core.context.project import ProjectInfo
+from strata_core.project import ProjectInfo
 from strata_core.tool.support.confined_file import (
     ChangedWhileOpening,
     NotRegularFile,

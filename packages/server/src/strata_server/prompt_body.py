@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from strata_core.context.project import ProjectInfo
 from strata_core.engine.prompt_input import (
     AgentInput,
     FileInput,
@@ -23,6 +22,7 @@ from strata_core.engine.prompt_input import (
     TextInput,
 )
 from strata_core.message import OutputFormat
+from strata_core.project import ProjectInfo
 from strata_core.serialization import converter
 from strata_server.errors import bad_request
 from strata_server.project_files import ordinary_path

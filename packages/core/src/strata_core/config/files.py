@@ -19,9 +19,9 @@ from strata_core.config.errors import ConfigError, shown
 from strata_core.config.merge import merge_deep
 from strata_core.config.schema import AgentConfig, ConfigBlocks, PermissionConfig
 from strata_core.config.structure import config_keys, structure_block
-from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown
 from strata_core.json_text import JsonNestingError, check_nesting, with_valid_strings
 from strata_core.logging import get_logger
+from strata_core.markdown import MarkdownFrontmatterError, parse_markdown
 
 if TYPE_CHECKING:
     from strata_core.permission.outside_content import OutsideContent

@@ -56,8 +56,8 @@ from strata_core.config.schema import (
     ToolOutputConfig,
 )
 from strata_core.config.structure import structure_config
-from strata_core.context.project import Project, ProjectInfo
 from strata_core.permission.outside_content import OutsideContent
+from strata_core.project import Project, ProjectInfo
 
 __all__ = ["Config", "ConfigError", "ConfigInfo", "ConfigService", "config_directories", "load_config"]
 

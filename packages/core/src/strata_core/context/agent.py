@@ -22,11 +22,11 @@ from strata_core.config.merge import merge_deep
 from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import AgentConfig, AgentMode
 from strata_core.config.service import Config, ConfigInfo
-from strata_core.context.project import GLOBAL_PROJECT_ID, Project
 from strata_core.message import ModelRef
 from strata_core.permission import rules as perm
 from strata_core.permission.rules import Ruleset
-from strata_core.prompt.texts import read_prompt
+from strata_core.project import GLOBAL_PROJECT_ID, Project
+from strata_core.texts import read_prompt
 
 SkillDirs: TypeAlias = Callable[[], Awaitable[Sequence[Path]]]
 

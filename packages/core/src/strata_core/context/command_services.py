@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config
 from strata_core.context.agent import Agents
-from strata_core.context.project import Project
 from strata_core.context.skill import Skills
+from strata_core.project import Project
 
 if TYPE_CHECKING:
     from strata_core.context.command import CommandService, CommandSource

@@ -38,10 +38,10 @@ from strata_core.context.instruction_urls import (
     UrlFetchError,
     fetch_urls,
 )
-from strata_core.context.project import Project, ProjectInfo
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, ToolPart, ToolStateCompleted
 from strata_core.permission.outside_content import OutsideContent
+from strata_core.project import Project, ProjectInfo
 
 if TYPE_CHECKING:
     pass

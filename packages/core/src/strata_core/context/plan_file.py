@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from strata_core.config.paths import StrataPaths
-from strata_core.context.project import ProjectInfo
+from strata_core.project import ProjectInfo
 from strata_core.session.info import SessionInfo
 
 STRATA_PLANS = Path(".strata") / "plans"

@@ -27,13 +27,13 @@ from attrs import define, field, frozen
 from strata_core.config.flags import env_flag
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config, ConfigInfo
-from strata_core.context.markdown import MarkdownFrontmatterError, parse_markdown, parse_markdown_text
-from strata_core.context.project import Project, ProjectInfo
 from strata_core.context.skill_pull import pull_skill_dirs
 from strata_core.logging import get_logger
+from strata_core.markdown import MarkdownFrontmatterError, parse_markdown, parse_markdown_text
 from strata_core.permission.outside_content import OutsideContent
 from strata_core.permission.rules import Ruleset, evaluate
-from strata_core.prompt.texts import read_prompt
+from strata_core.project import Project, ProjectInfo
+from strata_core.texts import read_prompt
 
 log = get_logger(__name__)
 

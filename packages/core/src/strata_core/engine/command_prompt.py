@@ -32,8 +32,8 @@ from strata_core.context.command_template import (
     replace_shell,
     shell_commands,
 )
-from strata_core.context.project import Project
 from strata_core.engine.prompt_input import AgentInput, FileInput, PromptPart, SubtaskInput, TextInput
+from strata_core.project import Project
 from strata_core.tool.builtin.bash import default_shell
 
 SHELL_SECONDS = 60.0

@@ -41,9 +41,9 @@ from strata_core.message import (
     ToolStateCompleted,
     UserMessage,
 )
-from strata_core.prompt.texts import read_prompt
 from strata_core.serialization import unstructure
 from strata_core.session.store import SessionStore
+from strata_core.texts import read_prompt
 from strata_core.tool.contract import ToolContext
 
 log = get_logger(__name__)

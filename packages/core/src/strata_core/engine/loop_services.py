@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from strata_core.clock import Clock
     from strata_core.config.service import Config
     from strata_core.context.instruction import Instruction
-    from strata_core.context.project import Project
     from strata_core.engine.compaction import CompactionService
     from strata_core.engine.plan_mode import PlanMode
     from strata_core.engine.processor import Processor
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
     from strata_core.engine.turn_targets import ResolvedTurn, TurnChoice
     from strata_core.ids import Ids
     from strata_core.message import MessageWithParts
+    from strata_core.project import Project
     from strata_core.session.session import Session
     from strata_core.session.store import SessionStore
     from strata_core.tool.registry import ToolRegistry

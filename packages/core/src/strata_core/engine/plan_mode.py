@@ -20,9 +20,9 @@ from attrs import define
 from strata_core.bus import Bus
 from strata_core.config.paths import StrataPaths
 from strata_core.context.plan_file import plan_file
-from strata_core.context.project import Project
 from strata_core.ids import Ids
 from strata_core.message import MessageWithParts
+from strata_core.project import Project
 from strata_core.prompt.reminders import PlanModeUpdate, plan_mode_step
 from strata_core.session.info import SessionInfo
 from strata_core.session.store import SessionStore

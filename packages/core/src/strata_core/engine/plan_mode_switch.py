@@ -13,11 +13,11 @@ if TYPE_CHECKING:
     from strata_core.bus import Bus
     from strata_core.clock import Clock
     from strata_core.config.paths import StrataPaths
-    from strata_core.context.project import Project
     from strata_core.engine.plan_mode import PlanMode
     from strata_core.ids import Ids
     from strata_core.permission.approval import Approver
     from strata_core.permission.flow import Permission
+    from strata_core.project import Project
     from strata_core.session.store import SessionStore
     from strata_core.tool.contract import Tool
 

@@ -37,9 +37,9 @@ from strata_core.message import (
     TextPart,
     UserMessage,
 )
-from strata_core.prompt.texts import read_prompt
 from strata_core.session.store import SessionStore
 from strata_core.text import valid_text
+from strata_core.texts import read_prompt
 from strata_core.tool.contract import Tool, ToolContext, approve_everything
 
 DIRECTORY_MIME = "application/x-directory"

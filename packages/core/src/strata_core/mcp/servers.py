@@ -24,7 +24,6 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import McpLocalConfig, McpRemoteConfig, McpServerConfig
 from strata_core.config.service import ConfigInfo
 from strata_core.context.command import CommandInfo
-from strata_core.context.project import ProjectInfo
 from strata_core.logging import get_logger
 from strata_core.mcp.connection import McpStatus, ServerConnection, failure_reason
 from strata_core.mcp.launch import Contain, sandboxed
@@ -32,6 +31,7 @@ from strata_core.mcp.prompt_commands import prompt_command
 from strata_core.mcp.resource_tools import resource_tools
 from strata_core.mcp.tools import McpTool, tool_name
 from strata_core.permission.rules import Ruleset, disabled
+from strata_core.project import ProjectInfo
 from strata_core.tool.contract import Tool
 
 log = get_logger(__name__)

@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias
 from attrs import frozen
 
 from strata_core.errors import StrataError
-from strata_core.prompt.texts import read_prompt
+from strata_core.texts import read_prompt
 
 Action: TypeAlias = Literal["allow", "deny", "ask"]
 ACTIONS: tuple[Action, ...] = ("allow", "deny", "ask")

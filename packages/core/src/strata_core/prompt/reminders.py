@@ -15,7 +15,7 @@ from attrs import evolve, frozen
 from strata_core.config.flags import env_flag
 from strata_core.ids import Ids
 from strata_core.message import AssistantMessage, MessageWithParts, TextPart, UserMessage
-from strata_core.prompt.texts import read_prompt
+from strata_core.texts import read_prompt
 
 PLAN_AGENT = "plan"
 BUILD_AGENT = "build"

@@ -22,12 +22,12 @@ from attrs import define, evolve, field, frozen
 from strata_core.clock import Clock
 from strata_core.context.agent import AgentInfo
 from strata_core.context.instruction import Instruction, InstructionBlock, InstructionFailure, InstructionSet, UrlCache
-from strata_core.context.project import Project, ProjectInfo
 from strata_core.context.skill import SkillInfo, Skills, available_skills, format_skills_xml
 from strata_core.llm import ModelInfo
 from strata_core.permission.rules import disabled
+from strata_core.project import Project, ProjectInfo
 from strata_core.prompt.reminders import STRUCTURED_OUTPUT_SYSTEM_PROMPT
-from strata_core.prompt.texts import read_prompt
+from strata_core.texts import read_prompt
 
 LayerKind: TypeAlias = Literal[
     "agent", "provider", "environment", "instructions", "mcp", "skills", "structured_output", "user"

@@ -33,9 +33,9 @@ from attrs import frozen
 
 from strata_core.logging import get_logger
 from strata_core.permission.rules import PermissionRefusedError, RejectedError
-from strata_core.prompt.texts import read_prompt
 from strata_core.sandbox.project_scan import PROTECTED_ROOTS, ProjectScan, Signature, scan_project
 from strata_core.sandbox.protected import GIT
+from strata_core.texts import read_prompt
 from strata_core.tool.contract import ToolContext
 from strata_core.tool.descriptions import render
 from strata_core.tool.support.content_guard import PROTECTED_PATH

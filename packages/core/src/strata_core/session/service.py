@@ -38,7 +38,7 @@ from strata_core.session.lease import SessionBusyError
 from strata_core.session.store import SessionNotFoundError, SessionStore
 
 if TYPE_CHECKING:
-    from strata_core.context.project import Project
+    from strata_core.project import Project
 
 log = get_logger(__name__)
 

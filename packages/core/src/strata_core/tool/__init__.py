@@ -41,8 +41,9 @@ Wiring, in short::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from strata_core._exports import lazy_exports
 
 if TYPE_CHECKING:
     from strata_core.permission.subagent import child_session_rules
@@ -132,11 +133,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'strata_core.tool' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from strata_core.prompt.texts import read_prompt
+from strata_core.texts import read_prompt
 
 _PLACEHOLDER = re.compile(r"\$\{(\w+)\}")
 

@@ -21,9 +21,9 @@ from attrs import Factory, field, frozen
 
 from strata_core.clock import Clock, SystemClock
 from strata_core.config.paths import StrataPaths
-from strata_core.context.project import GLOBAL_PROJECT_ID
 from strata_core.ids import Ids
 from strata_core.permission.rules import Rule, evaluate
+from strata_core.project import GLOBAL_PROJECT_ID
 
 if TYPE_CHECKING:
     from strata_core.config.service import ConfigInfo

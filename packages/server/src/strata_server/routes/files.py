@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from strata_core.context.project import ProjectInfo
+from strata_core.project import ProjectInfo
 from strata_core.tool.contract import ToolFailure
 from strata_core.tool.support.paths_guard import real
 from strata_core.tool.support.search import Search, SearchError, walk_files

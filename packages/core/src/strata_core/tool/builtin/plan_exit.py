@@ -26,7 +26,6 @@ from strata_core.bus import Bus
 from strata_core.clock import Clock
 from strata_core.config.paths import StrataPaths
 from strata_core.context.plan_file import plan_file
-from strata_core.context.project import Project
 from strata_core.ids import Ids
 from strata_core.message import (
     MessageTime,
@@ -39,6 +38,7 @@ from strata_core.message import (
 )
 from strata_core.permission.flow import Permission
 from strata_core.permission.rules import PermissionRefusedError, RejectedError, Rule
+from strata_core.project import Project
 from strata_core.prompt.reminders import BUILD_AGENT, experimental_plan_mode
 from strata_core.session.store import SessionStore
 from strata_core.tool.builtin.base import SCHEMA_DIALECT, BuiltinTool

@@ -18,7 +18,7 @@ class PromptFileMissingError(StrataError, FileNotFoundError):
 
 def prompts_dir() -> Path:
     """The directory holding Strata's prompt texts."""
-    return Path(__file__).parent.parent / "prompts"
+    return Path(__file__).parent / "prompts"
 
 
 @cache
