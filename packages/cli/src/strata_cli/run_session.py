@@ -29,8 +29,8 @@ from strata_core.message import AssistantMessage, MessageError
 from strata_core.permission.approval import Refuser, approve_all
 from strata_core.permission.rules import NoResponderError
 from strata_core.runtime import Runtime
-from strata_core.session.info import SessionInfo
 from strata_core.session.usage import UsageTotals, usage_of
+from strata_core.session_info import SessionInfo
 from strata_core.texts import read_prompt
 from strata_providers.catalog import ProviderCatalog
 

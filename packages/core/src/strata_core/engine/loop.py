@@ -52,7 +52,7 @@ from strata_core.message import (
     UserMessage,
 )
 from strata_core.permission.rules import Rule, to_config
-from strata_core.session.info import SessionInfo
+from strata_core.session_info import SessionInfo
 
 __all__ = [
     "AgentNotFoundError",

@@ -2,7 +2,7 @@
 
 Before a command, the walk finds the secret files to hide and the protected entries (`protected.py`'s config
 names and git's) that already exist anywhere in the project, to bind read-only. After a bash command, the
-same walk again shows which are new or changed (`created_config.py`). It is a directory walk, not
+same walk again shows which are new or changed (`tool/support/created_config.py`). It is a directory walk, not
 `rg --files`: rg lists neither directories nor symlinks, and `sub/strata.json -> ../grant.json` is as much a
 self-grant as the file itself. A `.git` dir is not walked: only its `GIT_NAMES` are looked at (a few `lstat`
 calls and the hooks dir per repository). With `os.scandir` (no `stat` but for the entries it keeps) it is no
@@ -45,7 +45,7 @@ class ProjectScan:
     """Every git dir: each `.git` dir, and the submodules' and linked worktrees' git dirs inside one."""
     unmade: frozenset[Path] = frozenset()
     """The command's `protected_paths` that did not exist at the walk: made by the command, they are moved
-    out unasked (`created_config.py`)."""
+    out unasked (`tool/support/created_config.py`)."""
 
     @property
     def read_only(self) -> list[Path]:
