@@ -22,8 +22,8 @@ from strata_cli.usage_line import usage_line
 from strata_core.bus import BusEvent
 from strata_core.context.agent import AgentInfo
 from strata_core.engine.loop import TurnChoice
+from strata_core.engine.loop_services import TurnEnd
 from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
-from strata_core.engine.turn_end import TurnEnd
 from strata_core.llm import ModelInfo
 from strata_core.message import AssistantMessage, MessageError
 from strata_core.permission.approval import Refuser, approve_all

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     )
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.loop import ResolvedTurn, SessionLoop, TurnChoice
-    from strata_core.engine.loop_services import Loop
-    from strata_core.engine.processor import Processor
+    from strata_core.engine.loop_services import Loop, TurnEnd
+    from strata_core.engine.processor import Processor, StepEnd
     from strata_core.engine.prompt_input import AgentInput, FileInput, PromptRequest, SubtaskInput, TextInput
     from strata_core.engine.title import TitleModel
     from strata_core.engine.turn_targets import AgentNotFoundError
@@ -115,9 +115,11 @@ _EXPORTS: dict[str, str] = {
     "SessionLoop": "strata_core.engine.loop",
     "SessionNotFoundError": "strata_core.session.store",
     "TurnChoice": "strata_core.engine.loop",
+    "TurnEnd": "strata_core.engine.loop_services",
     "SessionService": "strata_core.session.service",
     "SessionStore": "strata_core.session.store",
     "SkillInfo": "strata_core.context.skill",
+    "StepEnd": "strata_core.engine.processor",
     "SkillService": "strata_core.context.skill",
     "Skills": "strata_core.context.skill",
     "SqliteSessionStore": "strata_core.session.sqlite_store",
@@ -212,6 +214,7 @@ __all__ = [
     "SkillService",
     "Skills",
     "SqliteSessionStore",
+    "StepEnd",
     "StorageError",
     "StrataError",
     "StrataPaths",
@@ -225,6 +228,7 @@ __all__ = [
     "TitleModel",
     "ToolFailure",
     "TurnChoice",
+    "TurnEnd",
     "UrlFetcher",
     "UserMessage",
     "approve_all",
