@@ -45,13 +45,11 @@ from strata_core.message import (
     MessageError,
     MessageTime,
     MessageWithParts,
-    PartTime,
     RetryPart,
     StepFinishPart,
     StepStartPart,
     Tokens,
     ToolPart,
-    ToolStateRunning,
 )
 from strata_core.permission.flow import Permission
 from strata_core.permission.rules import Rule
@@ -299,12 +297,8 @@ class _StepRun:
         if self.message.summary:
             self._fail(RuntimeError(f"Tool call not allowed while generating summary: {call.tool_name}"))
             return
-        part = self.parts.tool_part(call)
         assert self.runner is not None
-        part.tool = self.runner.repaired_name(call.tool_name)
-        if call.provider_metadata:
-            part.metadata = {**(part.metadata or {}), "providerMetadata": dict(call.provider_metadata)}
-        part.state = ToolStateRunning(input=dict(call.input or {}), time=PartTime(self.write.now()))
+        part = self.parts.running_part(call, self.runner.repaired_name(call.tool_name))
         await self.write.part(part)
         self.tool_calls.append(part)
         self.runner.start(part, call, doom_loop=is_doom_loop(self.tool_calls))

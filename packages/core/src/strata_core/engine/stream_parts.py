@@ -107,14 +107,17 @@ class StreamParts:
         """The complete call under its own id in this step."""
         return attrs.evolve(call, call_id=self.call_ids.complete(call.call_id))
 
-    def tool_part(self, call: llm.ToolCall) -> ToolPart:
-        """The part of a complete call (`unique_call`'s): the one its start opened, or a new one."""
+    def running_part(self, call: llm.ToolCall, tool: str) -> ToolPart:
+        """The part of a complete call (`unique_call`'s), now running `tool` (its name as repaired): the part
+        its start opened, or a new one."""
         part = self.tools.get(call.call_id)
         if part is None:
-            part = ToolPart(
-                **self.write.new_part_ids(), call_id=call.call_id, tool=call.tool_name, state=ToolStatePending()
-            )
+            part = ToolPart(**self.write.new_part_ids(), call_id=call.call_id, tool=tool, state=ToolStatePending())
             self.tools[call.call_id] = part
+        part.tool = tool
+        if call.provider_metadata:
+            part.metadata = {**(part.metadata or {}), "providerMetadata": dict(call.provider_metadata)}
+        part.state = ToolStateRunning(input=dict(call.input or {}), time=PartTime(self.write.now()))
         return part
 
     async def close(self, end: int) -> None:
