@@ -32,8 +32,8 @@ from strata_core import message as m
 from strata_core.clock import SystemClock
 from strata_core.history import filter_compacted, to_model_messages
 from strata_core.ids import Ids
-from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.sqlite_store import SqliteSessionStore
+from strata_core.session_info import SessionInfo, SessionTime
 
 MODEL = llm.ModelInfo(provider_id="anthropic", id="claude-sonnet-4-5", npm="@ai-sdk/anthropic")
 

@@ -39,11 +39,11 @@ from strata_core.config.schema import SandboxConfig, SandboxMode
 from strata_core.llm import ModelInfo
 from strata_core.sandbox import ShellSandbox
 from strata_core.sandbox.bubblewrap import probe
-from strata_core.sandbox.created_config import config_changes
 from strata_core.sandbox.project_scan import scan_project
 from strata_core.sandbox.reaper import reaped_argv
 from strata_core.tool.builtin.bash import BashTool, default_shell
 from strata_core.tool.contract import ToolContext
+from strata_core.tool.support.created_config import config_changes
 from strata_core.tool.support.search import find_rg
 from strata_core.tool.support.shell_process import OutputCollector, run_shell
 from strata_core.tool.truncation import Truncation

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine_fakes import assistant
 
 from strata_cli.turn import TurnOutcome
-from strata_core.engine.turn_end import TurnEnd
+from strata_core.engine.loop_services import TurnEnd
 from strata_core.message import ABORTED_ERROR, MessageError, MessageWithParts
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from strata_core.config.flags import env_flag
 from strata_core.config.schema import CompactionConfig
-from strata_core.engine.overflow import compaction_settings
+from strata_core.engine.compaction import compaction_settings
 
 
 @pytest.mark.parametrize("value", ["1", "true", "TRUE", " True "])

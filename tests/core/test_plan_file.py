@@ -9,7 +9,7 @@ import pytest
 from strata_core.config.paths import StrataPaths
 from strata_core.context.plan_file import plan_file, plan_file_name
 from strata_core.project import ProjectInfo
-from strata_core.session.info import SessionInfo, SessionTime
+from strata_core.session_info import SessionInfo, SessionTime
 
 SESSION = SessionInfo(
     id="ses_0123456789abCDEFGHIJ",

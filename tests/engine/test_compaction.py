@@ -26,9 +26,10 @@ from strata_core.engine.compaction import (
     NEW_ANCHOR,
     SESSION_TOO_LARGE,
     CompactionService,
+    CompactionSettings,
+    compaction_settings,
     select_tail,
 )
-from strata_core.engine.overflow import CompactionSettings, compaction_settings
 from strata_core.engine.processor import StepProcessor
 from strata_core.history import filter_compacted
 from strata_core.message import (

@@ -15,7 +15,6 @@ from strata_core import llm
 from strata_core.bus import BusEvent, PartUpdated
 from strata_core.engine.prompt_input import FileInput, PromptRequest, SubtaskInput, TextInput
 from strata_core.engine.title import same_model
-from strata_core.engine.turn_end import turn_finished
 from strata_core.history import latest
 from strata_core.message import (
     ABORTED_ERROR,
@@ -267,14 +266,14 @@ def test_turn_finished_follows_opencodes_exit_test() -> None:
         )
         return ToolPart(id="prt_1", session_id="s", message_id="msg_2", call_id="c", tool="bash", state=state)
 
-    assert turn_finished(latest([user, answer("stop")]))
-    assert not turn_finished(latest([user, answer(None)]))
-    assert not turn_finished(latest([user, answer("tool-calls")]))
-    assert not turn_finished(latest([user, answer("stop", tool(False))]))
-    assert turn_finished(latest([user, answer("stop", tool(True))]))
+    assert latest([user, answer("stop")]).turn_finished
+    assert not latest([user, answer(None)]).turn_finished
+    assert not latest([user, answer("tool-calls")]).turn_finished
+    assert not latest([user, answer("stop", tool(False))]).turn_finished
+    assert latest([user, answer("stop", tool(True))]).turn_finished
     # After the user message in stored order, whatever the ids say (OpenCode compares ids).
-    assert turn_finished(latest([user, answer("stop", message_id="msg_0")]))
-    assert not turn_finished(latest([answer("stop", message_id="msg_2"), user]))
+    assert latest([user, answer("stop", message_id="msg_0")]).turn_finished
+    assert not latest([answer("stop", message_id="msg_2"), user]).turn_finished
 
 
 @pytest.mark.anyio

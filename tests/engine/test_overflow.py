@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from strata_core.engine.overflow import (
-    CompactionSettings,
-    estimate_tokens,
-    is_overflow,
-    max_output_tokens,
-    usable_context,
-)
+from strata_core.engine.compaction import CompactionSettings, compact_at, estimate_tokens, is_overflow, usable_context
+from strata_core.engine.parameters import max_output_tokens
 from strata_core.llm import ModelLimits
 from strata_core.message import Tokens
 
@@ -56,6 +51,7 @@ def test_overflow_counts_the_total_when_given_else_the_sum_with_cache() -> None:
 )
 def test_unknown_context_or_auto_off_never_overflows(limits: ModelLimits, settings: CompactionSettings) -> None:
     assert not is_overflow(Tokens(input=10**9), limits, settings)
+    assert compact_at(limits, settings) is None
 
 
 @pytest.mark.parametrize(

@@ -24,9 +24,8 @@ from engine_harness import drained
 
 from strata_core import llm, serialization
 from strata_core.bus import Bus, PermissionAsked, SessionError, SessionRetry
-from strata_core.engine.overflow import CompactionSettings
-from strata_core.engine.processor import StepInput, StepProcessor
-from strata_core.engine.turn_end import StepEnd
+from strata_core.engine.compaction import compact_at
+from strata_core.engine.processor import StepEnd, StepInput, StepProcessor
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,
@@ -72,7 +71,7 @@ class Harness:
             request=llm.ModelRequest(system=("sys",), messages=()),
             tools=tools,
             tool_context=tool_context(),
-            compaction=CompactionSettings(),
+            compact_at=compact_at(model.info.limits),
         )
         outcome = await self.processor.process(step)
         stored = await stored_message(self.store, "ses_1", message.id)

@@ -14,8 +14,8 @@ from strata_core.context.agent import AgentInfo
 from strata_core.engine.parameters import BasicParameters
 from strata_core.engine.title import TitleService, catalogue_titles, clean_title
 from strata_core.message import MessageTime, ModelRef, SubtaskPart, TextPart, UserMessage
-from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.memory_store import MemorySessionStore
+from strata_core.session_info import SessionInfo, SessionTime
 
 DEFAULT_TITLE = "New session - 2026-01-02T03:04:05.678Z"
 TITLE_AGENT = AgentInfo(

@@ -10,9 +10,9 @@ from attrs import define, field
 from engine_fakes import FakeResolver, assistant
 
 from strata_core.engine.loop import SessionLoop
-from strata_core.engine.processor import Processor, StepInput, StepOutcome
+from strata_core.engine.loop_services import TurnEnd
+from strata_core.engine.processor import Processor, StepEnd, StepInput, StepOutcome
 from strata_core.engine.prompt_input import PromptRequest, TextInput
-from strata_core.engine.turn_end import StepEnd, TurnEnd
 from strata_core.message import ABORTED_ERROR, AssistantMessage, MessageError
 from strata_core.runtime import open_runtime
 from strata_providers.testing import ScriptedModel

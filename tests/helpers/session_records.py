@@ -10,7 +10,7 @@ from attrs import define
 from strata_core import message as m
 from strata_core.clock import SystemClock
 from strata_core.ids import Ids
-from strata_core.session.info import SessionInfo, SessionTime
+from strata_core.session_info import SessionInfo, SessionTime
 
 IDS = Ids(SystemClock())
 """The records' and the services' ids come from one generator, so they sort in the order they were made."""

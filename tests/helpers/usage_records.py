@@ -29,6 +29,6 @@ async def priced_sessions(store: Any, count: int, *, now_ms: int, project_id: st
 
 
 def m_time(ms: int) -> Any:
-    from strata_core.session.info import SessionTime
+    from strata_core.session_info import SessionTime
 
     return SessionTime(created=ms, updated=ms)

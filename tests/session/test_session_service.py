@@ -11,9 +11,9 @@ from session_records import IDS, SteppingClock, assistant_message, text_part, us
 from strata_core import message as m
 from strata_core.project import ProjectService
 from strata_core.session.export import with_usage
-from strata_core.session.info import DEFAULT_TITLE_RE
 from strata_core.session.service import VERSION, MessageNotFoundError, SessionService, forked_title
 from strata_core.session.store import SessionNotFoundError, SessionStore
+from strata_core.session_info import DEFAULT_TITLE_RE
 
 pytestmark = pytest.mark.anyio
 

@@ -31,7 +31,7 @@ import anyio
 from strata_core import message as m
 from strata_core.clock import SystemClock
 from strata_core.ids import Ids
-from strata_core.session.info import SessionInfo, SessionTime
+from strata_core.session_info import SessionInfo, SessionTime
 from strata_core.session.sqlite_store import SqliteSessionStore
 
 

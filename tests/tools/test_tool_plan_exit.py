@@ -20,8 +20,8 @@ from strata_core.permission.bus_approver import BusApprover
 from strata_core.permission.flow import PermissionFlow
 from strata_core.permission.rules import RejectedError
 from strata_core.project import ProjectInfo
-from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.memory_store import MemorySessionStore
+from strata_core.session_info import SessionInfo, SessionTime
 from strata_core.tool.builtin.plan_exit import (
     APPROVED_OUTPUT,
     DISMISSED,

@@ -41,8 +41,8 @@ from strata_core.context.command import CommandInfo
 from strata_core.engine.prompt_input import PromptPart, PromptRequest
 from strata_core.permission.bus_approver import BusApprover
 from strata_core.runtime import Runtime
-from strata_core.session.info import SessionInfo
 from strata_core.session.usage import UsageTotals, usage_of
+from strata_core.session_info import SessionInfo
 from strata_core.text import valid_text
 
 RESUMED_TURNS = 3

@@ -20,7 +20,7 @@ from strata_cli.slash import SlashCommand, help_text
 from strata_core.context.agent import AgentInfo
 from strata_core.context.command import CommandInfo
 from strata_core.runtime import Runtime
-from strata_core.session.info import SessionInfo
+from strata_core.session_info import SessionInfo
 
 
 class SlashTarget(Protocol):

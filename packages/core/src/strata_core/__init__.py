@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.attachment import AttachmentError
     from strata_core.engine.loop import ResolvedTurn, SessionLoop, TurnChoice
-    from strata_core.engine.loop_services import Loop
-    from strata_core.engine.processor import Processor
+    from strata_core.engine.loop_services import Loop, TurnEnd
+    from strata_core.engine.processor import Processor, StepEnd
     from strata_core.engine.prompt_input import (
         AgentInput,
         FileInput,
@@ -215,6 +215,7 @@ __all__ = [
     "SkillService",
     "Skills",
     "SqliteSessionStore",
+    "StepEnd",
     "StorageDamagedError",
     "StorageError",
     "StorageFullError",
@@ -236,6 +237,7 @@ __all__ = [
     "ToolFailure",
     "TransportError",
     "TurnChoice",
+    "TurnEnd",
     "UrlFetchError",
     "UrlFetcher",
     "UserMessage",
@@ -354,6 +356,7 @@ __getattr__, __dir__ = lazy_exports(
         "SkillService": "strata_core.context.skill",
         "Skills": "strata_core.context.skill",
         "SqliteSessionStore": "strata_core.session.sqlite_store",
+        "StepEnd": "strata_core.engine.processor",
         "StorageDamagedError": "strata_core.session.storage_errors",
         "StorageError": "strata_core.session.storage_errors",
         "StorageFullError": "strata_core.session.storage_errors",
@@ -375,6 +378,7 @@ __getattr__, __dir__ = lazy_exports(
         "ToolFailure": "strata_core.tool.contract",
         "TransportError": "strata_core.llm.errors",
         "TurnChoice": "strata_core.engine.loop",
+        "TurnEnd": "strata_core.engine.loop_services",
         "UrlFetchError": "strata_core.context.instruction_urls",
         "UrlFetcher": "strata_core.context.instruction",
         "UserMessage": "strata_core.message",

@@ -30,7 +30,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from attrs import define, field, frozen
 
 from strata_core.message import Message, MessageError, Part, ReasoningPart, TextPart, ToolPart
-from strata_core.session.info import SessionInfo
+from strata_core.session_info import SessionInfo
 
 SessionStatusName: TypeAlias = Literal["busy", "idle", "retry"]
 PermissionReply: TypeAlias = Literal["once", "always", "reject"]

@@ -28,9 +28,9 @@ from strata_core.config.paths import StrataPaths
 from strata_core.config.schema import SandboxConfig
 from strata_core.config.service import Config, ConfigInfo, ConfigService
 from strata_core.context.agent import Agents, AgentService
-from strata_core.context.command_services import command_prompts, command_service
 from strata_core.context.instruction import HttpUrlFetcher, Instruction, InstructionService, UrlFetcher
 from strata_core.context.skill import Skills, SkillService
+from strata_core.engine.command_services import command_prompts, command_service
 from strata_core.engine.compaction import CompactionService
 from strata_core.engine.loop import SessionLoop, Spawner
 from strata_core.engine.loop_services import Loop, LoopSettings, SessionRecords, StepServices

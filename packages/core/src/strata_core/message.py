@@ -79,6 +79,8 @@ class MessageError:
 ABORTED_ERROR = "MessageAbortedError"
 CONTEXT_OVERFLOW_ERROR = "ContextOverflowError"
 STRUCTURED_OUTPUT_ERROR = "StructuredOutputError"
+UNKNOWN_ERROR = "UnknownError"
+"""OpenCode's name for any other failure (a limit of the turn reached, a crash)."""
 
 
 @define
@@ -305,6 +307,33 @@ class AssistantMessage:
     @property
     def model_ref(self) -> str:
         return f"{self.provider_id}/{self.model_id}"
+
+    @classmethod
+    def answering(
+        cls,
+        parent: UserMessage,
+        agent: str,
+        model: ModelRef,
+        path: PathInfo,
+        message_id: str,
+        created: int,
+        *,
+        summary: bool = False,
+    ) -> AssistantMessage:
+        """An empty assistant message answering `parent`, as a step (or a subtask, or a summary) starts one."""
+        return cls(
+            id=message_id,
+            session_id=parent.session_id,
+            parent_id=parent.id,
+            time=MessageTime(created),
+            model_id=model.model_id,
+            provider_id=model.provider_id,
+            mode=agent,
+            agent=agent,
+            variant=model.variant,
+            path=path,
+            summary=summary,
+        )
 
 
 Message: TypeAlias = UserMessage | AssistantMessage

@@ -15,8 +15,8 @@ import cattrs
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from strata_core import message as m
+from strata_core import session_info
 from strata_core.errors import StrataError
-from strata_core.session import info as session_info
 
 T = TypeVar("T")
 

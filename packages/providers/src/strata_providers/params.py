@@ -15,9 +15,8 @@ from attrs import frozen
 
 from strata_core.config.merge import merge_deep
 from strata_core.context.agent import AgentInfo
-from strata_core.engine.overflow import OUTPUT_TOKEN_MAX
-from strata_core.engine.overflow import max_output_tokens as _capped_output
-from strata_core.engine.parameters import CallParameters
+from strata_core.engine.parameters import OUTPUT_TOKEN_MAX, CallParameters
+from strata_core.engine.parameters import max_output_tokens as _capped_output
 from strata_core.llm import ModelInfo
 
 

@@ -15,7 +15,7 @@ from strata_cli.output import echo_json, echo_table
 
 if TYPE_CHECKING:
     from strata_core.runtime import Runtime
-    from strata_core.session.info import SessionInfo
+    from strata_core.session_info import SessionInfo
 
 T = TypeVar("T")
 

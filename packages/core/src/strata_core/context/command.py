@@ -35,11 +35,10 @@ from strata_core.config.schema import CommandConfig
 from strata_core.config.service import Config
 from strata_core.config.structure import config_keys, structure_block
 from strata_core.context.command_template import template_hints
-from strata_core.context.skill import SkillInfo, Skills
+from strata_core.context.skill import SkillInfo, Skills, base_directory_note
 from strata_core.markdown import MarkdownFrontmatterError, parse_markdown
 from strata_core.project import Project
 from strata_core.texts import read_prompt
-from strata_core.tool.builtin.skill import base_directory_note
 
 MARKDOWN_COMMANDS = "{command,commands}/**/*.md"
 BUILTIN_COMMANDS: dict[str, dict[str, Any]] = {

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from strata_core.config.paths import StrataPaths
 from strata_core.project import ProjectInfo
-from strata_core.session.info import SessionInfo
+from strata_core.session_info import SessionInfo
 
 STRATA_PLANS = Path(".strata") / "plans"
 OPENCODE_PLANS = Path(".opencode") / "plans"

@@ -333,3 +333,12 @@ class SkillService:
         """Folders holding a loaded SKILL.md (the agent may read them without an external-directory ask)."""
         found = (skill.directory for skill in (await self._skills()).values())
         return list(dict.fromkeys(d for d in found if d is not None))
+
+
+def base_directory_note(directory: Path, examples: str = "scripts/, reference/") -> list[str]:
+    """The lines that say where a skill's relative paths start. OpenCode's tool output and its skill
+    commands word the examples slightly differently (`reference/`, `references/`); both are kept."""
+    return [
+        f"Base directory for this skill: {directory}",
+        f"Relative paths in this skill (e.g., {examples}) are relative to this base directory.",
+    ]

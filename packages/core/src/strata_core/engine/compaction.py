@@ -4,24 +4,29 @@
 calls `process`, which summarises the head of the history with the compaction agent, keeps a recent tail
 verbatim (`tail_start_id`), and, when automatic, adds the message that lets the turn carry on. A summary
 request that itself does not fit is recorded as ContextOverflowError and the turn stops: never a loop.
+
+When a conversation no longer fits its model (9.1, 9.5) is decided here too, by pure functions of plain values
+(`usable_context`, `compact_at`, `is_overflow`, `estimate_tokens`), so the rules (and OpenCode's asymmetry
+between models that state an input limit and those that do not) are pinned by tests without a session; the
+loop hands the processor the token count to stop at (`StepInput.compact_at`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from attrs import define, evolve
+from attrs import define, evolve, frozen
 
 from strata_core import llm
 from strata_core.bus import Bus, SessionCompacted, SessionError
 from strata_core.clock import Clock
+from strata_core.config.flags import env_flag
+from strata_core.config.schema import CompactionConfig
 from strata_core.context.agent import AgentInfo, Agents
-from strata_core.engine.answer import new_answer
-from strata_core.engine.overflow import CompactionSettings, estimate_tokens, usable_context
-from strata_core.engine.processor import Processor, StepInput
-from strata_core.engine.turn_end import LoopStep, StepEnd
+from strata_core.engine.parameters import OUTPUT_TOKEN_MAX, max_output_tokens
+from strata_core.engine.processor import LoopStep, Processor, StepEnd, StepInput
 from strata_core.history import is_media, prune_candidates, to_model_messages
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
@@ -37,6 +42,7 @@ from strata_core.message import (
     Part,
     PathInfo,
     TextPart,
+    Tokens,
     ToolPart,
     ToolStateCompleted,
     UserMessage,
@@ -61,6 +67,71 @@ CONTINUE_TEXT = "Continue if you have next steps, or stop and ask for clarificat
 REPLAY_TOO_LARGE = "Conversation history too large to compact - exceeds model context limit"
 SESSION_TOO_LARGE = "Session too large to compact - context exceeds model limit even after stripping media"
 STILL_TOO_LARGE = "Context still exceeds the model limit after compaction"
+RESERVED_CAP = 20_000
+"""Output reserve for models with a separate input limit: min(this, max output tokens)."""
+
+
+@frozen
+class CompactionSettings:
+    """The `compaction` config block, as far as the engine needs it."""
+
+    auto: bool = True
+    prune: bool = False
+    """Opt-in, as in OpenCode's code (its schema text claims the default is on)."""
+    reserved: int | None = None
+    tail_turns: int = 2
+    preserve_recent_tokens: int | None = None
+
+
+def compaction_settings(config: CompactionConfig, env: Mapping[str, str]) -> CompactionSettings:
+    """The `compaction` block with OpenCode's defaults and env switches (`*_DISABLE_AUTOCOMPACT`, `*_DISABLE_PRUNE`)."""
+    return CompactionSettings(
+        auto=config.auto is not False and not env_flag(env, "DISABLE_AUTOCOMPACT"),
+        prune=bool(config.prune) and not env_flag(env, "DISABLE_PRUNE"),
+        reserved=config.reserved,
+        tail_turns=2 if config.tail_turns is None else config.tail_turns,
+        preserve_recent_tokens=config.preserve_recent_tokens,
+    )
+
+
+def usable_context(limits: llm.ModelLimits, *, reserved: int | None = None, output_cap: int = OUTPUT_TOKEN_MAX) -> int:
+    """How many tokens the conversation may use before it must be compacted.
+
+    The two branches reserve differently on purpose (OpenCode's tests assert it): a model with an input
+    limit keeps `reserved` (default min(20 000, max output)) free; one without keeps its full max output.
+    """
+    max_output = max_output_tokens(limits, output_cap)
+    if limits.input:
+        keep = reserved if reserved is not None else min(RESERVED_CAP, max_output)
+        return max(0, limits.input - keep)
+    return max(0, limits.context - max_output)
+
+
+def compact_at(
+    limits: llm.ModelLimits, settings: CompactionSettings | None = None, *, output_cap: int = OUTPUT_TOKEN_MAX
+) -> int | None:
+    """The token count at which a step's conversation overflows; None: never (auto off, or the context unknown)."""
+    settings = settings or CompactionSettings()
+    if not settings.auto or limits.context == 0:
+        return None
+    return usable_context(limits, reserved=settings.reserved, output_cap=output_cap)
+
+
+def is_overflow(
+    tokens: Tokens,
+    limits: llm.ModelLimits,
+    settings: CompactionSettings | None = None,
+    *,
+    output_cap: int = OUTPUT_TOKEN_MAX,
+) -> bool:
+    """Whether the last step's token count has reached the usable context."""
+    limit = compact_at(limits, settings, output_cap=output_cap)
+    return limit is not None and tokens.count >= limit
+
+
+def estimate_tokens(text: str) -> int:
+    """OpenCode's estimate: a token is about four characters (halves round up, as JavaScript's Math.round)."""
+    return (len(text) + 2) // 4
 
 
 def overflow_note() -> str:
@@ -193,7 +264,9 @@ class CompactionService:
         )
         head = candidates[:tail] if tail is not None else candidates
         ref = ModelRef(model.info.provider_id, model.info.id)
-        message = new_answer(info, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms(), summary=True)
+        message = AssistantMessage.answering(
+            info, agent.name, ref, path, self.ids.new("msg"), self.clock.now_ms(), summary=True
+        )
         step = self._step(message, model, agent, head, summary_of, info.session_id)
         result = (await self.processor.process(step)).result
         if result is StepEnd.COMPACT:

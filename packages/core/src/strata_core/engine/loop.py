@@ -20,10 +20,9 @@ from strata_core import llm
 from strata_core.bus import SessionStatus
 from strata_core.context.agent import AgentInfo
 from strata_core.context.instruction_urls import UrlCache
-from strata_core.engine.answer import new_answer
+from strata_core.engine.compaction import CompactionSettings, compact_at, compaction_settings, is_overflow
 from strata_core.engine.loop_services import LoopSettings, SessionRecords, StepServices
-from strata_core.engine.overflow import CompactionSettings, compaction_settings, is_overflow
-from strata_core.engine.processor import StepInput
+from strata_core.engine.processor import LoopStep, RunLimits, StepEnd, StepInput
 from strata_core.engine.prompt_input import (
     FileInput,
     PromptPart,
@@ -33,11 +32,9 @@ from strata_core.engine.prompt_input import (
     UserMessageWriter,
     check_message_id,
 )
-from strata_core.engine.run_limits import RunLimits
 from strata_core.engine.session_writer import writing
 from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL
-from strata_core.engine.turn_end import LoopStep, StepEnd, turn_finished, turn_tool_calls
 from strata_core.engine.turn_request import ConvertedHistory, StepState
 from strata_core.engine.turn_targets import AgentNotFoundError, ResolvedTurn, TurnChoice, TurnTargets
 from strata_core.history import Latest, filter_compacted, latest
@@ -52,7 +49,7 @@ from strata_core.message import (
     UserMessage,
 )
 from strata_core.permission.rules import Rule, to_config
-from strata_core.session.info import SessionInfo
+from strata_core.session_info import SessionInfo
 
 __all__ = [
     "AgentNotFoundError",
@@ -203,7 +200,7 @@ class SessionLoop:
             state = latest(messages)  # the store's order: the filtered view puts a summary before its tail
             if state.user is None:
                 raise RuntimeError(NO_USER_MESSAGE)
-            if turn_finished(state):
+            if state.turn_finished:
                 outcome: LoopStep = StepEnd.STOP
             else:
                 step += 1
@@ -297,7 +294,9 @@ class SessionLoop:
         built = await self.steps.requests.build(attrs.evolve(step_state, stored_reminders=plan_mode, urls=run.urls))
         path = PathInfo(str(project.directory), str(project.worktree))
         ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
-        message = new_answer(user, agent.name, ref, path, self.records.ids.new("msg"), self.records.clock.now_ms())
+        message = AssistantMessage.answering(
+            user, agent.name, ref, path, self.records.ids.new("msg"), self.records.clock.now_ms()
+        )
         context = tool_context(session, agent, project, model.info, history, state.user)
         step_input = StepInput(
             message=message,
@@ -306,8 +305,8 @@ class SessionLoop:
             tools=built.tools,
             tool_context=context,
             agent_ruleset=agent.permission,
-            earlier_tool_calls=turn_tool_calls(state),
-            compaction=settings,
+            earlier_tool_calls=state.turn_tool_calls,
+            compact_at=compact_at(model.info.limits, settings),
             limits=RunLimits.from_config((await self.settings.config.get()).blocks.limits),
             step=step,
         )

@@ -1,16 +1,20 @@
-"""The Loop service's interface, and the few collaborators Strata's `SessionLoop` is built from.
+"""The Loop service's interface, how a turn ends, and the few collaborators Strata's `SessionLoop` is built from.
 
 `Loop` is what the CLI, the server and the task tool call: prompt a session, compact it, cancel or wait for
-its turn. `SessionLoop` takes its collaborators grouped by who uses them: the session's records, the turn's
+its turn; `TurnEnd.of(answer.info)` says how the turn's answer ended (each step's end is the processor's
+`StepEnd`). `SessionLoop` takes its collaborators grouped by who uses them: the session's records, the turn's
 targets (agent and model), the services a step runs on, and the settings it reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from attrs import field, frozen
+
+from strata_core.message import ABORTED_ERROR, AssistantMessage
 
 if TYPE_CHECKING:
     from strata_core.bus import Bus
@@ -32,7 +36,22 @@ if TYPE_CHECKING:
     from strata_core.session.store import SessionStore
     from strata_core.tool.registry import ToolRegistry
 
-__all__ = ["Loop", "LoopSettings", "SessionRecords", "StepServices"]
+__all__ = ["Loop", "LoopSettings", "SessionRecords", "StepServices", "TurnEnd"]
+
+
+class TurnEnd(StrEnum):
+    """How a turn's answer ended, for whoever shows it (an exit code, a status line); each step's is a `StepEnd`."""
+
+    FINISHED = "finished"
+    FAILED = "failed"
+    ABORTED = "aborted"
+    """Cancelled (Ctrl-C, `loop.cancel`): stored with OpenCode's `MessageAbortedError`."""
+
+    @classmethod
+    def of(cls, answer: AssistantMessage) -> TurnEnd:
+        if answer.error is None:
+            return cls.FINISHED
+        return cls.ABORTED if answer.error.name == ABORTED_ERROR else cls.FAILED
 
 
 class Loop(Protocol):

@@ -14,8 +14,10 @@ from typing import Any, Protocol
 from attrs import field, frozen
 
 from strata_core.context.agent import AgentInfo
-from strata_core.engine.overflow import max_output_tokens
-from strata_core.llm import ModelInfo
+from strata_core.llm import ModelInfo, ModelLimits
+
+OUTPUT_TOKEN_MAX = 32_000
+"""The most output tokens a request asks for (OpenCode's OUTPUT_TOKEN_MAX)."""
 
 
 @frozen
@@ -55,3 +57,8 @@ class BasicParameters:
     ) -> CallParameters:
         temperature = agent.temperature if model.capabilities.temperature else None
         return CallParameters(temperature, agent.top_p, max_output_tokens(model.limits), dict(agent.options))
+
+
+def max_output_tokens(limits: ModelLimits, cap: int = OUTPUT_TOKEN_MAX) -> int:
+    """The output budget of a call: `min(limit.output, cap)`, or the cap when the model's output limit is unknown."""
+    return min(limits.output, cap) or cap

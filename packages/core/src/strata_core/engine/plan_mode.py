@@ -24,8 +24,8 @@ from strata_core.ids import Ids
 from strata_core.message import MessageWithParts
 from strata_core.project import Project
 from strata_core.prompt.reminders import PlanModeUpdate, plan_mode_step
-from strata_core.session.info import SessionInfo
 from strata_core.session.store import SessionStore
+from strata_core.session_info import SessionInfo
 from strata_core.tool.builtin.plan_exit import approved
 
 

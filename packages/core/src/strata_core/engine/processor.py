@@ -2,17 +2,22 @@
 
 Reference section 8. Every part change is stored as its own transaction, behind the stream rather than in
 its way (`part_writer.py`), so a process killed mid-step leaves a session the next prompt can continue.
-Streamed text and reasoning grow by appending, are announced delta by delta and stored only now and then
-(`streamed_text.py` has the rule; the final text is stored at its end). Tool-input deltas only count
-toward the step's output limit: as in OpenCode, a call is shown pending at its start and running once
-complete. Tools start as soon as their call is complete (`tool_calls.py`). Cancellation (an abort)
-propagates once the cleanup has recorded it on the message.
+`stream_parts.py` turns the stream's events into parts; tool-input deltas only count toward the step's
+output limit. Tools start as soon as their call is complete (`tool_calls.py`). Cancellation (an abort)
+propagates once the cleanup has recorded it on the message. A failure is stored on the message in
+OpenCode's words (`message_error`), and the step ends with a `StepEnd` for the loop.
+
+How far one turn may go (config `limits`: steps per turn, output per step, failed tool calls in a row) is
+checked here too: a model that streams without end, calls tools with broken arguments forever, or never
+stops calling tools would otherwise hold a run until someone kills it. Each limit ends the step or the turn
+with a stored error that says which limit was reached and the config key that sets it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from enum import StrEnum
+from typing import Any, Literal, Protocol, TypeAlias
 
 import anyio
 from attrs import define, field, frozen
@@ -21,38 +26,30 @@ from strata_core import llm
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.bus import SessionRetry as RetryEvent
 from strata_core.clock import Clock
-from strata_core.engine.answer import tokens_from_usage
-from strata_core.engine.call_ids import CallIds
-from strata_core.engine.message_error import message_error
-from strata_core.engine.overflow import CompactionSettings, is_overflow
+from strata_core.config.schema import LimitsConfig
 from strata_core.engine.part_writer import PartWriter
-from strata_core.engine.run_limits import (
-    OutputMeter,
-    RunLimits,
+from strata_core.engine.stream_parts import StreamParts
+from strata_core.engine.tool_calls import (
+    ToolCallRunner,
+    ToolExecutor,
     failed_call_streak,
+    is_doom_loop,
     tool_errors_error,
-    turn_steps_error,
 )
-from strata_core.engine.streamed_text import StreamedText
-from strata_core.engine.tool_calls import ToolCallRunner, ToolExecutor, interrupted, is_doom_loop
-from strata_core.engine.turn_end import StepEnd
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.message import (
     ABORTED_ERROR,
+    UNKNOWN_ERROR,
     AssistantMessage,
     MessageError,
     MessageTime,
     MessageWithParts,
-    PartTime,
-    ReasoningPart,
     RetryPart,
     StepFinishPart,
     StepStartPart,
-    TextPart,
+    Tokens,
     ToolPart,
-    ToolStatePending,
-    ToolStateRunning,
 )
 from strata_core.permission.flow import Permission
 from strata_core.permission.rules import Rule
@@ -63,6 +60,46 @@ from strata_core.tool.contract import Tool, ToolContext
 log = get_logger(__name__)
 
 ABORTED_MESSAGE = "The operation was aborted."
+
+
+class StepEnd(StrEnum):
+    """How one step of a turn ended, as the processor and the loop report it."""
+
+    CONTINUE = "continue"
+    """Step again: tool calls were answered, or a task ran."""
+    STOP = "stop"
+    """The turn is over for now: the model finished, failed, or a permission refusal blocked it."""
+    COMPACT = "compact"
+    """The context overflowed: summarise the session, then go on."""
+
+
+LoopStep: TypeAlias = Literal[StepEnd.CONTINUE, StepEnd.STOP]
+"""What a step means to the loop once a compaction request is handled: go on or stop."""
+
+DEFAULT_TURN_STEPS = 200
+DEFAULT_STEP_OUTPUT_BYTES = 2 * 1024 * 1024
+"""Far above one step's real output (32,000 tokens is ~130 KB); an endless stream reaches it in seconds."""
+DEFAULT_TOOL_ERRORS = 5
+OUTPUT_LENGTH_ERROR = "MessageOutputLengthError"
+"""OpenCode's name for an answer cut at its output limit."""
+
+
+@frozen
+class RunLimits:
+    """How far one turn may go (config `limits`)."""
+
+    turn_steps: int = DEFAULT_TURN_STEPS
+    step_output_bytes: int = DEFAULT_STEP_OUTPUT_BYTES
+    tool_errors: int = DEFAULT_TOOL_ERRORS
+    """Failed tool calls in a row (unknown tool, unreadable or invalid arguments) that end the turn."""
+
+    @classmethod
+    def from_config(cls, config: LimitsConfig) -> RunLimits:
+        return cls(
+            turn_steps=config.turn_steps or DEFAULT_TURN_STEPS,
+            step_output_bytes=config.step_output_bytes or DEFAULT_STEP_OUTPUT_BYTES,
+            tool_errors=config.tool_errors or DEFAULT_TOOL_ERRORS,
+        )
 
 
 @frozen
@@ -80,7 +117,8 @@ class StepInput:
     """The agent's own rules, for the runner's truncation advice (the context holds the effective rules)."""
     earlier_tool_calls: Sequence[ToolPart] = ()
     """Tool parts of this turn's earlier steps, oldest first, for the doom-loop check."""
-    compaction: CompactionSettings = field(factory=CompactionSettings)
+    compact_at: int | None = None
+    """The token count at which the step's conversation overflows (`compaction.compact_at`); None: never."""
     limits: RunLimits = field(factory=RunLimits)
     step: int = 1
     """This step's number in the turn, for the turn's step limit."""
@@ -126,18 +164,16 @@ class _StepRun:
     processor: StepProcessor
     step: StepInput
     write: PartWriter
-    texts: dict[str, StreamedText] = field(factory=dict)
-    reasoning: dict[str, StreamedText] = field(factory=dict)
-    tools: dict[str, ToolPart] = field(factory=dict)
+    parts: StreamParts = field(init=False)
     tool_calls: list[ToolPart] = field(factory=list)
     runner: ToolCallRunner | None = None
     started: bool = False
     retrying: bool = False
     needs_compaction: bool = False
     output: OutputMeter = field(init=False)
-    call_ids: CallIds = field(factory=CallIds)
 
     def __attrs_post_init__(self) -> None:
+        self.parts = StreamParts(self.write)
         self.output = OutputMeter(self.step.limits.step_output_bytes)
 
     @property
@@ -204,11 +240,13 @@ class _StepRun:
             self._stop(self.output.error())
             return
         if isinstance(event, llm.TextStart | llm.TextDelta | llm.TextEnd):
-            await self._text(event)
+            await self.parts.text(event)
         elif isinstance(event, llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd):
-            await self._reasoning(event)
-        elif isinstance(event, llm.ToolInputStart | llm.ToolCall):
-            await self._tool_event(self.call_ids.rewrite(event))
+            await self.parts.reason(event)
+        elif isinstance(event, llm.ToolInputStart):
+            self.parts.tool_input_start(event)
+        elif isinstance(event, llm.ToolCall):
+            await self._tool_call(self.parts.unique_call(event))
         elif isinstance(event, llm.Finish):
             await self._finish(event)
 
@@ -255,80 +293,12 @@ class _StepRun:
         elif called and self.step.step >= limits.turn_steps:
             self._stop(turn_steps_error(limits.turn_steps))
 
-    async def _text(self, event: llm.TextStart | llm.TextDelta | llm.TextEnd) -> None:
-        streamed = self.texts.get(event.id)
-        now = self.write.now()
-        if streamed is None:
-            part = TextPart(**self.write.new_part_ids(), time=PartTime(now))
-            streamed = await self._open(self.texts, event.id, part, now)
-        if isinstance(event, llm.TextDelta):
-            await self._grow(streamed, event.text, now)
-        elif isinstance(event, llm.TextEnd):
-            del self.texts[event.id]
-            await self._end(streamed, now, event.provider_metadata)
-
-    async def _reasoning(self, event: llm.ReasoningStart | llm.ReasoningDelta | llm.ReasoningEnd) -> None:
-        streamed = self.reasoning.get(event.id)
-        now = self.write.now()
-        if isinstance(event, llm.ReasoningStart):
-            part = ReasoningPart(**self.write.new_part_ids(), time=PartTime(now))
-            await self._open(self.reasoning, event.id, part, now)
-        elif streamed is None:
-            return  # OpenCode drops reasoning that never started
-        elif isinstance(event, llm.ReasoningDelta):
-            await self._grow(streamed, event.text, now)
-        else:
-            del self.reasoning[event.id]
-            await self._end(streamed, now, event.provider_metadata)
-
-    async def _open(
-        self, parts: dict[str, StreamedText], key: str, part: TextPart | ReasoningPart, now: int
-    ) -> StreamedText:
-        streamed = parts[key] = StreamedText(part, stored_at=now)
-        await self.write.part(part)
-        return streamed
-
-    async def _grow(self, streamed: StreamedText, delta: str, now: int) -> None:
-        streamed.append(delta)
-        self.write.delta(streamed.part, delta)
-        if streamed.due(now):
-            await self.write.save(streamed.stored(now))
-
-    async def _end(self, streamed: StreamedText, now: int, metadata: Mapping[str, Any] | None) -> None:
-        part = streamed.settled()
-        _close(part, now, metadata)
-        await self.write.part(part)
-
-    async def _tool_event(self, event: llm.StreamEvent) -> None:
-        if isinstance(event, llm.ToolInputStart):
-            self._tool_input_start(event)
-        elif isinstance(event, llm.ToolCall):
-            await self._tool_call(event)
-
-    def _tool_input_start(self, event: llm.ToolInputStart) -> None:
-        # Announced now, stored once the call is complete (or by the cleanup, as aborted, if the stream
-        # ends first): storing the short-lived pending state too would cost a write per call for nothing.
-        part = ToolPart(
-            **self.write.new_part_ids(), call_id=event.call_id, tool=event.tool_name, state=ToolStatePending()
-        )
-        self.tools[event.call_id] = part
-        self.write.announce(part)
-
     async def _tool_call(self, call: llm.ToolCall) -> None:
         if self.message.summary:
             self._fail(RuntimeError(f"Tool call not allowed while generating summary: {call.tool_name}"))
             return
-        part = self.tools.get(call.call_id)
-        if part is None:
-            part = ToolPart(
-                **self.write.new_part_ids(), call_id=call.call_id, tool=call.tool_name, state=ToolStatePending()
-            )
-            self.tools[call.call_id] = part
         assert self.runner is not None
-        part.tool = self.runner.repaired_name(call.tool_name)
-        if call.provider_metadata:
-            part.metadata = {**(part.metadata or {}), "providerMetadata": dict(call.provider_metadata)}
-        part.state = ToolStateRunning(input=dict(call.input or {}), time=PartTime(self.write.now()))
+        part = self.parts.running_part(call, self.runner.repaired_name(call.tool_name))
         await self.write.part(part)
         self.tool_calls.append(part)
         self.runner.start(part, call, doom_loop=is_doom_loop(self.tool_calls))
@@ -342,25 +312,72 @@ class _StepRun:
         self.message.finish = event.reason
         self.message.tokens = tokens
         self.message.cost += cost
-        if not self.message.summary:
-            self.needs_compaction = is_overflow(tokens, self.step.model.info.limits, self.step.compaction)
+        if not self.message.summary and self.step.compact_at is not None:
+            self.needs_compaction = tokens.count >= self.step.compact_at
 
     async def _cleanup(self) -> None:
         end = self.write.now()
-        for streamed in [*self.texts.values(), *self.reasoning.values()]:
-            await self._end(streamed, end, None)
-        for tool_part in self.tools.values():
-            if isinstance(tool_part.state, ToolStatePending | ToolStateRunning):
-                tool_part.state = interrupted(tool_part.state, end)
-                await self.write.part(tool_part)
+        await self.parts.close(end)
         self.message.time.completed = end
         await self.write.message_info()
 
 
-def _close(part: TextPart | ReasoningPart, end: int, metadata: Mapping[str, Any] | None) -> None:
-    part.time = PartTime(part.time.start if part.time else end, end)
-    if metadata:
-        part.metadata = dict(metadata)
+@define
+class OutputMeter:
+    """Counts the bytes one step streamed (text, reasoning, tool arguments) against its limit."""
+
+    limit: int
+    used: int = 0
+
+    def over(self, event: llm.StreamEvent) -> bool:
+        """Adds `event`'s output; whether the step has now streamed more than its limit."""
+        if isinstance(event, llm.TextDelta | llm.ReasoningDelta):
+            self.used += len(event.text.encode())
+        elif isinstance(event, llm.ToolInputDelta):
+            self.used += len(event.delta.encode())
+        return self.used > self.limit
+
+    def error(self) -> MessageError:
+        return MessageError(
+            OUTPUT_LENGTH_ERROR,
+            f"the model streamed more than {self.limit:,} bytes in one step, so the step was ended "
+            f"(limits.step_output_bytes in strata.json raises the limit)",
+        )
+
+
+def turn_steps_error(steps: int) -> MessageError:
+    return MessageError(
+        UNKNOWN_ERROR,
+        f"the turn reached its limit of {steps} steps and was stopped (limits.turn_steps in strata.json raises it)",
+    )
+
+
+def message_error(error: BaseException, provider_id: str = "") -> MessageError:
+    """A failure as OpenCode stores it on an assistant message: ProviderAuthError, APIError,
+    ContextOverflowError or UnknownError, with its message and data."""
+    if isinstance(error, llm.AuthenticationError):
+        return MessageError("ProviderAuthError", error.message, {"providerID": provider_id})
+    if isinstance(error, llm.ContextOverflowError):
+        return MessageError("ContextOverflowError", error.message, {"responseBody": error.body} if error.body else {})
+    if isinstance(error, llm.ModelError):
+        data: dict[str, Any] = {"isRetryable": error.retryable}
+        if error.status is not None:
+            data["statusCode"] = error.status
+        if error.body:
+            data["responseBody"] = error.body
+        return MessageError("APIError", error.message, data)
+    return MessageError(UNKNOWN_ERROR, str(error) or type(error).__name__)
+
+
+def tokens_from_usage(usage: llm.Usage) -> Tokens:
+    return Tokens(
+        input=usage.input_tokens,
+        output=usage.output_tokens,
+        reasoning=usage.reasoning_tokens,
+        cache_read=usage.cache_read_tokens,
+        cache_write=usage.cache_write_tokens,
+        total=usage.total_tokens,
+    )
 
 
 def _single(error: Exception) -> Exception:

@@ -12,12 +12,12 @@ from typing import Any
 from strata_core import llm
 from strata_core.bus import Bus, SessionError
 from strata_core.context.agent import AgentInfo
-from strata_core.engine.turn_end import LoopStep, StepEnd
+from strata_core.engine.processor import LoopStep, StepEnd
 from strata_core.engine.turn_request import effective_ruleset
 from strata_core.message import STRUCTURED_OUTPUT_ERROR, AgentPart, AssistantMessage, MessageError, MessageWithParts
 from strata_core.project import ProjectInfo
-from strata_core.session.info import SessionInfo
 from strata_core.session.store import SessionStore
+from strata_core.session_info import SessionInfo
 from strata_core.tool.contract import ToolContext
 
 STRUCTURED_OUTPUT_MISSING = "Model did not produce structured output"

@@ -19,8 +19,8 @@ from strata_core.errors import StrataError
 from strata_core.message import AssistantMessage, TextPart
 from strata_core.permission.rules import from_stored, to_config
 from strata_core.permission.subagent import child_session_rules
-from strata_core.session.info import SessionInfo
 from strata_core.session.session import Session
+from strata_core.session_info import SessionInfo
 from strata_core.tool.builtin.task import SubagentOutcome
 from strata_core.tool.contract import ToolContext
 

@@ -15,13 +15,13 @@ from attrs import define, evolve
 
 from strata_core.bus import Bus
 from strata_core.clock import Clock
-from strata_core.engine.answer import new_answer
 from strata_core.engine.part_writer import PartWriter
 from strata_core.engine.processor import ABORTED_MESSAGE
 from strata_core.engine.tool_calls import ToolExecutor
 from strata_core.ids import Ids
 from strata_core.message import (
     ABORTED_ERROR,
+    AssistantMessage,
     MessageError,
     MessageTime,
     PartTime,
@@ -69,7 +69,7 @@ class SubtaskRunner:
         agent_ruleset: Ruleset,
     ) -> None:
         model = task.model or user.model
-        message = new_answer(user, task.agent, model, path, self.ids.new("msg"), self.clock.now_ms())
+        message = AssistantMessage.answering(user, task.agent, model, path, self.ids.new("msg"), self.clock.now_ms())
         write = PartWriter(self.store, self.bus, message, self.clock, self.ids)
         running = ToolStateRunning(input=task_input(task), time=PartTime(self.clock.now_ms()))
         part = ToolPart(**write.new_part_ids(), call_id=self.ids.new("tool"), tool=TASK_TOOL, state=running)

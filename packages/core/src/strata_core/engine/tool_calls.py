@@ -1,6 +1,8 @@
 """Running the tool calls of one step: each call moves its part from running to completed or error.
 
 Calls start as soon as the model has finished writing them and run concurrently in the step's task group.
+The turn's calls are looked back on for a doom loop (the same call again and again) and for a streak of
+failed calls (config `limits.tool_errors`), which the processor stops the turn on.
 Whatever happens is recorded as a result the model sees (invalid arguments, an unknown tool, a refusal, a
 crash in the tool); only cancellation propagates, and the processor's cleanup marks such calls interrupted.
 A result holding a secret file's content (`ToolResult.secret_files`) is stored as a placeholder, its clear
@@ -21,7 +23,9 @@ from strata_core import llm
 from strata_core.engine.part_writer import PartWriter
 from strata_core.logging import get_logger
 from strata_core.message import (
+    UNKNOWN_ERROR,
     FilePart,
+    MessageError,
     PartTime,
     ToolCompletedTime,
     ToolPart,
@@ -34,6 +38,8 @@ from strata_core.permission.flow import Permission
 from strata_core.permission.rules import PermissionRefusedError, Rule
 from strata_core.secret_outputs import ClearOutput, SecretOutputs, secret_placeholder
 from strata_core.text import valid_strings, valid_text
+from strata_core.tool.arguments import is_invalid_arguments_message
+from strata_core.tool.builtin.invalid import NAME as INVALID
 from strata_core.tool.contract import Attachment, Tool, ToolContext, ToolResult
 from strata_core.tool.runner import ToolCallOutcome, ToolRunOutcome, refused, repair_tool_name
 
@@ -72,6 +78,31 @@ def is_doom_loop(calls: Sequence[ToolPart]) -> bool:
         and not isinstance(part.state, ToolStatePending)
         and part.state.input == first.state.input
         for part in last
+    )
+
+
+def is_failed_call(part: ToolPart) -> bool:
+    """A call that never ran: an unknown tool or unreadable arguments (run as `invalid`), or invalid ones."""
+    if part.tool == INVALID:
+        return True
+    return isinstance(part.state, ToolStateError) and is_invalid_arguments_message(part.state.error)
+
+
+def failed_call_streak(calls: Sequence[ToolPart]) -> int:
+    """How many of the newest calls failed in a row."""
+    streak = 0
+    for part in reversed(calls):
+        if not is_failed_call(part):
+            break
+        streak += 1
+    return streak
+
+
+def tool_errors_error(streak: int) -> MessageError:
+    return MessageError(
+        UNKNOWN_ERROR,
+        f"the model made {streak} failed tool calls in a row (unknown tools, or arguments that are not valid), "
+        f"so the turn was stopped (limits.tool_errors in strata.json sets how many)",
     )
 
 

@@ -23,7 +23,7 @@ from strata_core.permission.rules import Ruleset, from_stored, merge
 from strata_core.prompt.reminders import apply_reminders, max_steps_prefill, wrap_queued_user_messages
 from strata_core.prompt.system import AssembledSystemPrompt, SystemPrompt, SystemPromptRequest
 from strata_core.secret_outputs import SecretOutputs
-from strata_core.session.info import SessionInfo
+from strata_core.session_info import SessionInfo
 from strata_core.tool.builtin.structured_output import StructuredOutputTool
 from strata_core.tool.contract import Tool, ToolTarget
 from strata_core.tool.registry import ResolvedTool, ToolRegistry, tool_map

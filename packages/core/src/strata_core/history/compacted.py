@@ -1,4 +1,5 @@
-"""Which stored messages the model still sees: OpenCode's `filterCompacted`, and `latest` for the loop's next step.
+"""Which stored messages the model still sees: OpenCode's `filterCompacted`, and `latest` for the loop's next step
+(whether the turn is over, the calls the doom-loop check looks back on).
 
 Pure functions, linear in the size of the history: the loop calls them on every step, on sessions that can
 reach tens of thousands of messages.
@@ -91,6 +92,36 @@ class Latest:
     """Compaction and subtask parts on messages newer than `finished` (all messages when none finished)."""
     since_user: tuple[m.MessageWithParts, ...] = ()
     """The messages stored after `user`, oldest first: the answers to it so far."""
+
+    @property
+    def turn_finished(self) -> bool:
+        """OpenCode's exit test of the loop: the newest answer finished for good, after the newest user message.
+
+        "After" is the stored order (OpenCode compares ids, `lastUser.id < lastAssistant.id`): a session whose
+        last stored message is a user message gets an answer, whatever its ids.
+        """
+        user, answer = self.user, self.assistant
+        if user is None or answer is None or not isinstance(answer.info, m.AssistantMessage):
+            return False
+        if not answer.info.finish or answer.info.finish == "tool-calls":
+            return False
+        # A "stop" that still carries tool calls keeps going; calls an abort left behind do not count.
+        if any(
+            isinstance(p, m.ToolPart) and not p.provider_executed and not p.is_orphaned_interrupt for p in answer.parts
+        ):
+            return False
+        return any(message is answer for message in self.since_user)
+
+    @property
+    def turn_tool_calls(self) -> list[m.ToolPart]:
+        """Tool calls made since the newest user message, oldest first (the doom-loop check's window)."""
+        return [
+            part
+            for message in self.since_user
+            if isinstance(message.info, m.AssistantMessage)
+            for part in message.parts
+            if isinstance(part, m.ToolPart)
+        ]
 
 
 def latest(messages: Sequence[m.MessageWithParts]) -> Latest:

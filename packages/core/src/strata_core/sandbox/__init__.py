@@ -6,8 +6,8 @@ Modes (as Codex names them): `read-only` (nothing on disk writable but a private
 so every subagent (same runtime), runs its commands through `ShellSandbox`; `contained` (a context manager)
 wraps any other argv, such as a local MCP server's, the same way. See `bubblewrap.py` for what is visible
 inside, `protected.py` for what stays read-only or hidden in the project (`project_scan.py` finds it,
-`masks.py` hides the `.env` files, `created_config.py` looks at what a bash command created), `environment.py`
-for the environment's scrubbing.
+`masks.py` hides the `.env` files; `tool/support/created_config.py` looks at what a bash command created),
+`environment.py` for the environment's scrubbing.
 """
 
 from strata_core.sandbox.describe import describe

@@ -2,7 +2,7 @@
 
 Before a command, the walk finds the secret files to hide and the protected entries (`protected.py`'s config
 names and git's) that already exist anywhere in the project, to bind read-only. After a bash command, the
-same walk again shows which are new or changed (`created_config.py`). It is a directory walk, not
+same walk again shows which are new or changed (`tool/support/created_config.py`). It is a directory walk, not
 `rg --files`: rg lists neither directories nor symlinks, and `sub/strata.json -> ../grant.json` is as much a
 self-grant as the file itself. A `.git` dir is not walked: only its `GIT_NAMES` are looked at (a few `lstat`
 calls and the hooks dir per repository); so for a dir git itself takes for a git dir (a bare repository,
@@ -47,7 +47,7 @@ class ProjectScan:
     bare repository (a root of its own, under any name)."""
     unmade: frozenset[Path] = frozenset()
     """The command's `protected_paths` that did not exist at the walk: made by the command, they are moved
-    out unasked (`created_config.py`)."""
+    out unasked (`tool/support/created_config.py`)."""
 
     @property
     def read_only(self) -> list[Path]:

@@ -6,7 +6,7 @@ sandbox, as the user), anywhere in the project: the root's repository and every 
 exists is bound read-only inside (`project_scan.py` finds it). What does not exist cannot be covered by a
 mount without a file on the host to mount over, and such a file is a trace in the user's tree (`git status`
 lists it, `git add -A` commits it), so nothing is made for it: what a bash command creates is found after
-it (`created_config.py`). Made at one of the `protected_paths` (the chain from the command's directory to
+it (`tool/support/created_config.py`). Made at one of the `protected_paths` (the chain from the command's directory to
 the root, where a run started there reads config, and the root's git entries), it is moved out unasked, as
 if it could not have been made; made elsewhere, it asks the `protected_path` permission.
 

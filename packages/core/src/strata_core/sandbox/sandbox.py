@@ -233,7 +233,7 @@ class ShellSandbox:
         """What every layout ends with: Strata's dirs, the configured ones and the project (writable in
         workspace-write), then read-only over them the protected paths that exist: those of the chain from
         `cwd` to `root` and every protected entry `scan` found elsewhere in the project (nothing is made for
-        those that do not: `created_config.py` looks after the command). (The secret files are hidden after
+        those that do not: `tool/support/created_config.py` looks after the command). (The secret files are hidden after
         all of these: `_masks`.)"""
         mounts: list[Mount] = []
         for path in self.writable_dirs:

@@ -21,7 +21,7 @@ from strata_core import message as m
 from strata_core.errors import StrataError
 from strata_core.ids import Ids
 from strata_core.serialization import converter
-from strata_core.session.info import SessionInfo, SessionModel, SessionTime, derived_slug
+from strata_core.session_info import SessionInfo, SessionModel, SessionTime, derived_slug
 
 
 class ExportFormatError(StrataError, ValueError):

@@ -24,9 +24,9 @@ from strata_core.serialization import (
     session_to_json,
 )
 from strata_core.session._gate import AccessGate
-from strata_core.session.info import SessionInfo
 from strata_core.session.lease import InProcessLeases
 from strata_core.session.store import StoreClosedError
+from strata_core.session_info import SessionInfo
 
 
 @frozen

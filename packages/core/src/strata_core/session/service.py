@@ -33,9 +33,9 @@ from strata_core.errors import StrataError
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.session.export import export_data, parse_export_text, read_export
-from strata_core.session.info import SessionInfo, SessionTime
 from strata_core.session.lease import SessionBusyError
 from strata_core.session.store import SessionNotFoundError, SessionStore
+from strata_core.session_info import SessionInfo, SessionTime
 
 if TYPE_CHECKING:
     from strata_core.project import Project

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from strata_core import message as m
-    from strata_core.session.info import SessionInfo
     from strata_core.session.service import ImportResult
+    from strata_core.session_info import SessionInfo
 
 __all__ = ["Session"]
 

@@ -41,10 +41,10 @@ from strata_core.serialization import (
 )
 from strata_core.session import migrations
 from strata_core.session._gate import AccessGate
-from strata_core.session.info import SessionInfo
 from strata_core.session.lease import FileLeases
 from strata_core.session.storage_errors import storage_error
 from strata_core.session.store import StoreClosedError
+from strata_core.session_info import SessionInfo
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], T]

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from attrs import define, field
 
 from strata_core.message import AssistantMessage, MessageWithParts
-from strata_core.session.info import SessionInfo
 from strata_core.session.store import SessionStore
 from strata_core.session.usage import UsageTotals
+from strata_core.session_info import SessionInfo
 
 DAY_MS = 86_400_000
 

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from strata_core.errors import StrataError
 from strata_core.message import Message, MessageWithParts, Part, ToolPart
-from strata_core.session.info import SessionInfo
+from strata_core.session_info import SessionInfo
 
 
 class SessionNotFoundError(StrataError, LookupError):

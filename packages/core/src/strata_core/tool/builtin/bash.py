@@ -163,7 +163,7 @@ class BashTool(BuiltinTool):
 
     async def _run(self, command: str, cwd: Path, timeout_ms: int, ctx: ToolContext) -> ToolResult:
         from strata_core.sandbox import writable_root
-        from strata_core.sandbox.created_config import review_created_config
+        from strata_core.tool.support.created_config import review_created_config
         from strata_core.tool.support.shell_process import OutputCollector, run_shell
 
         ctx.update_metadata(None, {"output": ""})

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Protocol
 import anyio
 from attrs import define, field
 
+from strata_core.context.skill import base_directory_note
 from strata_core.permission.rules import Ruleset
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult
@@ -45,15 +46,6 @@ class SkillSource(Protocol):
     async def available(self, ruleset: Ruleset, /) -> Sequence[SkillLike]:
         """The skills an agent with these rules may load, sorted by name."""
         ...
-
-
-def base_directory_note(directory: Path, examples: str = "scripts/, reference/") -> list[str]:
-    """The lines that say where a skill's relative paths start. OpenCode's tool output and its skill
-    commands word the examples slightly differently (`reference/`, `references/`); both are kept."""
-    return [
-        f"Base directory for this skill: {directory}",
-        f"Relative paths in this skill (e.g., {examples}) are relative to this base directory.",
-    ]
 
 
 def skill_output(name: str, content: str, directory: Path, files: Sequence[Path]) -> str:

@@ -1,11 +1,11 @@
 """Protected entries a bash command created: found after the command, asked about, kept or moved.
 
 Bind mounts protect only what exists, and nothing is made on the host for what does not (it would show in the
-user's tree: `protected.py`), so a command inside the sandbox can create `strata.json`, `sub/strata.json`,
+user's tree: `sandbox/protected.py`), so a command inside the sandbox can create `strata.json`, `sub/strata.json`,
 `a/b/.opencode/agent/x.md`, a nested repository (`git init sub`, a `sub/.git` file, a bare one under any name:
 `git init --bare vendor/x.git`) or the hooks dir a repository lacked, and a later run, or the user's own
 `git status` there, would obey it. After each bash command in workspace-write mode the project is walked again
-(`project_scan.py`) and every protected entry that is new or changed since the walk before it is looked at:
+(`sandbox/project_scan.py`) and every protected entry that is new or changed since the walk before it is looked at:
 one of the command's own `protected_paths` (the config names from its directory up to the root, the root's git
 entries) is moved out unasked, as it could not be made before; any other asks the `protected_path` permission,
 as a write by the write tool would (a headless run denies it). Allowed, it stays; denied, it is moved out of
