@@ -30,6 +30,7 @@ LAYERS: tuple[frozenset[str], ...] = (
 
 WIRING = frozenset({"container", "runtime"})
 
+
 def module_files(source_root: Path, package: str = ROOT) -> dict[str, Path]:
     """Every module of `package` under `source_root`, by dotted name (a package by its own name)."""
     found = {}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from strata_cli.errors import CliError
 
 if TYPE_CHECKING:
-    from strata_core.context.agent import AgentInfo
+    from strata_core.context import AgentInfo
 
 
 def agent_not_found(name: str, agents: Sequence[AgentInfo]) -> CliError:

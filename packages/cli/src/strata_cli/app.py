@@ -21,15 +21,13 @@ import httpx
 from dependency_injector import containers, providers
 
 from strata_cli.errors import CliError
-from strata_core.config.paths import StrataPaths
-from strata_core.config.schema import ConfigBlocks
-from strata_core.config.service import ConfigInfo
-from strata_core.container import PromptContainer
-from strata_core.context.agent import AgentInfo, Agents
-from strata_core.engine.parameters import ParameterPolicy
+from strata_core import PromptContainer
+from strata_core.config import ConfigBlocks, ConfigInfo, StrataPaths
+from strata_core.context import AgentInfo, Agents
+from strata_core.engine import ParameterPolicy
 from strata_core.llm import ModelInfo, ModelResolver
 from strata_core.runtime import ModelResolverFactory, Runtime, RuntimeOptions, open_runtime
-from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
+from strata_core.tool import DEFAULT_HIDDEN_ENV
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.container import ProvidersContainer
 from strata_providers.params import ProviderParameters

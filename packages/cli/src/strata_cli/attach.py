@@ -30,7 +30,7 @@ from strata_cli.turn import drive_turn
 from strata_core import bus as b
 from strata_core import json_text
 from strata_core import message as m
-from strata_core.engine.loop_services import TurnEnd
+from strata_core.engine import TurnEnd
 from strata_core.serialization import converter
 
 CONNECT_SECONDS = 10.0

@@ -139,7 +139,7 @@ def name_and_paragraph(exc: BaseException) -> tuple[str, str]:
 def _crash_file(exc: BaseException) -> Path | None:
     """Writes the traceback under the state dir so a bug report can include it; None if that fails."""
     try:
-        from strata_core.config.paths import StrataPaths
+        from strata_core.config import StrataPaths
 
         folder = StrataPaths.from_env().state / "crash"
         folder.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from strata_core.session.service import SessionExistsError
+    from strata_core.session import SessionExistsError
 
 
 def import_conflict(error: SessionExistsError, source: str) -> str:

@@ -36,12 +36,11 @@ from strata_cli.transcript import conversation_lines, recent_turns
 from strata_cli.turn import drive_turn
 from strata_cli.usage_line import usage_line
 from strata_core.bus import Bus, PermissionReply, PermissionRequest
-from strata_core.context.agent import AgentInfo
-from strata_core.context.command import CommandInfo
-from strata_core.engine.prompt_input import PromptPart, PromptRequest
-from strata_core.permission.bus_approver import BusApprover
+from strata_core.context import AgentInfo, CommandInfo
+from strata_core.engine import PromptPart, PromptRequest
+from strata_core.permission import BusApprover
 from strata_core.runtime import Runtime
-from strata_core.session.usage import UsageTotals, usage_of
+from strata_core.session import UsageTotals, usage_of
 from strata_core.session_info import SessionInfo
 from strata_core.text import valid_text
 

@@ -25,8 +25,8 @@ from strata_cli.tool_details import tool_details
 from strata_core import bus as b
 from strata_core import message as m
 from strata_core.bus import PermissionReply, PermissionRequest
-from strata_core.prompt.reminders import BUILD_AGENT
-from strata_core.tool.builtin.plan_exit import NAME as PLAN_EXIT
+from strata_core.prompt import BUILD_AGENT
+from strata_core.tool import PlanExitTool
 
 AskPermission = Callable[[PermissionRequest], Awaitable[PermissionReply]]
 
@@ -99,7 +99,7 @@ class TurnView:
         if isinstance(part, m.TextPart) and not part.synthetic and part.id not in self._finished_texts:
             self._stream(part)
         elif isinstance(part, m.ToolPart):
-            if part.tool == PLAN_EXIT and isinstance(part.state, m.ToolStateCompleted):
+            if part.tool == PlanExitTool.NAME and isinstance(part.state, m.ToolStateCompleted):
                 self.switched_to = BUILD_AGENT
             line = self._tool_lines.first(part)
             if line is not None:

@@ -10,9 +10,9 @@ from attrs import frozen
 
 if TYPE_CHECKING:
     from strata_cli.app import AppContainer
-    from strata_core.config.service import ConfigInfo
+    from strata_core.config import ConfigInfo
     from strata_core.mcp import McpServers
-    from strata_core.permission.rules import Rule
+    from strata_core.permission import Rule
 
 
 @frozen
@@ -39,7 +39,7 @@ async def start_servers(stack: AsyncExitStack, container: AppContainer, config: 
     """The config's servers started (no runtime, no model) until `stack` closes; None without an `mcp` block."""
     if not config.blocks.mcp:
         return None
-    from strata_core.mcp.servers import configured_servers
+    from strata_core.mcp import configured_servers
 
     project = await container.core.project().info()
     running = configured_servers(config, env=container.env(), paths=container.core.paths(), project=project)
@@ -55,7 +55,7 @@ async def configured_views(container: AppContainer, config: ConfigInfo) -> list[
 
 def offered_to(views: Sequence[ServerView], ruleset: Sequence[Rule]) -> list[ServerView]:
     """The views with only the tools an agent with `ruleset` is offered (a denied tool is left out)."""
-    from strata_core.permission.rules import disabled
+    from strata_core.permission import disabled
 
     return [
         ServerView(v.name, v.status, v.error, tuple(t for t in v.tools if t not in disabled(v.tools, ruleset)))

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from strata_core.context.agent import AgentInfo
-from strata_core.context.command_template import mentioned_path, mentions
-from strata_core.engine.prompt_input import FileInput, PromptPart, SubtaskInput, TextInput
+from strata_core.context import AgentInfo, mentioned_path, mentions
+from strata_core.engine import FileInput, PromptPart, SubtaskInput, TextInput
 
 DESCRIPTION_WORDS = 8
 

@@ -18,7 +18,7 @@ from strata_cli.import_conflict import import_conflict
 if TYPE_CHECKING:
     from strata_core.project import ProjectInfo
     from strata_core.runtime import Runtime
-    from strata_core.session.opencode_db import OpenCodeSession
+    from strata_core.session import OpenCodeSession
 
 
 @frozen
@@ -30,7 +30,7 @@ class Listed:
 
 
 def database_path(env: Mapping[str, str]) -> Path:
-    from strata_core.session.opencode_db import default_database
+    from strata_core.session import default_database
 
     return default_database(env)
 
@@ -74,7 +74,7 @@ async def import_documents(
     runtime: Runtime, documents: Sequence[tuple[OpenCodeSession, dict[str, Any]]], *, new_ids: bool, every: bool
 ) -> list[str]:
     """Import each document; the report lines. With `every`, sessions Strata already has are skipped."""
-    from strata_core.session.service import SessionExistsError
+    from strata_core.session import SessionExistsError
 
     lines: list[str] = []
     for found, document in documents:

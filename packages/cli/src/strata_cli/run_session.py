@@ -20,16 +20,13 @@ from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, drive_turn
 from strata_cli.usage_line import usage_line
 from strata_core.bus import BusEvent
-from strata_core.context.agent import AgentInfo
-from strata_core.engine.loop import TurnChoice
-from strata_core.engine.loop_services import TurnEnd
-from strata_core.engine.prompt_input import FileInput, PromptPart, PromptRequest, TextInput
+from strata_core.context import AgentInfo
+from strata_core.engine import FileInput, PromptPart, PromptRequest, TextInput, TurnChoice, TurnEnd
 from strata_core.llm import ModelInfo
 from strata_core.message import AssistantMessage, MessageError
-from strata_core.permission.approval import Refuser, approve_all
-from strata_core.permission.rules import NoResponderError
+from strata_core.permission import NoResponderError, Refuser, approve_all
 from strata_core.runtime import Runtime
-from strata_core.session.usage import UsageTotals, usage_of
+from strata_core.session import UsageTotals, usage_of
 from strata_core.session_info import SessionInfo
 from strata_core.texts import read_prompt
 from strata_providers.catalog import ProviderCatalog

@@ -17,8 +17,7 @@ from strata_cli.model_choices import usable_models
 from strata_cli.output import one_line
 from strata_cli.run_session import check_variant, expected_model
 from strata_cli.slash import SlashCommand, help_text
-from strata_core.context.agent import AgentInfo
-from strata_core.context.command import CommandInfo
+from strata_core.context import AgentInfo, CommandInfo
 from strata_core.runtime import Runtime
 from strata_core.session_info import SessionInfo
 

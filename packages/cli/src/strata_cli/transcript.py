@@ -9,7 +9,7 @@ from pathlib import Path
 from strata_cli.render import tool_line_for
 from strata_cli.usage_line import usage_line
 from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, SubtaskPart, TextPart, ToolPart
-from strata_core.session.usage import usage_of
+from strata_core.session import usage_of
 from strata_core.session_info import SessionInfo
 
 

@@ -17,7 +17,7 @@ import anyio
 from attrs import define
 
 from strata_core.bus import Bus, BusEvent, SessionStatus
-from strata_core.engine.loop_services import TurnEnd
+from strata_core.engine import TurnEnd
 from strata_core.message import AssistantMessage, MessageWithParts
 
 EventHandler = Callable[[BusEvent], Awaitable[None]]

@@ -3,7 +3,7 @@ interactive toolbar, `strata session show`)."""
 
 from __future__ import annotations
 
-from strata_core.session.usage import UsageTotals
+from strata_core.session import UsageTotals
 
 
 def usage_line(usage: UsageTotals) -> str:

@@ -17,8 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 import httpx
 
-from strata_core.config.paths import StrataPaths
-from strata_core.config.schema import ConfigBlocks
+from strata_core.config import ConfigBlocks, StrataPaths
 from strata_core.llm import LanguageModel, ModelInfo, ModelNotFoundError
 from strata_providers.anthropic_messages import AnthropicMessagesModel
 from strata_providers.local_servers import LocalServer, local_servers, local_spec, probe_now

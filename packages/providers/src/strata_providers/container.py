@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from dependency_injector import containers, providers
 
-from strata_core.config.schema import ConfigBlocks
+from strata_core.config import ConfigBlocks
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
 from strata_providers.retry import RetryPolicy

@@ -17,7 +17,7 @@ from typing import Literal, TypeVar
 import anyio
 from attrs import define, frozen
 
-from strata_core.config.provider_schema import ProviderOptions
+from strata_core.config import ProviderOptions
 from strata_core.llm import TransportError
 
 T = TypeVar("T")

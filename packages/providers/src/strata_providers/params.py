@@ -13,10 +13,10 @@ from typing import Any
 
 from attrs import frozen
 
-from strata_core.config.merge import merge_deep
-from strata_core.context.agent import AgentInfo
-from strata_core.engine.parameters import OUTPUT_TOKEN_MAX, CallParameters
-from strata_core.engine.parameters import max_output_tokens as _capped_output
+from strata_core.config import merge_deep
+from strata_core.context import AgentInfo
+from strata_core.engine import OUTPUT_TOKEN_MAX, CallParameters
+from strata_core.engine import max_output_tokens as _capped_output
 from strata_core.llm import ModelInfo
 
 

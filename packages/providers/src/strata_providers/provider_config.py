@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import attrs
 
-from strata_core.config.provider_schema import ModelConfig, ProviderConfig
+from strata_core.config import ModelConfig, ProviderConfig
 from strata_core.llm import ModelCapabilities, ModelInfo, ModelLimits, model_cost
 from strata_providers.deadlines import Deadlines
 from strata_providers.provider_spec import ANTHROPIC_NPM, COMPATIBLE_NPM, ProviderSpec

@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 import httpx
 from attrs import define, field
 
-from strata_core.config.schema import ConfigBlocks
+from strata_core.config import ConfigBlocks
 from strata_core.errors import StrataError
 from strata_core.http import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, make_client
 from strata_providers.catalog import ProviderCatalog

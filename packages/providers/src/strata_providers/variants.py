@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from strata_core.config.merge import merge_deep
-from strata_core.engine.parameters import OUTPUT_TOKEN_MAX
+from strata_core.config import merge_deep
+from strata_core.engine import OUTPUT_TOKEN_MAX
 from strata_core.llm import ModelInfo
 
 Variants = dict[str, dict[str, Any]]

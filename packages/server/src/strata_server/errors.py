@@ -15,20 +15,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from strata_core import llm
-from strata_core.engine.prompt_input import MessageIdError
-from strata_core.engine.turn_targets import AgentNotFoundError
+from strata_core.engine import AgentNotFoundError, MessageIdError
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
-from strata_core.session.lease import SessionBusyError
-from strata_core.session.service import MessageNotFoundError
-from strata_core.session.storage_errors import (
+from strata_core.session import (
+    MessageNotFoundError,
+    SessionBusyError,
+    SessionNotFoundError,
     StorageDamagedError,
     StorageError,
     StorageFullError,
     StorageLockedError,
     StorageReadOnlyError,
 )
-from strata_core.session.store import SessionNotFoundError
 
 log = get_logger(__name__)
 

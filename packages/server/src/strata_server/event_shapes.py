@@ -18,8 +18,7 @@ from strata_core import bus as b
 from strata_core.clock import Clock
 from strata_core.ids import Ids
 from strata_core.serialization import converter
-from strata_core.session.export import part_data, session_data
-from strata_core.session.store import SessionStore
+from strata_core.session import SessionStore, part_data, session_data
 
 Payload = dict[str, Any]
 

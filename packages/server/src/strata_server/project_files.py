@@ -17,17 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from strata_core.project import ProjectInfo
-from strata_core.tool.support.confined_file import (
+from strata_core.tool.support import (
     ChangedWhileOpening,
     NotRegularFile,
     Target,
+    absolute,
     descriptor,
+    inside_project,
+    is_binary,
     kind_name,
+    media_type,
     open_for_reading,
     read_all,
+    real,
 )
-from strata_core.tool.support.file_kind import is_binary, media_type
-from strata_core.tool.support.paths_guard import absolute, inside_project, real
 from strata_server.errors import ApiError, bad_request, not_found
 
 MAX_FILE_BYTES = 5 * 1024 * 1024

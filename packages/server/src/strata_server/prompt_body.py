@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from strata_core.engine.prompt_input import (
+from strata_core.engine import (
     AgentInput,
     FileInput,
     PromptPart,

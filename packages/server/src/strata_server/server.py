@@ -19,9 +19,9 @@ import anyio
 import uvicorn
 
 from strata_core.bus import Bus
-from strata_core.engine.session_writer import settle_if_idle
+from strata_core.engine import settle_if_idle
 from strata_core.errors import StrataError
-from strata_core.permission.bus_approver import BusApprover
+from strata_core.permission import BusApprover
 from strata_core.runtime import Runtime, RuntimeOptions
 from strata_server.app import create_app
 from strata_server.event_hub import EventHub

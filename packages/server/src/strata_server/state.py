@@ -7,7 +7,7 @@ from typing import Any
 from attrs import frozen
 from starlette.requests import Request
 
-from strata_core.permission.bus_approver import BusApprover
+from strata_core.permission import BusApprover
 from strata_core.runtime import Runtime
 from strata_server.body import read_json
 from strata_server.event_hub import EventHub

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 import anyio
 from attrs import define, field
 
-from strata_core.engine.loop import TurnChoice
-from strata_core.engine.prompt_input import PromptRequest
+from strata_core.engine import PromptRequest, TurnChoice
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts
 

@@ -22,7 +22,7 @@ def debug() -> None:
 def paths(as_json: bool) -> None:
     """Where Strata reads config and keeps data, cache, state, the database, tool output and its log."""
     from strata_cli.log_setup import log_file
-    from strata_core.config.paths import StrataPaths
+    from strata_core.config import StrataPaths
 
     found = StrataPaths.from_env(os.environ)
     fields: dict[str, Path] = {
@@ -57,7 +57,7 @@ def config(directory: Path | None) -> None:
 
     from strata_cli.app import build_container
     from strata_cli.mcp_view import ServerView, configured_views, views_json
-    from strata_core.config.service import ConfigInfo
+    from strata_core.config import ConfigInfo
     from strata_core.redaction import redact_data
 
     container = build_container(options.resolve_directory(directory))
@@ -129,7 +129,7 @@ def prompt(directory: Path | None, agent: str | None, model: str | None, as_json
 
     from strata_cli.app import build_container, load_config, pick_agent, pick_model_info
     from strata_cli.mcp_view import ServerView, offered_to, server_views, start_servers, views_json
-    from strata_core.prompt.system import AssembledSystemPrompt, SystemPromptRequest
+    from strata_core.prompt import AssembledSystemPrompt, SystemPromptRequest
 
     container = build_container(options.resolve_directory(directory))
 
@@ -173,9 +173,9 @@ def sandbox_info(directory: Path | None, as_json: bool) -> None:
     import anyio
 
     from strata_cli.app import build_container
-    from strata_core.config.paths import StrataPaths
+    from strata_core.config import StrataPaths
     from strata_core.sandbox import configured_sandbox, describe, writable_root
-    from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
+    from strata_core.tool import DEFAULT_HIDDEN_ENV
 
     container = build_container(options.resolve_directory(directory))
     info = anyio.run(container.core.config().get)

@@ -144,7 +144,7 @@ def _list_opencode(directory: Path | None, as_json: bool, include_children: bool
 def show(session_id: str, directory: Path | None, as_json: bool, any_project: bool) -> None:
     """A session's conversation: messages, tool calls and errors (--json: the export document)."""
     from strata_cli.transcript import transcript_lines
-    from strata_core.engine.session_writer import settle_if_idle
+    from strata_core.engine import settle_if_idle
 
     async def load(runtime: Runtime) -> tuple[dict[str, Any], list[str]]:
         # An unknown id, or another project's session, fails here, before any lease file is made.
@@ -181,7 +181,7 @@ def export(session_id: str, output: Path | None, sanitize: bool, directory: Path
         document = await runtime.sessions.export(session_id)
         if sanitize:
             from strata_core.redaction import redact_data
-            from strata_core.session.sanitize import sanitized
+            from strata_core.session import sanitized
 
             # OpenCode's rule, then every credential config loading saw, wherever it still stands (a provider's
             # error message that echoed the key, say).
@@ -245,13 +245,13 @@ def _import_file(source: str, *, new_ids: bool, directory: Path | None) -> None:
         except IsADirectoryError as error:
             raise CliError(f"Cannot import {source}: it is a directory, not an export file.") from error
 
-    from strata_core.session.export import parse_export_text
+    from strata_core.session import parse_export_text
 
     document = parse_export_text(text, "stdin" if source == "-" else source)
 
     async def store(runtime: Runtime) -> tuple[str, str, int]:
         from strata_cli.import_conflict import import_conflict
-        from strata_core.session.service import SessionExistsError
+        from strata_core.session import SessionExistsError
 
         try:
             result = await runtime.sessions.import_session(document, new_ids=new_ids)

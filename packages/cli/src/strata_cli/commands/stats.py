@@ -11,8 +11,7 @@ from strata_cli import options
 from strata_cli.output import echo_json, echo_table
 
 if TYPE_CHECKING:
-    from strata_core.session.stats import Bucket, Stats
-    from strata_core.session.usage import UsageTotals
+    from strata_core.session import Bucket, Stats, UsageTotals
 
 
 @click.command(short_help="Show token usage and cost statistics.")
@@ -25,7 +24,7 @@ def stats(days: int | None, this_project: bool, directory: Path | None, as_json:
     import anyio
 
     from strata_cli.app import build_container, start_runtime
-    from strata_core.session.stats import usage_stats
+    from strata_core.session import usage_stats
 
     container = build_container(options.resolve_directory(directory))
 

@@ -1,1 +1,40 @@
-"""Configuration: config files found, read, substituted, merged and checked; where Strata keeps things."""
+"""Configuration: config files found, read, substituted, merged and checked; where Strata keeps things.
+
+What other packages use is re-exported here; each name loads with its module on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from strata_core._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from strata_core.config.merge import merge_deep
+    from strata_core.config.paths import StrataPaths
+    from strata_core.config.provider_schema import ModelConfig, ProviderConfig, ProviderOptions
+    from strata_core.config.schema import ConfigBlocks
+    from strata_core.config.service import ConfigInfo
+
+__all__ = [
+    "ConfigBlocks",
+    "ConfigInfo",
+    "ModelConfig",
+    "ProviderConfig",
+    "ProviderOptions",
+    "StrataPaths",
+    "merge_deep",
+]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "ConfigBlocks": "strata_core.config.schema",
+        "ConfigInfo": "strata_core.config.service",
+        "ModelConfig": "strata_core.config.provider_schema",
+        "ProviderConfig": "strata_core.config.provider_schema",
+        "ProviderOptions": "strata_core.config.provider_schema",
+        "StrataPaths": "strata_core.config.paths",
+        "merge_deep": "strata_core.config.merge",
+    },
+)

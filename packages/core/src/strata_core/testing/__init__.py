@@ -16,21 +16,30 @@ strata-core; strata-providers' `strata_providers.testing` plays the same scripts
 (and over loopback HTTP with `ScriptedServer`) for tests about the wire.
 """
 
-from strata_core.testing.resolver import ScriptedResolver
+from strata_core.testing.resolver import ModelOrScript, Script, ScriptedResolver
 from strata_core.testing.script import (
     DEFAULT_TITLE_MARKERS,
+    DONE,
+    TITLE_TEXT,
     ScriptedToolCall,
     ScriptError,
     ScriptExhaustedError,
     Turn,
     TurnUsage,
+    check_consumed,
+    is_title_text,
     parse_script,
+    pieces,
 )
 from strata_core.testing.scripted_model import SCRIPTED_INFO, ScriptedModel, play
 
 __all__ = [
     "DEFAULT_TITLE_MARKERS",
+    "DONE",
     "SCRIPTED_INFO",
+    "TITLE_TEXT",
+    "ModelOrScript",
+    "Script",
     "ScriptError",
     "ScriptExhaustedError",
     "ScriptedModel",
@@ -38,6 +47,9 @@ __all__ = [
     "ScriptedToolCall",
     "Turn",
     "TurnUsage",
+    "check_consumed",
+    "is_title_text",
     "parse_script",
+    "pieces",
     "play",
 ]

@@ -48,12 +48,13 @@ from strata_core._exports import lazy_exports
 if TYPE_CHECKING:
     from strata_core.permission.subagent import child_session_rules
     from strata_core.tool.builtin.apply_patch import ApplyPatchTool
-    from strata_core.tool.builtin.bash import BashTool
+    from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV, BashTool
     from strata_core.tool.builtin.defaults import builtin_tools
     from strata_core.tool.builtin.edit import EditTool
     from strata_core.tool.builtin.glob import GlobTool
     from strata_core.tool.builtin.grep import GrepTool
     from strata_core.tool.builtin.invalid import InvalidTool
+    from strata_core.tool.builtin.plan_exit import PlanExitTool
     from strata_core.tool.builtin.read import InstructionText, NearbyInstructions, ReadTool
     from strata_core.tool.builtin.skill import SkillLike, SkillSource, SkillTool
     from strata_core.tool.builtin.structured_output import StructuredOutputTool
@@ -81,6 +82,8 @@ if TYPE_CHECKING:
 # Imported on first use: `strata_core.tool.contract` is imported widely, and the tools pull in tree-sitter,
 # markdownify, jsonschema and httpx, which a command that only prints help should not pay for.
 _EXPORTS: dict[str, str] = {
+    "DEFAULT_HIDDEN_ENV": "strata_core.tool.builtin.bash",
+    "PlanExitTool": "strata_core.tool.builtin.plan_exit",
     "AgentCatalog": "strata_core.tool.builtin.task",
     "AgentLike": "strata_core.tool.builtin.task",
     "ApplyPatchTool": "strata_core.tool.builtin.apply_patch",
@@ -137,6 +140,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = [
+    "DEFAULT_HIDDEN_ENV",
     "AgentCatalog",
     "AgentLike",
     "ApplyPatchTool",
@@ -152,6 +156,7 @@ __all__ = [
     "InvalidTool",
     "JSONSchema",
     "NearbyInstructions",
+    "PlanExitTool",
     "ReadTool",
     "ResolvedTool",
     "Search",

@@ -10,7 +10,7 @@ a provider whose `baseURL` is `server.base_url`. A script that runs out fails th
 Pytest fixtures: `pytest_plugins = ["strata_providers.testing.pytest_plugin"]` (opt-in).
 """
 
-from strata_core.testing.script import (
+from strata_core.testing import (
     DEFAULT_TITLE_MARKERS,
     ScriptedToolCall,
     ScriptError,

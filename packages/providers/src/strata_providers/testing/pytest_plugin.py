@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import pytest
 
 from strata_core.runtime import Runtime, open_runtime
-from strata_core.testing.resolver import Script
+from strata_core.testing import Script
 from strata_providers.testing.resolver import WireScriptedResolver as ScriptedResolver
 from strata_providers.testing.scripted_model import WireScriptedModel as ScriptedModel
 from strata_providers.testing.scripted_server import ScriptedServer

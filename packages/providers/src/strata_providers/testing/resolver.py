@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from strata_core.testing.resolver import ModelOrScript, Script
-from strata_core.testing.resolver import ScriptedResolver as CoreScriptedResolver
-from strata_core.testing.scripted_model import ScriptedModel as CoreScriptedModel
+from strata_core.testing import ModelOrScript, Script
+from strata_core.testing import ScriptedModel as CoreScriptedModel
+from strata_core.testing import ScriptedResolver as CoreScriptedResolver
 from strata_providers.testing.scripted_model import WireScriptedModel
 
 __all__ = ["ModelOrScript", "Script", "WireScriptedResolver"]

@@ -1,6 +1,6 @@
 """The script of model turns, now in strata-core (`strata_core.testing.script`); re-exported for old imports."""
 
-from strata_core.testing.script import (
+from strata_core.testing import (
     DEFAULT_TITLE_MARKERS,
     DONE,
     TITLE_TEXT,

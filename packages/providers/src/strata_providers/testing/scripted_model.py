@@ -22,9 +22,8 @@ import anyio
 from httpx_sse import ServerSentEvent
 
 from strata_core.llm import ModelInfo, StreamEvent
-from strata_core.testing.script import DEFAULT_TITLE_MARKERS, TITLE_TEXT, Turn
-from strata_core.testing.scripted_model import SCRIPTED_INFO
-from strata_core.testing.scripted_model import ScriptedModel as CoreScriptedModel
+from strata_core.testing import DEFAULT_TITLE_MARKERS, SCRIPTED_INFO, TITLE_TEXT, Turn
+from strata_core.testing import ScriptedModel as CoreScriptedModel
 from strata_providers.anthropic_messages_stream import MessagesStreamDecoder
 from strata_providers.errors import error_for_status
 from strata_providers.openai_chat_stream import ChatStreamDecoder

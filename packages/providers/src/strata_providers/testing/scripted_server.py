@@ -30,7 +30,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from anyio.streams.buffered import BufferedByteReceiveStream
 from attrs import define, field
 
-from strata_core.testing.script import (
+from strata_core.testing import (
     DEFAULT_TITLE_MARKERS,
     TITLE_TEXT,
     ScriptExhaustedError,

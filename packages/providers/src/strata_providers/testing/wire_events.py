@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any, Literal
 
 from strata_core.llm import FinishReason
-from strata_core.testing.script import ScriptedToolCall, Turn, pieces
+from strata_core.testing import ScriptedToolCall, Turn, pieces
 
 Wire = Literal["chat", "messages"]
 

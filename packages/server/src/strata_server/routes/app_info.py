@@ -11,8 +11,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from strata_core.context.agent import AgentInfo
-from strata_core.permission.rules import to_config
+from strata_core.context import AgentInfo
+from strata_core.permission import to_config
 from strata_server.provider_shapes import catalog_of, default_models, provider_data
 from strata_server.state import server_state
 from strata_server.version import VERSION

@@ -14,9 +14,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from strata_core.project import ProjectInfo
-from strata_core.tool.contract import ToolFailure
-from strata_core.tool.support.paths_guard import real
-from strata_core.tool.support.search import Search, SearchError, walk_files
+from strata_core.tool import ToolFailure
+from strata_core.tool.support import Search, SearchError, real, walk_files
 from strata_server.errors import bad_request
 from strata_server.project_files import list_directory, open_regular, project_path, read_content
 from strata_server.state import server_state

@@ -8,8 +8,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from strata_core.serialization import PartShapeError, part_from_data
-from strata_core.session.export import message_data, part_data
-from strata_core.session.service import MessageNotFoundError
+from strata_core.session import MessageNotFoundError, message_data, part_data
 from strata_server.errors import bad_request
 from strata_server.prompt_body import prompt_request
 from strata_server.routes.sessions import session_id

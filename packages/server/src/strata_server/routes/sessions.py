@@ -8,8 +8,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from strata_core.session.export import session_data
-from strata_core.tool.builtin.todowrite import TodoWriteTool
+from strata_core.session import session_data
+from strata_core.tool import TodoWriteTool
 from strata_server.state import server_state
 
 
