@@ -11,18 +11,16 @@ downscaled) and a 3840x2160 PNG (a 4K screenshot, decoded whole to be downscaled
 
 from __future__ import annotations
 
-import json
 import statistics
 import subprocess
 import sys
-import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from benchmarks import common
 from benchmarks.common import REPO_ROOT, Result, at_most, clean_env, measure_process, model_server
 
 STRATA = REPO_ROOT / ".venv" / "bin" / "strata"
@@ -49,29 +47,8 @@ class _Endless(BaseHTTPRequestHandler):
 
 @contextmanager
 def huge_body_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Endless)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/rules.md"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def _config(project: Path, port: int, extra: dict[str, Any]) -> None:
-    config = {
-        "provider": {
-            "mock": {
-                "npm": "@ai-sdk/openai-compatible",
-                "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "x"},
-                "models": {"gpt-4o-mock": {"tool_call": True, "attachment": True}},
-            }
-        },
-        "model": "mock/gpt-4o-mock",
-        **extra,
-    }
-    (project / "opencode.json").write_text(json.dumps(config))
+    with common.loopback_server(_Endless) as port:
+        yield f"http://127.0.0.1:{port}/rules.md"
 
 
 def _huge_png(project: Path) -> Path:
@@ -108,15 +85,11 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 def measure(name: str, url: str) -> float:
-    with tempfile.TemporaryDirectory(prefix="strata-bench-memory.") as root:
-        base = Path(root)
-        project, home = base / "work", base / "home"
-        project.mkdir()
-        home.mkdir()
-        subprocess.run(["git", "init", "-q", str(project)], check=True)
+    with common.fresh_project("strata-bench-memory.") as (project, home):
         arguments, extra = SCENARIOS[name](project, url)
-        with model_server([{"text": "Hello."}], base / "server") as server:
-            _config(project, server.port, extra)
+        with model_server([{"text": "Hello."}], project.parent / "server") as server:
+            config = common.mock_provider_config(server.port, attachment=True, extra=extra)
+            (project / "opencode.json").write_text(config)
             sample = measure_process([str(STRATA), *arguments], cwd=project, env=clean_env(home))
         if sample.returncode != 0:
             raise RuntimeError(f"{name}: strata exited {sample.returncode}: {sample.stderr[-500:]}")

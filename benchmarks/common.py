@@ -286,6 +286,19 @@ def wait_for_port(port: int, timeout: float = 10.0) -> None:
             time.sleep(0.02)
 
 
+@contextmanager
+def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
+    """`handler` answering on a free loopback port, in threads of this process, until the block exits: the port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The scripted model server (the oracle's, as a separate process, so both CLIs meet the very same server)
 
@@ -462,8 +475,17 @@ def git_commit_all(root: Path) -> None:
         subprocess.run(argv, cwd=root, env=env, check=True, capture_output=True)
 
 
-def mock_provider_config(port: int, model: str = "gpt-4o-mock", npm: str = "@ai-sdk/openai-compatible") -> str:
-    """An opencode.json that points both CLIs at the scripted server on `port`."""
+def mock_provider_config(
+    port: int,
+    model: str = "gpt-4o-mock",
+    npm: str = "@ai-sdk/openai-compatible",
+    *,
+    attachment: bool = False,
+    extra: Mapping[str, Any] | None = None,
+) -> str:
+    """An opencode.json that points both CLIs at the scripted server on `port`: a model taking tool calls (and
+    attachments when `attachment`), with `extra` settings beside it."""
+    capabilities = {"tool_call": True, **({"attachment": True} if attachment else {})}
     config = {
         "$schema": "https://opencode.ai/config.json",
         "provider": {
@@ -471,12 +493,24 @@ def mock_provider_config(port: int, model: str = "gpt-4o-mock", npm: str = "@ai-
                 "npm": npm,
                 "name": "Mock",
                 "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "x"},
-                "models": {model: {"name": model, "tool_call": True}},
+                "models": {model: {"name": model, **capabilities}},
             }
         },
         "model": f"mock/{model}",
+        **(extra or {}),
     }
     return json.dumps(config, indent=2) + "\n"
+
+
+@contextmanager
+def fresh_project(prefix: str) -> Iterator[tuple[Path, Path]]:
+    """A temporary directory holding a new git repository `work` and an empty `home` beside it: (work, home)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as root:
+        work, home = Path(root) / "work", Path(root) / "home"
+        work.mkdir()
+        home.mkdir()
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+        yield work, home
 
 
 def clean_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import statistics
 import subprocess
@@ -20,10 +19,11 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from benchmarks import common
 from benchmarks.common import REPO_ROOT, Result, at_most, clean_env, model_server
 
 STRATA = REPO_ROOT / ".venv" / "bin" / "strata"
@@ -51,27 +51,17 @@ class _Silent(BaseHTTPRequestHandler):
 def silent_server() -> Iterator[int]:
     _Silent.release.clear()
     _Silent.requests = 0
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Silent)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1]
-    finally:
-        _Silent.release.set()
-        server.shutdown()
-        server.server_close()
+    with common.loopback_server(_Silent) as port:
+        try:
+            yield port
+        finally:
+            _Silent.release.set()  # the handlers still waiting end before the server stops
 
 
 @contextmanager
 def project(port: int) -> Iterator[tuple[Path, dict[str, str]]]:
-    with tempfile.TemporaryDirectory(prefix="strata-bench-hostile.") as root:
-        work, home = Path(root) / "work", Path(root) / "home"
-        work.mkdir()
-        home.mkdir()
-        subprocess.run(["git", "init", "-q", str(work)], check=True)
-        provider = {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": f"http://127.0.0.1:{port}/v1"}}
-        config = {"provider": {"mock": {**provider, "models": {"m": {"tool_call": True}}}}, "model": "mock/m"}
-        (work / "opencode.json").write_text(json.dumps(config))
+    with common.fresh_project("strata-bench-hostile.") as (work, home):
+        (work / "opencode.json").write_text(common.mock_provider_config(port))
         yield work, clean_env(home)
 
 

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
-import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from benchmarks import common
 from benchmarks.common import REPO_ROOT, Result, at_most, clean_env, measure_process, model_server
 
 STRATA = REPO_ROOT / ".venv" / "bin" / "strata"
@@ -67,18 +65,6 @@ class _EndlessDeltas(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def _endless_server() -> Iterator[int]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _EndlessDeltas)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@contextmanager
 def _scripted_answer(out: Path) -> Iterator[int]:
     turn = {"text": "w" * ANSWER_CHARS, "chunk_size": ANSWER_DELTA_CHARS}
     with model_server([turn], out) as server:
@@ -90,37 +76,20 @@ Scenario = tuple[Callable[[Path], AbstractContextManager[int]], int]
 
 SCENARIOS: dict[str, Scenario] = {
     f"1 MB answer in {ANSWER_CHARS // ANSWER_DELTA_CHARS:,} deltas": (_scripted_answer, 0),
-    "endless 100-byte deltas, to the 2 MiB step output limit": (lambda out: _endless_server(), EXIT_FAILURE),
+    "endless 100-byte deltas, to the 2 MiB step output limit": (
+        lambda out: common.loopback_server(_EndlessDeltas),
+        EXIT_FAILURE,
+    ),
 }
-
-
-def _config(project: Path, port: int) -> None:
-    config = {
-        "provider": {
-            "mock": {
-                "npm": "@ai-sdk/openai-compatible",
-                "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "x"},
-                "models": {"gpt-4o-mock": {"tool_call": True}},
-            }
-        },
-        "model": "mock/gpt-4o-mock",
-    }
-    (project / "opencode.json").write_text(json.dumps(config))
 
 
 def measure(name: str) -> float:
     server, expected_exit = SCENARIOS[name]
-    with tempfile.TemporaryDirectory(prefix="strata-bench-stream.") as root:
-        base = Path(root)
-        project, home = base / "work", base / "home"
-        project.mkdir()
-        home.mkdir()
-        subprocess.run(["git", "init", "-q", str(project)], check=True)
-        with server(base / "server") as port:
-            _config(project, port)
-            sample = measure_process(
-                [str(STRATA), "run", "write a long answer"], cwd=project, env=clean_env(home), timeout=600
-            )
+    with common.fresh_project("strata-bench-stream.") as (project, home), server(project.parent / "server") as port:
+        (project / "opencode.json").write_text(common.mock_provider_config(port))
+        sample = measure_process(
+            [str(STRATA), "run", "write a long answer"], cwd=project, env=clean_env(home), timeout=600
+        )
     if sample.returncode != expected_exit:
         raise RuntimeError(f"{name}: strata exited {sample.returncode}: {sample.stderr[-500:]}")
     if expected_exit == 0 and len(sample.stdout.rstrip("\n")) != ANSWER_CHARS:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from session_records import assistant_message
+
 from strata_cli.json_events import JsonEventWriter, print_failure_without_session
 from strata_core import bus as b
 from strata_core import message as m
@@ -13,17 +15,7 @@ SESSION = "ses_1"
 
 
 def _assistant(message_id: str = "msg_2") -> m.AssistantMessage:
-    return m.AssistantMessage(
-        id=message_id,
-        session_id=SESSION,
-        parent_id="msg_1",
-        time=m.MessageTime(created=1),
-        model_id="gpt-4o-mock",
-        provider_id="mock",
-        mode="build",
-        agent="build",
-        path=m.PathInfo(cwd="/w", root="/w"),
-    )
+    return assistant_message(SESSION, "msg_1", message_id)
 
 
 def _user() -> m.UserMessage:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import attrs
 from rich.console import Console
+from session_records import assistant_message
 
 from strata_cli.model_parts import ModelParts
 from strata_cli.render import RunRenderer, Segment, error_console, markup, plain_text, segments
@@ -24,17 +25,7 @@ def _renderer() -> tuple[RunRenderer, io.StringIO, io.StringIO]:
 
 
 def _assistant() -> m.AssistantMessage:
-    return m.AssistantMessage(
-        id="msg_2",
-        session_id=SESSION,
-        parent_id="msg_1",
-        time=m.MessageTime(created=1),
-        model_id="x",
-        provider_id="p",
-        mode="build",
-        agent="build",
-        path=m.PathInfo(cwd="/w", root="/w"),
-    )
+    return assistant_message(SESSION, "msg_1", "msg_2")
 
 
 def _text(text: str, part_id: str = "prt_1") -> b.PartUpdated:

@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 from rich.console import Console
+from session_records import assistant_message
 
 from strata_cli.interactive_view import TurnView
 from strata_cli.remote_events import RemoteEvents
@@ -21,17 +22,7 @@ SESSION = "ses_1"
 
 
 def _assistant() -> m.AssistantMessage:
-    return m.AssistantMessage(
-        id="msg_2",
-        session_id=SESSION,
-        parent_id="msg_1",
-        time=m.MessageTime(created=1),
-        model_id="x",
-        provider_id="p",
-        mode="build",
-        agent="build",
-        path=m.PathInfo(cwd="/w", root="/w"),
-    )
+    return assistant_message(SESSION, "msg_1", "msg_2")
 
 
 def test_a_remote_delta_becomes_a_delta_event_carrying_only_its_piece() -> None:

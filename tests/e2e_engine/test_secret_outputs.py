@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from engine_harness import Script, ask, drained, engine, scripted
+from engine_harness import Script, ask, engine, scripted
 
-from strata_core.bus import PartUpdated
+from strata_core.bus import Bus, PartUpdated
 from strata_core.secret_outputs import secret_placeholder
 
 VALUE = "tok-0123456789-secret"
@@ -39,7 +39,7 @@ async def test_a_secret_shown_by_read_grep_and_edit_stays_out_of_store_bus_and_s
     ):
         session = await runtime.sessions.create()
         await runtime.loop.prompt(ask(session.id, "check the token"))
-        published = [repr(e.part) for e in drained(events) if isinstance(e, PartUpdated)]
+        published = [repr(e.part) for e in Bus.waiting(events) if isinstance(e, PartUpdated)]
     bodies = [json.dumps(r.body) for r in server.main_requests]
     assert len(bodies) == 5 and (project / ".env").read_text() == f"API_KEY={VALUE}\n"
     assert bodies[1].count(VALUE) == 2 and VALUE in bodies[2]  # read's and grep's results, in this process

@@ -3,19 +3,17 @@ words; an approver that may not answer is bounded by `approval_timeout`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
-from attrs import define, field
+from custom_tools import RecordingTool
 
 from strata_core.bus import PermissionRequest
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.message import ToolPart, ToolStateCompleted, ToolStateError
 from strata_core.permission.approval import Approval, Reject
 from strata_core.runtime import Runtime, open_runtime
-from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_providers.testing import ScriptedModel, ScriptedResolver
 
 pytestmark = pytest.mark.anyio
@@ -23,25 +21,9 @@ pytestmark = pytest.mark.anyio
 ASK_DEPLOY = '{"permission": {"deploy": "ask"}}'
 
 
-@define
-class DeployTool:
+def _deploy_tool() -> RecordingTool:
     """A custom tool whose calls the config says to ask about."""
-
-    name: str = "deploy"
-    ran: list[str] = field(factory=list)
-
-    def parameters(self) -> Mapping[str, Any]:
-        return {"type": "object", "properties": {"target": {"type": "string"}}, "required": ["target"]}
-
-    async def description(self, target: ToolTarget) -> str:
-        return "Deploy the project to a target."
-
-    def permission(self, args: Mapping[str, Any]) -> ToolPermission:
-        return ToolPermission(self.name, (args["target"],))
-
-    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        self.ran.append(args["target"])
-        return ToolResult(f"deployed to {args['target']}", title=args["target"])
+    return RecordingTool("deploy", "target", "Deploy the project to a target.", "deployed to {}")
 
 
 def _deploys(*targets: str) -> ScriptedModel:
@@ -49,7 +31,7 @@ def _deploys(*targets: str) -> ScriptedModel:
     return ScriptedModel([{"tool_calls": calls}, {"text": "Done."}])
 
 
-async def _turn(tmp_path: Path, model: ScriptedModel, tool: DeployTool, **options: Any) -> list[ToolPart]:
+async def _turn(tmp_path: Path, model: ScriptedModel, tool: RecordingTool, **options: Any) -> list[ToolPart]:
     (tmp_path / "strata.json").write_text(ASK_DEPLOY)
     runtime: Runtime
     async with open_runtime(
@@ -68,10 +50,10 @@ async def test_the_embedders_approver_is_asked_and_its_answers_decide(tmp_path: 
         asked.append(request)
         return "once" if request.patterns == ("staging",) else Reject("Deploy to staging only.")
 
-    tool = DeployTool()
+    tool = _deploy_tool()
     parts = await _turn(tmp_path, _deploys("staging", "production"), tool, approver=approver)
     assert sorted((r.permission, r.patterns) for r in asked) == [("deploy", ("production",)), ("deploy", ("staging",))]
-    assert tool.ran == ["staging"]
+    assert tool.calls == ["staging"]
     done, refused = sorted(parts, key=lambda part: part.call_id)
     assert isinstance(done.state, ToolStateCompleted) and done.state.output == "deployed to staging"
     assert isinstance(refused.state, ToolStateError)
@@ -79,9 +61,9 @@ async def test_the_embedders_approver_is_asked_and_its_answers_decide(tmp_path: 
 
 
 async def test_without_an_approver_an_ask_is_refused_at_once_in_the_librarys_words(tmp_path: Path) -> None:
-    tool = DeployTool()
+    tool = _deploy_tool()
     (part,) = await _turn(tmp_path, _deploys("staging"), tool)
-    assert tool.ran == [] and isinstance(part.state, ToolStateError)
+    assert tool.calls == [] and isinstance(part.state, ToolStateError)
     assert "needs approval, but no one is here to approve it" in part.state.error
     assert "--auto" not in part.state.error
 
@@ -93,7 +75,7 @@ async def test_an_approver_that_does_not_answer_in_time_is_refused_saying_so(tmp
         await anyio.sleep_forever()
         raise AssertionError("unreachable")
 
-    tool = DeployTool()
+    tool = _deploy_tool()
     (part,) = await _turn(tmp_path, _deploys("staging"), tool, approver=silent, approval_timeout=0.01)
-    assert tool.ran == [] and isinstance(part.state, ToolStateError)
+    assert tool.calls == [] and isinstance(part.state, ToolStateError)
     assert "needs approval, but nobody answered within 0.01 s" in part.state.error

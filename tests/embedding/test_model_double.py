@@ -8,28 +8,24 @@ import sys
 from pathlib import Path
 
 import pytest
-from provider_kit import collect, finish_of, of_type, user_request
+from provider_kit import TITLE_REQUEST, collect, finish_of, of_type, user_request
 
 from strata_core import PromptRequest, TextInput, open_runtime
 from strata_core.llm import (
     ContextOverflowError,
-    ModelRequest,
     RateLimitedError,
     ReasoningDelta,
     StreamEvent,
     StreamFailed,
-    TextContent,
     TextDelta,
     ToolCall,
     TransportError,
-    UserModelMessage,
 )
 from strata_core.message import ToolPart, ToolStateCompleted
 from strata_core.testing import ScriptedModel, ScriptedResolver, ScriptError, ScriptExhaustedError, play
 from strata_core.testing import Turn as CoreTurn
 
 pytestmark = pytest.mark.anyio
-TITLE = ModelRequest(system=("You are a title generator.",), messages=(UserModelMessage((TextContent("hi"),)),))
 
 
 async def _events(turn: dict[str, object]) -> list[StreamEvent]:
@@ -95,7 +91,7 @@ async def test_a_wire_only_key_says_which_double_plays_it() -> None:
 async def test_titles_take_no_turn_and_a_call_past_the_script_fails_loudly() -> None:
     model = ScriptedModel([{"text": "only"}])
     await collect(model, user_request("first"))
-    title = await collect(model, TITLE)
+    title = await collect(model, TITLE_REQUEST)
     assert "".join(e.text for e in of_type(title, TextDelta)) == "Scripted title"
     with pytest.raises(ScriptExhaustedError, match=r"turn #2 was asked for \(by requests\[2\]\)"):
         await collect(model, user_request("again"))

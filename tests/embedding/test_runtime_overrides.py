@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from attrs import define, field
+from custom_tools import RecordingTool
 
 from strata_core import ids, llm
 from strata_core.clock import FrozenClock
@@ -18,7 +19,6 @@ from strata_core.message import ToolPart, ToolStateCompleted
 from strata_core.permission.approval import approve_all
 from strata_core.runtime import RuntimeOptionsError, open_runtime
 from strata_core.session.memory_store import MemorySessionStore
-from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_providers.testing import ScriptedModel
 
 pytestmark = pytest.mark.anyio
@@ -42,25 +42,9 @@ class OneModel:
         return None
 
 
-@define
-class WeatherTool:
+def _weather_tool(name: str = "weather") -> RecordingTool:
     """A custom tool of the embedding application."""
-
-    name: str = "weather"
-    cities: list[str] = field(factory=list)
-
-    def parameters(self) -> Mapping[str, Any]:
-        return {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
-
-    async def description(self, target: ToolTarget) -> str:
-        return "Today's weather in a city."
-
-    def permission(self, args: Mapping[str, Any]) -> ToolPermission:
-        return ToolPermission(self.name, (args["city"],))
-
-    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        self.cities.append(args["city"])
-        return ToolResult(f"Sunny in {args['city']}", title=args["city"])
+    return RecordingTool(name, "city", "Today's weather in a city.", "Sunny in {}")
 
 
 def _setup(tmp_path: Path) -> tuple[Path, dict[str, str]]:
@@ -156,7 +140,7 @@ async def test_a_frozen_clock_and_seeded_entropy_make_every_id_reproducible(tmp_
 
 async def test_custom_tools_are_offered_to_the_model_and_run(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
-    weather = WeatherTool()
+    weather = _weather_tool()
     model = ScriptedModel(
         [{"tool_calls": [{"name": "weather", "arguments": {"city": "Oslo"}}]}, {"text": "It is sunny in Oslo."}]
     )
@@ -169,7 +153,7 @@ async def test_custom_tools_are_offered_to_the_model_and_run(tmp_path: Path) -> 
 
     offered = {tool.name for tool in model.main_requests[0].tools}
     assert "weather" in offered and "read" in offered  # beside the built-ins
-    assert weather.cities == ["Oslo"]
+    assert weather.calls == ["Oslo"]
     calls = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
     assert [(c.tool, type(c.state)) for c in calls] == [("weather", ToolStateCompleted)]
     assert isinstance(calls[0].state, ToolStateCompleted) and calls[0].state.output == "Sunny in Oslo"
@@ -177,7 +161,7 @@ async def test_custom_tools_are_offered_to_the_model_and_run(tmp_path: Path) -> 
 
 async def test_a_custom_tool_named_like_a_built_in_replaces_it(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
-    mine = WeatherTool(name="read")
+    mine = _weather_tool("read")
     async with open_runtime(project, env, models=OneModel(ScriptedModel()), store="memory", tools=[mine]) as runtime:
         registry = runtime.container.registry()
         assert registry.get("read") is mine

@@ -20,7 +20,6 @@ from engine_fakes import (
     tool_context,
     tool_step,
 )
-from engine_harness import drained
 
 from strata_core import llm, serialization
 from strata_core.bus import Bus, PermissionAsked, SessionError, SessionRetry
@@ -226,7 +225,7 @@ async def test_stream_failures_are_recorded_on_the_message_and_stop(
         result, stored = await harness.run(
             FakeModel([[llm.TextStart("t"), llm.TextDelta("t", "par"), llm.StreamFailed(error)]])
         )
-        published = drained(events)
+        published = Bus.waiting(events)
     assert result == "stop"
     assert isinstance(stored.info, AssistantMessage)
     assert stored.info.error is not None and (stored.info.error.name, stored.info.error.message) == (
@@ -261,7 +260,7 @@ async def test_a_scheduled_retry_becomes_a_retry_part_and_an_event(store: Memory
     retry = llm.RetryScheduled(1, 2.0, llm.RateLimitedError("Rate limited", status=429))
     async with harness.bus.subscribe() as events:
         result, stored = await harness.run(FakeModel([[retry, *text_step("ok")]]))
-        published = drained(events)
+        published = Bus.waiting(events)
     assert result == "continue"
     retry_part = stored.parts[0]
     assert isinstance(retry_part, RetryPart) and retry_part.attempt == 1 and retry_part.error.name == "APIError"

@@ -11,7 +11,6 @@ import anyio
 import pytest
 from attrs import define, field
 from engine_fakes import IDS, assistant, plain_executor, stored_message, tool_context
-from engine_harness import drained
 
 from strata_core import llm
 from strata_core.bus import Bus, BusEvent, PartDelta, PartUpdated
@@ -79,7 +78,7 @@ async def stream_one_part(
     step = StepInput(message, SlowStream(kind, clock, gap_ms), llm.ModelRequest(("sys",), ()), {}, tool_context())
     async with bus.subscribe() as events:
         await processor.process(step)
-        published = drained(events)
+        published = Bus.waiting(events)
     stored = await stored_message(store, "ses_1", message.id)
     assert stored is not None
     return store, published, stored

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 from engine_fakes import FakeResolver
-from engine_harness import drained
 
 from strata_core import llm
-from strata_core.bus import SessionError
+from strata_core.bus import Bus, SessionError
 from strata_core.engine.loop import AgentNotFoundError, TurnChoice
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.message import ModelRef, UserMessage
@@ -70,6 +69,6 @@ async def test_what_does_not_resolve_is_raised_and_reported_for_the_session(runt
             await runtime.loop.resolve(TurnChoice(session.id, model="mock/missing"))
         with pytest.raises(llm.ModelNotFoundError):
             await runtime.loop.resolve(TurnChoice(None, model="mock/missing"))  # no session: nothing to report to
-        reported = [event for event in drained(events) if isinstance(event, SessionError)]
+        reported = [event for event in Bus.waiting(events) if isinstance(event, SessionError)]
     assert [event.session_id for event in reported] == [session.id, session.id]
     assert await runtime.store.messages(session.id) == []

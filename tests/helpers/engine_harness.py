@@ -152,13 +152,3 @@ async def eventually(check: Callable[[], Awaitable[bool]], what: str, limit: flo
                 await anyio.sleep(0.02)
     except TimeoutError:
         raise AssertionError(f"timed out after {limit} s waiting for {what}") from None
-
-
-def drained(events: Any) -> list[Any]:
-    """What a bus subscription holds now (the bus buffers every event), without waiting for more."""
-    out: list[Any] = []
-    while True:
-        try:
-            out.append(events.receive_nowait())
-        except anyio.WouldBlock:
-            return out

@@ -80,6 +80,10 @@ def user_request(
     )
 
 
+TITLE_REQUEST = ModelRequest(system=("You are a title generator.",), messages=(UserModelMessage((TextContent("hi"),)),))
+"""A request the scripted models take for a title request: answered without using a turn of the script."""
+
+
 async def collect(model: LanguageModel, request: ModelRequest | None = None) -> list[StreamEvent]:
     async with model.stream(request or user_request()) as events:
         return [event async for event in events]

@@ -9,16 +9,20 @@ node skip with the reason when either is missing.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 import attrs
+import httpx
 from cli_harness import STRATA
 
 from strata_providers.testing import ScriptedServer
@@ -31,6 +35,9 @@ START_TIMEOUT = 30.0
 ASK_BASH = {"bash": "ask"}
 """The permission config the server tests run with: shell commands need an answer."""
 LISTENING = "listening on "
+WAIT_SECONDS = 30.0
+"""How long a test waits for the server to get somewhere before it fails."""
+T = TypeVar("T")
 
 
 def sdk_dir() -> Path:
@@ -122,3 +129,43 @@ def stop(process: subprocess.Popen[str]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def wait_until(check: Callable[[], T], what: str, timeout: float = WAIT_SECONDS) -> T:
+    """`check()`'s first truthy answer, polled for a state the test cannot be told of (a call running, a
+    session idle); past `timeout` seconds the test fails, naming `what` it waited for."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def turn_events(server: Server, text: str = "go") -> list[dict[str, Any]]:
+    """Every event `/event` sends while a new session answers `text`, from before the turn to `session.idle`."""
+    events: list[dict[str, Any]] = []
+    connected = threading.Event()
+
+    def listen() -> None:
+        with (
+            httpx.Client(base_url=server.url, timeout=WAIT_SECONDS) as reader,
+            reader.stream("GET", "/event") as stream,
+        ):
+            for line in stream.iter_lines():
+                if line.startswith("data:"):
+                    events.append(json.loads(line.removeprefix("data:")))
+                    connected.set()
+                    if events[-1]["type"] == "session.idle":
+                        return
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    assert connected.wait(10)
+    with httpx.Client(base_url=server.url, timeout=WAIT_SECONDS) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        reply = client.post(f"/session/{session_id}/message", json={"parts": [{"type": "text", "text": text}]})
+        assert reply.status_code == 200, reply.text
+    thread.join(WAIT_SECONDS)
+    return events

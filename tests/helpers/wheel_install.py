@@ -1,15 +1,28 @@
 """Strata installed as a user would install it: wheels built from the workspace, put into a fresh virtual
 environment outside it, their third-party dependencies from the committed lock (exported as a pylock file for
-exactly the package and extras asked for) installed from uv's cache with `--offline`, so no network is needed."""
+exactly the package and extras asked for, or for the whole workspace) installed from uv's cache with
+`--offline`, so no network is needed; and a script run there as an application runs (`run_app`)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
+
+
+def uv_or_skip() -> str:
+    """uv's path; without uv on PATH the calling test is skipped, saying so."""
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.skip("uv is not on PATH")
+    return uv
 
 
 def run(args: Sequence[str | Path], cwd: Path) -> str:
@@ -24,12 +37,20 @@ def build_wheel(uv: str, package: str, out: Path) -> Path:
     return wheel
 
 
-def install(uv: str, root: Path, wheels: Sequence[Path], package: str, extras: Sequence[str] = ()) -> Path:
-    """A fresh venv under `root` holding `wheels` and what the lock says `package[extras]` needs; its python."""
+def build_all_wheels(uv: str, out: Path) -> list[Path]:
+    """The wheel of every package of the workspace, built into `out`."""
+    run([uv, "build", "--all-packages", "--wheel", "--out-dir", out], cwd=REPO)
+    return sorted(out.glob("*.whl"))
+
+
+def install(uv: str, root: Path, wheels: Sequence[Path], package: str | None, extras: Sequence[str] = ()) -> Path:
+    """A fresh venv under `root` holding `wheels` and what the lock says `package[extras]` needs (every
+    workspace package's needs when `package` is None); its python."""
     root.mkdir(parents=True, exist_ok=True)
     lock = root / "pylock.toml"
     chosen = [arg for extra in extras for arg in ("--extra", extra)]
-    export = ["export", "--frozen", "--no-dev", "--no-emit-workspace", "--package", package, *chosen]
+    which = ["--all-packages"] if package is None else ["--package", package]
+    export = ["export", "--frozen", "--no-dev", "--no-emit-workspace", *which, *chosen]
     run([uv, *export, "--format", "pylock.toml", "-o", lock], cwd=REPO)
     venv = root / "venv"
     run([uv, "venv", "--python", sys.executable, venv], cwd=root)
@@ -44,3 +65,13 @@ def distributions(uv: str, python: Path) -> list[str]:
     """The names of every distribution installed for `python`, lower-case."""
     listed = run([uv, "pip", "freeze", "--python", python], cwd=python.parent)
     return sorted(line.split("==")[0].split(" @ ")[0].lower() for line in listed.splitlines() if line.strip())
+
+
+def run_app(python: Path, args: Sequence[str | Path], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`python ARGS` in `cwd` as an application runs: only PATH from here, a home of its own (`cwd/home`) holding
+    its data; the result whatever the exit status."""
+    home = cwd / "home"
+    home.mkdir(exist_ok=True)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
+    argv = [str(python), *(str(arg) for arg in args)]
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)

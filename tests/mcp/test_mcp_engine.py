@@ -11,7 +11,6 @@ import pytest
 from engine_harness import (
     Script,
     ask,
-    drained,
     engine,
     eventually,
     scripted,
@@ -22,7 +21,7 @@ from engine_harness import (
 )
 from mcp_servers import fixture_server, hanging_server, http_fixture_server, time_server
 
-from strata_core.bus import McpServerFailed, PartUpdated
+from strata_core.bus import Bus, McpServerFailed, PartUpdated
 from strata_core.mcp import McpStatus
 from strata_core.message import ToolPart, ToolStateCompleted, ToolStateError, ToolStateRunning
 from strata_core.redaction import REDACTED
@@ -63,7 +62,7 @@ async def test_a_local_server_from_pypi_offers_its_tools_and_answers_a_call(proj
 async def _prompt_collecting_failures(runtime: Any, session_id: str, text: str) -> list[McpServerFailed]:
     async with runtime.bus.subscribe() as events:
         await runtime.loop.prompt(ask(session_id, text))
-        return [event for event in drained(events) if isinstance(event, McpServerFailed)]
+        return [event for event in Bus.waiting(events) if isinstance(event, McpServerFailed)]
 
 
 @pytest.mark.anyio

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from engine_harness import Script, ask, drained, engine, scripted, texts
+from engine_harness import Script, ask, engine, scripted, texts
 
-from strata_core.bus import McpServerFailed
+from strata_core.bus import Bus, McpServerFailed
 from strata_core.mcp import McpStatus
 
 MISSING = "the MCP server 'spy' needs the MCP SDK (mcp): pip install 'strata-core[mcp]'"
@@ -32,7 +32,7 @@ async def test_servers_fail_naming_the_extra_and_nothing_is_spawned(
         session = await runtime.sessions.create()
         async with runtime.bus.subscribe() as events:
             answer = await runtime.loop.prompt(ask(session.id, "hello"))
-            failures = [(e.server, e.error) for e in drained(events) if isinstance(e, McpServerFailed)]
+            failures = [(e.server, e.error) for e in Bus.waiting(events) if isinstance(e, McpServerFailed)]
         assert runtime.mcp is not None
         statuses = await runtime.mcp.started()
     assert texts(answer) == ["Hi."]

@@ -10,13 +10,11 @@ install").
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from wheel_install import REPO, build_wheel, distributions, install
+from wheel_install import REPO, build_wheel, distributions, install, run_app, uv_or_skip
 
 PACKAGES_BEFORE_THE_EXTRAS = 53
 """`strata-core` + `strata-providers` at commit b141971, installed from their wheels (benchmarks/README.md)."""
@@ -56,9 +54,7 @@ anyio.run(main)
 
 @pytest.fixture(scope="module")
 def base_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.skip("uv is not on PATH")
+    uv = uv_or_skip()
     root = tmp_path_factory.mktemp("base-install")
     wheel = build_wheel(uv, "strata-core", root / "dist")
     return install(uv, root, [wheel], "strata-core")
@@ -67,17 +63,12 @@ def base_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _run_script(python: Path, source: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     script = tmp_path / "story.py"
     script.write_text(source)
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
-    argv = [str(python), str(script)]
-    return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    return run_app(python, [script], tmp_path)
 
 
 @pytest.mark.slow
 def test_the_base_install_is_at_most_half_the_packages_and_holds_no_extra(base_python: Path) -> None:
-    uv = shutil.which("uv")
-    assert uv is not None
+    uv = uv_or_skip()
     installed = distributions(uv, base_python)
     assert "strata-core" in installed
     assert len(installed) <= PACKAGES_BEFORE_THE_EXTRAS // 2, installed

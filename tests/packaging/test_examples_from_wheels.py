@@ -9,16 +9,13 @@ runs it in the fresh environment, and anyio's pytest plugin comes with anyio, a 
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
+from wheel_install import REPO, build_all_wheels, install, run, run_app, uv_or_skip
 
-REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 
 EXPECTED_OUTPUT: dict[str, list[str]] = {
@@ -70,26 +67,12 @@ EXPECTED_OUTPUT: dict[str, list[str]] = {
 unchecked."""
 
 
-def _run(args: list[str | Path], **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(a) for a in args], check=True, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload,no-any-return]
-
-
 @pytest.fixture(scope="module")
 def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.skip("uv is not on PATH")
+    uv = uv_or_skip()
     root = tmp_path_factory.mktemp("wheels")
-    wheels, venv = root / "dist", root / "venv"
-    _run([uv, "build", "--all-packages", "--wheel", "--out-dir", wheels], cwd=REPO)
-    lock = root / "pylock.toml"
-    export = ["export", "--frozen", "--no-dev", "--no-emit-workspace", "--all-packages", "--format", "pylock.toml"]
-    _run([uv, *export, "-o", lock], cwd=REPO)
-    _run([uv, "venv", "--python", sys.executable, venv], cwd=root)
-    python = venv / "bin" / "python"
-    _run([uv, "pip", "install", "--offline", "--python", python, "-r", lock], cwd=root)
-    _run([uv, "pip", "install", "--offline", "--no-deps", "--python", python, *sorted(wheels.glob("*.whl"))], cwd=root)
-    _run([uv, "pip", "install", "--offline", "--python", python, f"pytest=={_locked_version('pytest')}"], cwd=root)
+    python = install(uv, root, build_all_wheels(uv, root / "dist"), None)
+    run([uv, "pip", "install", "--offline", "--python", python, f"pytest=={_locked_version('pytest')}"], cwd=root)
     return python
 
 
@@ -112,12 +95,9 @@ def test_every_example_has_its_expected_output() -> None:
 def test_example_runs_from_the_installed_wheels(name: str, installed_python: Path, tmp_path: Path) -> None:
     script = tmp_path / name
     shutil.copy(EXAMPLES / name, script)
-    home = tmp_path / "home"
-    home.mkdir()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "XDG_DATA_HOME": str(home / "data")}
     # A test module runs under pytest, as the application's test suite would run it.
-    run = ["-m", "pytest", "-q", "-p", "no:cacheprovider", script.name] if name.startswith("test_") else [script]
-    done = subprocess.run([installed_python, *run], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", script.name] if name.startswith("test_") else [script]
+    done = run_app(installed_python, args, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     for line in EXPECTED_OUTPUT[name]:
         assert line in done.stdout
@@ -125,6 +105,7 @@ def test_example_runs_from_the_installed_wheels(name: str, installed_python: Pat
 
 
 def test_the_installed_core_is_the_wheel_not_the_workspace(installed_python: Path) -> None:
-    where = _run([installed_python, "-c", "import strata_core, strata_providers; print(strata_core.__file__)"])
-    assert str(REPO) not in where.stdout
-    assert "site-packages" in where.stdout
+    code = "import strata_core, strata_providers; print(strata_core.__file__)"
+    where = run([installed_python, "-c", code], cwd=installed_python.parent)
+    assert str(REPO) not in where
+    assert "site-packages" in where

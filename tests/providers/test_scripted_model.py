@@ -7,7 +7,7 @@ import contextlib
 import anyio
 import httpx
 import pytest
-from provider_kit import collect, finish_of, info_for, model_for, of_type, user_request
+from provider_kit import TITLE_REQUEST, collect, finish_of, info_for, model_for, of_type, user_request
 
 from strata_core.llm import (
     BadResponseError,
@@ -16,23 +16,19 @@ from strata_core.llm import (
     LanguageModel,
     ModelError,
     ModelInfo,
-    ModelRequest,
     RateLimitedError,
     ReasoningEnd,
     RetryScheduled,
     StreamEvent,
     StreamFailed,
-    TextContent,
     TextDelta,
     ToolCall,
     TransportError,
-    UserModelMessage,
 )
 from strata_providers.retry import NO_RETRIES
 from strata_providers.testing import ScriptedModel, ScriptedServer, ScriptExhaustedError
 
 pytestmark = pytest.mark.anyio
-TITLE = ModelRequest(system=("You are a title generator.",), messages=(UserModelMessage((TextContent("hi"),)),))
 
 
 async def test_it_plays_the_script_and_records_every_request() -> None:
@@ -49,7 +45,7 @@ async def test_it_plays_the_script_and_records_every_request() -> None:
 async def test_a_call_after_the_last_turn_fails_loudly_naming_the_request() -> None:
     model = ScriptedModel([{"text": "only"}])
     await collect(model)
-    await collect(model, TITLE)  # titles do not count
+    await collect(model, TITLE_REQUEST)  # titles do not count
     expected = r"the script ran out: turn #2 was asked for \(by requests\[2\]\), but the script has only 1 turn"
     with pytest.raises(ScriptExhaustedError, match=expected):
         await collect(model)
@@ -93,9 +89,9 @@ async def test_assert_script_consumed_names_the_turns_never_asked_for() -> None:
 
 async def test_title_requests_get_the_title_without_consuming_a_turn() -> None:
     model = ScriptedModel([{"text": "main"}], title_text="A title")
-    title = await collect(model, TITLE)
+    title = await collect(model, TITLE_REQUEST)
     assert "".join(e.text for e in of_type(title, TextDelta)) == "A title"
-    assert model.title_requests == [TITLE] and model.turns_used == 0
+    assert model.title_requests == [TITLE_REQUEST] and model.turns_used == 0
 
 
 async def test_errors_are_retried_like_the_wires_do_without_waiting() -> None:

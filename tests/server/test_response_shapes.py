@@ -3,15 +3,13 @@ document), route by route, after a turn that used a tool: a client generated fro
 
 from __future__ import annotations
 
-import json
-import threading
 from typing import Any
 
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
-from server_harness import ServeFactory
+from server_harness import ServeFactory, turn_events
 
 from strata_server.openapi import document
 
@@ -99,25 +97,7 @@ def test_the_schema_check_refuses_what_does_not_fit() -> None:
 def test_every_event_of_a_turn_fits_opencodes_event_schema(serve: ServeFactory) -> None:
     server = serve(SCRIPT, permission={"*": "allow"})
     validator = Draft202012Validator({"$ref": "#/components/schemas/Event", "components": document()["components"]})
-    events: list[dict[str, Any]] = []
-    connected = threading.Event()
-
-    def listen() -> None:
-        with httpx.Client(base_url=server.url, timeout=30) as reader, reader.stream("GET", "/event") as stream:
-            for line in stream.iter_lines():
-                if line.startswith("data:"):
-                    events.append(json.loads(line.removeprefix("data:")))
-                    connected.set()
-                    if events[-1]["type"] == "session.idle":
-                        return
-
-    thread = threading.Thread(target=listen, daemon=True)
-    thread.start()
-    assert connected.wait(10)
-    with httpx.Client(base_url=server.url, timeout=30) as client:
-        session_id = client.post("/session", json={}).json()["id"]
-        client.post(f"/session/{session_id}/message", json={"parts": [{"type": "text", "text": "go"}]})
-    thread.join(30)
+    events = turn_events(server)
     kinds = {event["type"] for event in events}
     assert {"server.connected", "session.created", "message.updated", "message.part.updated"} <= kinds
     assert {"message.part.delta", "session.status", "session.idle"} <= kinds

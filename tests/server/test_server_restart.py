@@ -8,28 +8,16 @@ import json
 import os
 import signal
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 from cli_harness import RUN_TIMEOUT, STRATA, Cli
-from server_harness import ServeFactory
+from server_harness import ServeFactory, wait_until
 
 SLEEP = {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30", "description": "Wait a while"}}]}
 ALLOW_BASH = {"bash": "allow"}
 WAIT = 30.0
-
-
-def wait_for(check: Callable[[], Any], what: str) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def tool_states(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -54,7 +42,7 @@ def test_a_call_cut_off_by_a_crash_reads_interrupted_right_after_the_restart(
             states = tool_states(client.get(f"/session/{cut_off}/message").json())
             return [state for state in states if state["status"] == "running"]
 
-        wait_for(running, "the call to run")
+        wait_until(running, "the call to run")
     os.killpg(crashed.process.pid, signal.SIGKILL)
     crashed.process.wait(WAIT)
 
@@ -73,8 +61,8 @@ def test_a_call_cut_off_by_a_crash_reads_interrupted_right_after_the_restart(
         def other_sessions() -> list[str]:
             return [s["id"] for s in json.loads(cli("session", "list", "--json").stdout) if s["id"] != cut_off]
 
-        (writing,) = wait_for(other_sessions, "the run's session")
-        wait_for(lambda: [s for s in stored_tool_states(cli, writing) if s["status"] == "running"], "its call to run")
+        (writing,) = wait_until(other_sessions, "the run's session")
+        wait_until(lambda: [s for s in stored_tool_states(cli, writing) if s["status"] == "running"], "its call to run")
 
         restarted = serve([], permission=ALLOW_BASH)
         with httpx.Client(base_url=restarted.url, timeout=WAIT) as client:

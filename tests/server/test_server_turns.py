@@ -6,26 +6,15 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import time
 from typing import Any
 
 import httpx
 from cli_harness import Cli
-from server_harness import ServeFactory
+from server_harness import ServeFactory, wait_until
 
 BASH = {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi", "description": "Print hi"}}]}
 PROMPT = {"parts": [{"type": "text", "text": "run it"}]}
 WAIT = 20.0
-
-
-def wait_until(check: Any, what: str) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_an_abort_ends_the_turn_and_takes_its_question_with_it(serve: ServeFactory) -> None:

@@ -4,12 +4,7 @@ pending once, then running, then done, never once per chunk."""
 
 from __future__ import annotations
 
-import json
-import threading
-from typing import Any
-
-import httpx
-from server_harness import ServeFactory
+from server_harness import ServeFactory, turn_events
 
 ANSWER = "".join(f"word{n} " for n in range(400))
 TODO = {"todos": [{"content": "stream the arguments " * 5, "status": "pending", "priority": "high"}]}
@@ -19,33 +14,8 @@ SCRIPT = [
 ]
 
 
-def turn_events(serve: ServeFactory) -> list[dict[str, Any]]:
-    server = serve(SCRIPT, permission={"*": "allow"})
-    events: list[dict[str, Any]] = []
-    connected = threading.Event()
-
-    def listen() -> None:
-        with httpx.Client(base_url=server.url, timeout=30) as reader, reader.stream("GET", "/event") as stream:
-            for line in stream.iter_lines():
-                if line.startswith("data:"):
-                    events.append(json.loads(line.removeprefix("data:")))
-                    connected.set()
-                    if events[-1]["type"] == "session.idle":
-                        return
-
-    thread = threading.Thread(target=listen, daemon=True)
-    thread.start()
-    assert connected.wait(10)
-    with httpx.Client(base_url=server.url, timeout=30) as client:
-        session_id = client.post("/session", json={}).json()["id"]
-        reply = client.post(f"/session/{session_id}/message", json={"parts": [{"type": "text", "text": "go"}]})
-        assert reply.status_code == 200, reply.text
-    thread.join(30)
-    return events
-
-
 def test_a_streamed_turn_sends_whole_parts_at_their_edges_and_only_pieces_between(serve: ServeFactory) -> None:
-    events = turn_events(serve)
+    events = turn_events(serve(SCRIPT, permission={"*": "allow"}))
     updated = [e["properties"]["part"] for e in events if e["type"] == "message.part.updated"]
     (text_id,) = {part["id"] for part in updated if part["type"] == "text" and part["text"] == ANSWER}
     deltas = [e["properties"] for e in events if e["type"] == "message.part.delta"]

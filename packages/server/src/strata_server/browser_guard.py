@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -26,6 +25,7 @@ from attrs import define
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from strata_core.tool.support import is_address
 from strata_server.errors import ApiError, json_error
 
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -40,14 +40,6 @@ def host_name(host: str) -> str:
     if host.count(":") == 1:  # more than one: a bare IPv6 address (a --hostname), which has no port
         host = host.partition(":")[0]
     return host.rstrip(".")
-
-
-def is_address(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
 
 
 def server_names(hostname: str, allowed_hosts: Iterable[str]) -> frozenset[str]:

@@ -44,47 +44,62 @@ class StorageDamagedError(StorageError):
     """The file is damaged, or is not a SQLite database."""
 
 
+_FULL = (
+    StorageFullError,
+    "The session database {path} could not be written: the filesystem that holds it is full ({detail}). "
+    "Nothing of the failed write was kept, and the sessions stored before are intact. Free some space "
+    "there (the database and its -wal file are in {folder}), or keep the data directory on a "
+    "filesystem with room (STRATA_DATA_DIR), and try again.",
+)
+_BY_CODE: dict[int, tuple[type[StorageError], str]] = {
+    sqlite3.SQLITE_FULL: _FULL,
+    **dict.fromkeys(
+        (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN),
+        (
+            StorageReadOnlyError,
+            "The session database {path} cannot be opened for writing ({detail}). Strata writes the file and "
+            "its -wal and -shm files beside it, so {folder} must be writable by this user: fix the "
+            "permissions (or the read-only mount), or keep the data directory elsewhere (STRATA_DATA_DIR).",
+        ),
+    ),
+    **dict.fromkeys(
+        (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED),
+        (
+            StorageLockedError,
+            "The session database {path} stayed locked by another process for more than "
+            "{busy_seconds:g} s ({detail}). Another Strata process is probably writing a long "
+            "transaction; let it finish and try again.",
+        ),
+    ),
+    **dict.fromkeys(
+        (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB),
+        (
+            StorageDamagedError,
+            "The session database {path} is damaged or is not a SQLite database ({detail}). Move it (and its "
+            "-wal and -shm files) aside, and Strata starts a new, empty one; the old file may still be "
+            "readable with the sqlite3 tool's `.recover`.",
+        ),
+    ),
+    sqlite3.SQLITE_IOERR: (
+        StorageError,
+        "Reading or writing the session database {path} failed: the filesystem reported an error "
+        "({detail}). Nothing of the failed operation was kept; check the disk or mount that holds "
+        "{folder} and try again.",
+    ),
+}
+"""Each storage failure's class and message by SQLite's primary result code; any other code is a defect."""
+
+
 def storage_error(error: sqlite3.Error, path: Path, *, busy_timeout_ms: int) -> StorageError | None:
     """The `StorageError` that `error` from the database at `path` means, or None if it is not about storage."""
     code = getattr(error, "sqlite_errorcode", 0) & 0xFF  # the primary code of an extended one
-    detail = str(error)
-    if code == sqlite3.SQLITE_FULL or (code == sqlite3.SQLITE_IOERR and _free_bytes(path) < LOW_SPACE_BYTES):
-        return StorageFullError(
-            f"The session database {path} could not be written: the filesystem that holds it is full ({detail}). "
-            "Nothing of the failed write was kept, and the sessions stored before are intact. Free some space "
-            f"there (the database and its -wal file are in {path.parent}), or keep the data directory on a "
-            "filesystem with room (STRATA_DATA_DIR), and try again.",
-            path=path,
-        )
-    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_PERM, sqlite3.SQLITE_CANTOPEN):
-        return StorageReadOnlyError(
-            f"The session database {path} cannot be opened for writing ({detail}). Strata writes the file and "
-            f"its -wal and -shm files beside it, so {path.parent} must be writable by this user: fix the "
-            "permissions (or the read-only mount), or keep the data directory elsewhere (STRATA_DATA_DIR).",
-            path=path,
-        )
-    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-        return StorageLockedError(
-            f"The session database {path} stayed locked by another process for more than "
-            f"{busy_timeout_ms / 1000:g} s ({detail}). Another Strata process is probably writing a long "
-            "transaction; let it finish and try again.",
-            path=path,
-        )
-    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
-        return StorageDamagedError(
-            f"The session database {path} is damaged or is not a SQLite database ({detail}). Move it (and its "
-            "-wal and -shm files) aside, and Strata starts a new, empty one; the old file may still be "
-            "readable with the sqlite3 tool's `.recover`.",
-            path=path,
-        )
-    if code == sqlite3.SQLITE_IOERR:
-        return StorageError(
-            f"Reading or writing the session database {path} failed: the filesystem reported an error "
-            f"({detail}). Nothing of the failed operation was kept; check the disk or mount that holds "
-            f"{path.parent} and try again.",
-            path=path,
-        )
-    return None
+    out_of_room = code == sqlite3.SQLITE_IOERR and _free_bytes(path) < LOW_SPACE_BYTES
+    kind = _FULL if out_of_room else _BY_CODE.get(code)
+    if kind is None:
+        return None
+    cls, message = kind
+    text = message.format(path=path, detail=error, folder=path.parent, busy_seconds=busy_timeout_ms / 1000)
+    return cls(text, path=path)
 
 
 def _free_bytes(path: Path) -> int:

@@ -31,7 +31,7 @@ from strata_core.testing.script import (
     parse_script,
     pieces,
 )
-from strata_core.testing.scripted_model import SCRIPTED_INFO, ScriptedModel, play
+from strata_core.testing.scripted_model import SCRIPTED_INFO, ScriptedModel, ScriptedModelOptions, play
 
 __all__ = [
     "DEFAULT_TITLE_MARKERS",
@@ -43,6 +43,7 @@ __all__ = [
     "ScriptError",
     "ScriptExhaustedError",
     "ScriptedModel",
+    "ScriptedModelOptions",
     "ScriptedResolver",
     "ScriptedToolCall",
     "Turn",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import anyio
 
@@ -67,27 +67,33 @@ from strata_core.testing.script import (
 SCRIPTED_INFO = ModelInfo(provider_id="scripted", id="scripted-model", name="Scripted model")
 
 
+class ScriptedModelOptions(TypedDict, total=False):
+    """`ScriptedModel`'s keywords, declared once for it and for the subclasses that pass them on."""
+
+    info: ModelInfo
+    """What the model reports as its `info` (default `SCRIPTED_INFO`)."""
+    title_markers: Sequence[str]
+    """System-prompt phrases that make a request a title request (default `DEFAULT_TITLE_MARKERS`)."""
+    title_text: str
+    """The answer to every title request (default `TITLE_TEXT`)."""
+
+
 class ScriptedModel:
     """A `LanguageModel` answering from `script`; `requests` holds every `ModelRequest` it received."""
 
     def __init__(
-        self,
-        script: Sequence[Turn | Mapping[str, Any]] = (),
-        *,
-        info: ModelInfo = SCRIPTED_INFO,
-        title_markers: Sequence[str] = DEFAULT_TITLE_MARKERS,
-        title_text: str = TITLE_TEXT,
+        self, script: Sequence[Turn | Mapping[str, Any]] = (), **options: Unpack[ScriptedModelOptions]
     ) -> None:
         self.script = parse_script(script)
-        self.title_markers = tuple(title_markers)
-        self.title_text = title_text
+        self.title_markers = tuple(options.get("title_markers", DEFAULT_TITLE_MARKERS))
+        self.title_text = options.get("title_text", TITLE_TEXT)
         self.requests: list[ModelRequest] = []
         self.title_requests: list[ModelRequest] = []
         self.main_requests: list[ModelRequest] = []
         self.turns_used = 0
         self.unscripted: list[ScriptExhaustedError] = []
         """Every call that found the script exhausted (each was also raised to its caller)."""
-        self._info = info
+        self._info = options.get("info", SCRIPTED_INFO)
 
     @property
     def info(self) -> ModelInfo:

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import anyio
 from httpx_sse import ServerSentEvent
 
-from strata_core.llm import ModelInfo, StreamEvent
-from strata_core.testing import DEFAULT_TITLE_MARKERS, SCRIPTED_INFO, TITLE_TEXT, Turn
+from strata_core.llm import StreamEvent
 from strata_core.testing import ScriptedModel as CoreScriptedModel
+from strata_core.testing import ScriptedModelOptions, Turn
 from strata_providers.anthropic_messages_stream import MessagesStreamDecoder
 from strata_providers.errors import error_for_status
 from strata_providers.openai_chat_stream import ChatStreamDecoder
@@ -45,12 +45,10 @@ class WireScriptedModel(CoreScriptedModel):
         self,
         script: Sequence[Turn | Mapping[str, Any]] = (),
         *,
-        info: ModelInfo = SCRIPTED_INFO,
-        title_markers: Sequence[str] = DEFAULT_TITLE_MARKERS,
-        title_text: str = TITLE_TEXT,
         retry: RetryPolicy | None = None,
+        **options: Unpack[ScriptedModelOptions],
     ) -> None:
-        super().__init__(script, info=info, title_markers=title_markers, title_text=title_text)
+        super().__init__(script, **options)
         self.retry = retry or RetryPolicy(sleep=_no_wait)
 
     def answer(self, turn: Turn, number: int) -> AsyncGenerator[StreamEvent, None]:

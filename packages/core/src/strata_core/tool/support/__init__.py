@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         read_all,
     )
     from strata_core.tool.support.file_kind import is_binary, media_type
+    from strata_core.tool.support.network_address import is_address
     from strata_core.tool.support.paths_guard import absolute, inside_project, real
     from strata_core.tool.support.search import Search, SearchError, walk_files
 
@@ -32,6 +33,7 @@ __all__ = [
     "absolute",
     "descriptor",
     "inside_project",
+    "is_address",
     "is_binary",
     "kind_name",
     "media_type",
@@ -52,6 +54,7 @@ __getattr__, __dir__ = lazy_exports(
         "absolute": "strata_core.tool.support.paths_guard",
         "descriptor": "strata_core.tool.support.confined_file",
         "inside_project": "strata_core.tool.support.paths_guard",
+        "is_address": "strata_core.tool.support.network_address",
         "is_binary": "strata_core.tool.support.file_kind",
         "kind_name": "strata_core.tool.support.confined_file",
         "media_type": "strata_core.tool.support.file_kind",
