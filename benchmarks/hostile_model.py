@@ -104,10 +104,10 @@ def model_wait_latency() -> float:
 
 def tool_wait_latency() -> float:
     with tempfile.TemporaryDirectory(prefix="strata-bench-tool.") as root:
-        marker = Path(root) / "started"
-        bash = {"name": "bash", "arguments": {"command": f"touch {marker} && sleep 60", "description": "wait"}}
+        # The marker is made inside the project: the shell sandbox lets a command write nothing else.
+        bash = {"name": "bash", "arguments": {"command": "touch started && sleep 60", "description": "wait"}}
         with model_server([{"tool_calls": [bash]}], Path(root) / "server") as server, project(server.port) as (w, e):
-            return interrupt_latency(w, e, ["run", "--auto", "wait"], marker, 0.3)
+            return interrupt_latency(w, e, ["run", "--auto", "wait"], w / "started", 0.3)
 
 
 def run(quick: bool, runs: int | None = None) -> list[Result]:
