@@ -1,14 +1,17 @@
 """`GET /event` and `GET /global/event`: the server's events as server-sent events, one JSON object per `data:`.
 
 Each stream opens with `server.connected`. `/global/event` wraps each event as `{directory, project, payload}`
-(and `server.connected` as `{payload}`), as OpenCode's global stream does. A client that hangs up ends its
-subscription at once; one that stops reading is dropped by the hub or by the send timeout.
+(and `server.connected` as `{payload}`), as OpenCode's global stream does. Events end with a bare "\n\n", as
+OpenCode frames them: the SDK's default (v1) client splits the stream on exactly that. The subscription exists
+before the response's headers go out, so a client that prompts as soon as it sees them misses nothing of the
+turn. A client that hangs up ends its subscription at once; one that stops reading is dropped by the hub or by
+the send timeout.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from sse_starlette import EventSourceResponse
@@ -22,18 +25,29 @@ PING_SECONDS = 10
 SEND_TIMEOUT_SECONDS = 30
 
 
-def _stream(state: ServerState, wrap: Callable[[Payload], dict[str, Any]]) -> EventSourceResponse:
-    async def events() -> AsyncIterator[dict[str, str]]:
+async def _stream(state: ServerState, wrap: Callable[[Payload], dict[str, Any]]) -> EventSourceResponse:
+    async def events() -> AsyncGenerator[dict[str, str], None]:
         async with state.hub.subscribe() as payloads:
             yield {"data": json.dumps(wrap(state.hub.shapes.event("server.connected", {})), separators=(",", ":"))}
             async for payload in payloads:
                 yield {"data": json.dumps(wrap(payload), separators=(",", ":"))}
 
-    return EventSourceResponse(events(), ping=PING_SECONDS, send_timeout=SEND_TIMEOUT_SECONDS)
+    stream = events()
+    connected = await anext(stream)  # subscribes now, before the response starts
+
+    async def subscribed() -> AsyncIterator[dict[str, str]]:
+        try:
+            yield connected
+            async for event in stream:
+                yield event
+        finally:
+            await stream.aclose()
+
+    return EventSourceResponse(subscribed(), ping=PING_SECONDS, send_timeout=SEND_TIMEOUT_SECONDS, sep="\n")
 
 
 async def events(request: Request) -> EventSourceResponse:
-    return _stream(server_state(request), lambda payload: payload)
+    return await _stream(server_state(request), lambda payload: payload)
 
 
 async def global_events(request: Request) -> EventSourceResponse:
@@ -45,7 +59,7 @@ async def global_events(request: Request) -> EventSourceResponse:
             return {"payload": payload}
         return {"directory": str(project.directory), "project": project.id, "payload": payload}
 
-    return _stream(state, wrap)
+    return await _stream(state, wrap)
 
 
 ROUTES = [
