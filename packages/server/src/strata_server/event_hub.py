@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream, MemoryObjectStreamStatistics
 from attrs import define, field
 
 from strata_core import bus as b
@@ -26,6 +26,11 @@ log = get_logger(__name__)
 
 CLIENT_BUFFER = 10_000
 """Events a connected client may fall behind by before it is dropped."""
+DELIVERY_WAIT_SECONDS = 2.0
+"""How long an answer waits for the events of its turn to be written to the clients (`delivered`)."""
+PARKED_POLL_SECONDS = 0.002
+READ_GRACE_SECONDS = 0.1
+"""Then, with a client connected, how long it is given to read them before the answer goes out."""
 
 
 @define
@@ -47,14 +52,38 @@ class EventHub:
     shapes: EventShapes
     statuses: StatusBoard = field(factory=StatusBoard)
     _clients: list[MemoryObjectSendStream[Payload]] = field(factory=list, init=False)
+    _events: MemoryObjectReceiveStream[b.BusEvent] | None = field(default=None, init=False)
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Read the bus until cancelled (started in the server's task group before it accepts requests)."""
         async with self.bus.subscribe() as events:
+            self._events = events
             task_status.started()
             async for first in events:
                 for event in [first, *self.bus.waiting(events)]:
                     await self._handle(event)
+
+    async def delivered(self, wait: float = DELIVERY_WAIT_SECONDS) -> None:
+        """Return once every event published so far has been written to each client (at most `wait` s), and,
+        with a client connected, once it has had `READ_GRACE_SECONDS` to read them.
+
+        The prompt route answers after this. A scripted or fast turn ends before the event streams have had a
+        turn of the event loop, and `opencode run --attach` prints from the stream but ends as soon as its
+        prompt is answered: answered first, it printed nothing. OpenCode's own server writes each event as it
+        happens and answers a prompt a few hundred milliseconds after its last one (its post-turn work), so its
+        clients always read them first; the grace gives them the same. Written means parked: the hub and each
+        client's writer wait for their next event with nothing left in their buffers (a task that was handed an
+        event but has not run yet is not parked)."""
+        with anyio.move_on_after(wait):
+            while not self._parked():  # noqa: ASYNC110 - stream statistics change without an event to wait on
+                await anyio.sleep(PARKED_POLL_SECONDS)
+        if self._clients:
+            await anyio.sleep(READ_GRACE_SECONDS)
+
+    def _parked(self) -> bool:
+        clients = [client.statistics() for client in self._clients]
+        hub = [self._events.statistics()] if self._events is not None else []
+        return all(_idle(statistics) for statistics in [*hub, *clients])
 
     async def _handle(self, event: b.BusEvent) -> None:
         self.statuses.observe(event, self.shapes.clock.now_ms())
@@ -89,3 +118,8 @@ class EventHub:
             if send in self._clients:
                 self._clients.remove(send)
             send.close()
+
+
+def _idle(statistics: MemoryObjectStreamStatistics) -> bool:
+    """Nothing buffered, and its reader is waiting for more (so it has finished with what it was given)."""
+    return statistics.current_buffer_used == 0 and statistics.tasks_waiting_receive > 0

@@ -71,7 +71,9 @@ async def prompt(request: Request) -> JSONResponse:
     state = server_state(request)
     body = await state.body(request, "session.prompt")
     turn = await state.turns.start(prompt_request(session_id(request), body, state.runtime.project))
-    return JSONResponse(message_data(await turn.result()))
+    answer = await turn.result()
+    await state.hub.delivered()  # the turn's events reach the event streams' readers before its answer
+    return JSONResponse(message_data(answer))
 
 
 async def prompt_async(request: Request) -> Response:
