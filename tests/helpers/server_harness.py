@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import attrs
 import httpx
-from cli_harness import STRATA
+from cli_harness import STRATA, mock_provider_config
 
 from strata_providers.testing import ScriptedServer
 
@@ -169,3 +169,33 @@ def turn_events(server: Server, text: str = "go") -> list[dict[str, Any]]:
         assert reply.status_code == 200, reply.text
     thread.join(WAIT_SECONDS)
     return events
+
+
+SDK_SCRIPT_TIMEOUT = 120
+
+
+def run_sdk_script(script: Path, url: str) -> subprocess.CompletedProcess[str]:
+    """Run one of `tests/server/sdk/*.mjs` with node against the server at `url` (the SDK from `sdk_dir()`)."""
+    node = shutil.which("node")
+    assert node is not None
+    env = {"PATH": os.environ.get("PATH", ""), "STRATA_SDK_DIR": str(sdk_dir())}
+    return subprocess.run(
+        [node, str(script), url], env=env, capture_output=True, text=True, timeout=SDK_SCRIPT_TIMEOUT, check=False
+    )
+
+
+@contextmanager
+def opencode_serve(tmp_path: Path, model_script: Path, files: Mapping[str, str] | None = None) -> Iterator[Server]:
+    """The real `opencode serve` (the oracle's serve.sh) on a fixture of `files` with the server tests' config
+    (the mock provider, shell commands asking), its model playing `model_script`."""
+    fixture = tmp_path / "fixture"
+    fixture.mkdir()
+    config = {**mock_provider_config("http://127.0.0.1:__PORT__/v1"), "permission": ASK_BASH}
+    (fixture / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
+    for name, text in (files or {}).items():
+        (fixture / name).write_text(text, encoding="utf-8")
+    command = ["bash", str(ORACLE / "serve.sh"), str(fixture), str(model_script)]
+    env = {**os.environ, "STRATA_ORACLE_CACHE": str(ORACLE_CACHE), "TMPDIR": str(tmp_path)}
+    # serve.sh prints `opencode serve: URL ...`; the harness reads the URL after "listening on " or this.
+    with running_server(fixture, env, command=command, listening="opencode serve: ") as server:
+        yield server

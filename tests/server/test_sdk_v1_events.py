@@ -6,30 +6,21 @@ frames it, each event `data: ...\\n\\n` with no carriage returns.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
-from cli_harness import mock_provider_config
-from server_harness import ASK_BASH, OPENCODE, ORACLE, ORACLE_CACHE, ServeFactory, running_server, sdk_dir, sdk_missing
+from server_harness import OPENCODE, ORACLE, ServeFactory, opencode_serve, run_sdk_script, sdk_missing
 
 HERE = Path(__file__).parent
 EVENTS_V1 = HERE / "sdk" / "events-v1.mjs"
 SCRIPT = json.loads((HERE / "sdk" / "contract-script.json").read_text(encoding="utf-8"))[:3]
 """Hello there., then a bash call that asks, then Ran it."""
-SDK_TIMEOUT = 120
 
 
 def run_events_v1(url: str) -> subprocess.CompletedProcess[str]:
-    node = shutil.which("node")
-    assert node is not None
-    env = {"PATH": os.environ.get("PATH", ""), "STRATA_SDK_DIR": str(sdk_dir())}
-    return subprocess.run(
-        [node, str(EVENTS_V1), url], env=env, capture_output=True, text=True, timeout=SDK_TIMEOUT, check=False
-    )
+    return run_sdk_script(EVENTS_V1, url)
 
 
 @pytest.mark.skipif(sdk_missing() is not None, reason=sdk_missing() or "")
@@ -46,15 +37,9 @@ def test_the_default_sdk_import_follows_a_turn_and_a_permission_question(serve: 
 @pytest.mark.skipif(not OPENCODE.exists(), reason=f"OpenCode 1.18.33 is not installed at {OPENCODE}")
 @pytest.mark.skipif(not (ORACLE / "serve.sh").exists(), reason=f"no oracle serve.sh at {ORACLE}")
 def test_the_same_script_passes_against_opencode_serve(tmp_path: Path) -> None:
-    fixture = tmp_path / "fixture"
-    fixture.mkdir()
-    config = {**mock_provider_config("http://127.0.0.1:__PORT__/v1"), "permission": ASK_BASH}
-    (fixture / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT), encoding="utf-8")
-    command = ["bash", str(ORACLE / "serve.sh"), str(fixture), str(script)]
-    env = {**os.environ, "STRATA_ORACLE_CACHE": str(ORACLE_CACHE), "TMPDIR": str(tmp_path)}
-    with running_server(fixture, env, command=command, listening="opencode serve: ") as server:
+    with opencode_serve(tmp_path, script) as server:
         done = run_events_v1(server.url)
     assert done.returncode == 0, done.stderr + done.stdout
     assert done.stdout.startswith("events-v1: ok")

@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 
+import { followEvents, ofSession } from "./event-log.mjs";
+
 const sdk = await import(path.join(process.env.STRATA_SDK_DIR, "node_modules/@opencode-ai/sdk/dist/v2/client.js"));
 const client = sdk.createOpencodeClient({ baseUrl: process.argv[2] });
 let checks = 0;
@@ -13,27 +15,7 @@ const check = (condition, what) => {
   assert.ok(condition, what);
   checks += 1;
 };
-const WAIT_MS = 30000;
-
-// -- the event stream, read in the background for the whole run ------------------------------------------
-const seen = [];
-const waiters = [];
-const subscription = await client.event.subscribe();
-(async () => {
-  for await (const event of subscription.stream) {
-    seen.push(event);
-    for (const waiter of [...waiters]) if (waiter.test(event)) waiter.resolve(event);
-  }
-})();
-function waitFor(test, what, from = 0) {
-  const early = seen.slice(from).find(test);
-  if (early) return Promise.resolve(early);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${what} event within ${WAIT_MS} ms`)), WAIT_MS);
-    waiters.push({ test, resolve: (e) => (clearTimeout(timer), resolve(e)) });
-  });
-}
-const ofSession = (id, type) => (e) => e.type === type && e.properties.sessionID === id;
+const { seen, waitFor } = await followEvents(client);
 
 // -- health and a session ---------------------------------------------------------------------------------
 const health = (await client.global.health()).data;
