@@ -107,6 +107,7 @@ class PromptContainer(containers.DeclarativeContainer):
 _directory, _env, _clock = PromptContainer.directory, PromptContainer.env, PromptContainer.clock
 _paths, _project, _config = PromptContainer.paths, PromptContainer.project, PromptContainer.config
 _skills, _agents, _instructions = PromptContainer.skills, PromptContainer.agents, PromptContainer.instructions
+_system_prompt = PromptContainer.system_prompt
 
 
 class CoreContainer(PromptContainer):
@@ -210,7 +211,7 @@ class CoreContainer(PromptContainer):
     )
     compaction = providers.Singleton(CompactionService, store, bus, _agents, models, processor, _clock, ids)
     requests = providers.Singleton(
-        TurnRequestBuilder, PromptContainer.system_prompt, registry, parameters, ids, secrets=secret_outputs
+        TurnRequestBuilder, _system_prompt, registry, parameters, ids, secrets=secret_outputs
     )
     subtasks = providers.Singleton(SubtaskRunner, store, bus, execute_tool, _clock, ids)
     plan_mode = providers.Singleton(

@@ -242,7 +242,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         self._background = await self._stack.enter_async_context(anyio.create_task_group())
         c.background.override(providers.Object(self._background))
         self._background.start_soon(_remove_old_tool_outputs, c.truncation())
-        mcp = await self._start_mcp(config)
+        mcp = await self._start_mcp(config, project)
         loop = c.loop()
         c.loop_handle().set(loop)
         return Runtime(
@@ -267,7 +267,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         if self._background is not None:
             self._background.cancel_scope.cancel()
 
-    async def _start_mcp(self, config: ConfigInfo) -> McpServers | None:
+    async def _start_mcp(self, config: ConfigInfo, project: ProjectInfo) -> McpServers | None:
         """Start the config's MCP servers in the background (each bounded by its timeout) and offer their
         tools; closed with the runtime, before the store."""
         c = self._container
@@ -276,7 +276,6 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         # Imported here: a config without servers never loads the MCP SDK (~100 ms of imports).
         from strata_core.mcp.servers import configured_servers
 
-        project = await c.project().info()
         running = configured_servers(config, env=c.env(), paths=c.paths(), project=project, bus=c.bus())
         servers = await self._stack.enter_async_context(running)
         c.tool_sources.override(providers.Object((servers,)))

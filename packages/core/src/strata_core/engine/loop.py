@@ -13,7 +13,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import anyio
-import attrs
 from attrs import define, field
 
 from strata_core import llm
@@ -290,8 +289,10 @@ class SessionLoop:
         plan_mode = self.steps.plan_mode is not None  # built only while experimental plan mode is on
         if plan_mode:
             history = await self._plan_mode_reminders(session, history, agent, run)
-        step_state = StepState(session, agent, model, user, history, step, finished_id, is_last_step, run.converted)
-        built = await self.steps.requests.build(attrs.evolve(step_state, stored_reminders=plan_mode, urls=run.urls))
+        step_state = StepState(
+            session, agent, model, user, history, step, finished_id, is_last_step, run.converted, plan_mode, run.urls
+        )
+        built = await self.steps.requests.build(step_state)
         path = PathInfo(str(project.directory), str(project.worktree))
         ref = ModelRef(model.info.provider_id, model.info.id, user.model.variant)
         message = AssistantMessage.answering(

@@ -11,7 +11,6 @@ leave open, and settles the session's other open questions an answer decides ("r
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
@@ -141,7 +140,7 @@ class PermissionFlow:
         self._open[request.id] = question
         answer: Approval | None = None
         try:
-            with anyio.move_on_after(math.inf if self.approval_timeout is None else self.approval_timeout):
+            with anyio.move_on_after(self.approval_timeout):
                 with question.scope:
                     answer = await self.approver(request)
         finally:
