@@ -1,6 +1,6 @@
 """`strata run` loads the engine without garbage collection, freezes it, collects the young generation less
-often, skips httpx's command-line client and the Starlette module dependency_injector's wiring would load
-(where strata-server is installed), and leaves every library whole for the rest of the process."""
+often, skips httpx's command-line client, and the Starlette module (where strata-server is installed) and
+pydantic dependency_injector would load, and leaves every library whole for the rest of the process."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ result = {
     "young_threshold": gc.get_threshold()[0],
     "loaded": sorted(
         m
-        for m in ("structlog", "pygments", "rich", "httpx._main", "logging.config", "starlette.requests")
+        for m in ("structlog", "pygments", "rich", "httpx._main", "logging.config", "starlette.requests", "pydantic")
         if m in sys.modules
     ),
 }
@@ -50,6 +50,14 @@ result["structlog_rich"] = structlog.dev.rich is not None and "╭" in rendered 
 config = providers.Configuration()
 config.from_yaml(sys.argv[1])
 result["yaml_config"] = config()
+
+# pydantic, whole; dependency_injector's pydantic settings say what they need, as they do without the stand-in
+import pydantic
+result["pydantic_model"] = pydantic.create_model("Point", x=(int, ...))(x="3").x
+try:
+    config.from_pydantic(object())
+except Exception as error:
+    result["from_pydantic"] = str(error)
 
 # httpx: the client, its real command-line module, and `httpx.main` reaching it
 import httpx._main
@@ -103,3 +111,5 @@ def test_every_library_works_in_full_after_start_up(tmp_path: Path) -> None:
     assert result["httpx_main_is_real"] is True and result["httpx_main_exit"] == 0
     assert result["frontmatter"] == {"name": "x"}
     assert result["starlette_request"] == "starlette.requests"
+    assert result["pydantic_model"] == 3
+    assert "pydantic_settings is not installed" in str(result["from_pydantic"])
