@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import attr._make
 import attrs
 import pytest
 
-from strata_cli.class_code import reused_class_code
+import strata_cli.class_code
+from strata_cli.class_code import cache_file, reused_class_code
 
 
 def point_class() -> type:
@@ -60,3 +62,17 @@ def test_a_cache_that_cannot_be_written_is_no_error(tmp_path: Path) -> None:
     with reused_class_code(blocked / "code.marshal"):
         cls = point_class()
     assert cls(4).label == "a"
+
+
+def test_the_cache_lives_beside_the_bytecode_unless_python_writes_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib.util import cache_from_source
+
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "bytecode"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    bytecode_dir = Path(cache_from_source(strata_cli.class_code.__file__)).parent
+    bytecode_dir.mkdir(parents=True)  # as Python made it when it wrote the module's .pyc
+    assert cache_file(tmp_path / "user").parent == bytecode_dir
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert cache_file(tmp_path / "user").parent == tmp_path / "user" / "class-code"

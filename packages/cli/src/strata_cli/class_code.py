@@ -3,9 +3,14 @@
 attrs writes the source of every class's `__init__`, `__repr__`, `__eq__`, `__hash__`, ... as one script and
 `compile()`s it when the class is created: ~0.3 ms a class, and `strata run` creates ~260 of them at start-up,
 a quarter of its import time (~80 ms). The scripts are the same from run to run, so `reused_class_code()`
-keeps the compiled code objects in one file under the cache directory and hands attrs the stored one when
-the same script comes again; what is missing is compiled as attrs would have compiled it, and stored at the
-end. The file is only ever a cache: unreadable, stale or absent, attrs compiles as usual.
+keeps the compiled code objects in one file and hands attrs the stored one when the same script comes again;
+what is missing is compiled as attrs would have compiled it, and stored at the end. The file is only ever a
+cache: unreadable, stale or absent, attrs compiles as usual.
+
+The file is bytecode of the installed libraries, so it lives where Python keeps theirs (`cache_file`): in
+this package's `__pycache__` (or under `PYTHONPYCACHEPREFIX`), beside the `.pyc` files, and it is warm
+whenever they are, for every user and HOME of the installation; where Python writes no bytecode (read-only
+install, `PYTHONDONTWRITEBYTECODE`), in the user's cache directory.
 
 One part of a script differs between processes: the class's own number at the start of `__hash__`'s tuple
 (attrs takes it from `hash()` of a string, which CPython randomizes per process). It is stored as a
@@ -41,9 +46,16 @@ Key = tuple[str, str]
 """(filename, script with the placeholder): what attrs compiles, the same in every process."""
 
 
-def cache_file(cache_dir: Path) -> Path:
-    """The file for this interpreter's bytecode (another Python version keeps its own)."""
-    return cache_dir / "class-code" / f"{sys.implementation.cache_tag}-{MAGIC_NUMBER.hex()}.marshal"
+def cache_file(user_cache_dir: Path) -> Path:
+    """Where the compiled methods are kept: beside this module's own bytecode when Python writes bytecode
+    there, else under `user_cache_dir`; one file per interpreter version (its bytecode is its own)."""
+    from importlib.util import cache_from_source
+
+    name = f"class_code.{sys.implementation.cache_tag}.methods"
+    beside = Path(cache_from_source(__file__)).with_name(name)
+    if not sys.dont_write_bytecode and os.access(beside.parent, os.W_OK):
+        return beside
+    return user_cache_dir / "class-code" / name
 
 
 @contextmanager
@@ -123,7 +135,10 @@ def _future_flags(module: types.ModuleType) -> int:
 
 def _load(path: Path) -> dict[Key, types.CodeType]:
     try:
-        loaded = marshal.loads(path.read_bytes())
+        data = path.read_bytes()
+        if not data.startswith(MAGIC_NUMBER):  # written by another bytecode version (or not by us at all)
+            return {}
+        loaded = marshal.loads(data[len(MAGIC_NUMBER) :])
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     if not isinstance(loaded, dict):
@@ -147,7 +162,8 @@ def _save(path: Path, entries: dict[Key, types.CodeType]) -> None:
         return
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(marshal.dumps(entries))
+            file.write(MAGIC_NUMBER + marshal.dumps(entries))
+        Path(temporary).chmod(0o644)  # readable like the .pyc files beside it (mkstemp makes it private)
         Path(temporary).replace(path)
     except (OSError, ValueError):
         with suppress(OSError):
