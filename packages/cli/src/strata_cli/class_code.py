@@ -52,7 +52,10 @@ def cache_file(user_cache_dir: Path) -> Path:
     from importlib.util import cache_from_source
 
     name = f"class_code.{sys.implementation.cache_tag}.methods"
-    beside = Path(cache_from_source(__file__)).with_name(name)
+    try:
+        beside = Path(cache_from_source(__file__)).with_name(name)
+    except (NotImplementedError, ValueError):  # no bytecode cache for this interpreter or this file
+        return user_cache_dir / "class-code" / name
     if not sys.dont_write_bytecode and os.access(beside.parent, os.W_OK):
         return beside
     return user_cache_dir / "class-code" / name
