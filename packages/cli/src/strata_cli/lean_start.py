@@ -17,7 +17,7 @@ A command wraps its first heavy imports (the composition root) in `heavy_imports
   `sys.modules` as soon as httpx is loaded, so nothing in the process is left without the real module;
 - attrs reuses the methods it compiled for each data class in an earlier run (`class_code`, ~80 ms: a
   quarter of the imports);
-- dependency_injector loads without pydantic (~40 ms) and Starlette's request module (~10 ms), which it
+- dependency_injector loads without pydantic (~25-35 ms) and Starlette's request module (~10 ms), which it
   imports for features Strata does not use (`import_dependency_injector_lean`), the same way.
 
 These are process-wide decisions, which is why they live here, in the application, and nowhere in the core.
@@ -89,7 +89,7 @@ def import_dependency_injector_lean() -> None:
 
     - `starlette.requests` (~10 ms), whenever Starlette is installed (it is where strata-server is): its
       wiring checks injected arguments against Starlette's `Request`; Strata uses no wiring;
-    - pydantic (~40 ms, most of it pydantic-core's schema module), which it imports only to read
+    - pydantic (~25-35 ms, most of it pydantic-core's schema module), which it imports only to read
       `pydantic.VERSION` in search of pydantic 1's `BaseSettings` for `Configuration.from_pydantic`; with
       pydantic 2 that feature needs pydantic-settings, which it then imports instead (and gets no stand-in).
     """
