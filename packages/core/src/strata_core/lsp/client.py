@@ -9,6 +9,7 @@ against LSP's types with `lsprotocol` (a malformed one is dropped); the framing 
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ INITIALIZE_TIMEOUT = 10.0
 """A server that has not answered `initialize` by then is given up for the session (OpenCode waits 45 s, which
 the first edit of a project would pay in full for a server that hangs)."""
 _INCREMENTAL = 2
+SETTLES_LATER = frozenset({"typescript"})
+"""Servers whose first push for a newly opened file is not yet its diagnostics (OpenCode waits for the second)."""
 
 LANGUAGE_IDS = {
     ".py": "python", ".pyi": "python", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
@@ -96,6 +99,8 @@ class LanguageServerClient:
         self._changed = anyio.Event()
         self._registrations = 0
         self.initialization: Mapping[str, Any] = {}
+        self.messages: deque[str] = deque(maxlen=20)
+        """The server's latest error and warning log messages (`window/logMessage`)."""
 
     # --- the server's side -------------------------------------------------------------------------------
 
@@ -111,6 +116,10 @@ class LanguageServerClient:
         }
 
     def on_notification(self, method: str, params: Any) -> None:
+        if method in ("window/logMessage", "window/showMessage") and isinstance(params, dict):
+            if params.get("type") in (1, 2):  # errors and warnings: what explains a crash
+                self.messages.append(str(params.get("message", ""))[:500])
+            return
         if method != "textDocument/publishDiagnostics" or not isinstance(params, dict):
             return
         path = _path(params.get("uri"))
@@ -118,8 +127,11 @@ class LanguageServerClient:
         if path is None or items is None:
             return
         version = params.get("version")
-        self._published[path] = (anyio.current_time(), version if isinstance(version, int) else None)
+        first = path not in self._pushed
         self._pushed[path] = items
+        if first and self.server_id in SETTLES_LATER:
+            return  # its first push for a file comes before it has checked it: wait for the next
+        self._published[path] = (anyio.current_time(), version if isinstance(version, int) else None)
         self._signal()
 
     async def _null(self, params: Any) -> None:
@@ -151,14 +163,16 @@ class LanguageServerClient:
 
     # --- our side ------------------------------------------------------------------------------------------
 
-    async def initialize(self, connection: JsonRpcConnection, pid: int, initialization: Mapping[str, Any]) -> None:
+    async def initialize(self, connection: JsonRpcConnection, initialization: Mapping[str, Any]) -> None:
         self.connection, self.initialization = connection, initialization
         root = self.root.as_uri()
         reply = await connection.request(
             "initialize",
             {
                 "rootUri": root,
-                "processId": pid,
+                # No process id: a server in the sandbox's PID namespace cannot see ours, and one that watches it
+                # (typescript-language-server) exits at once; the service ends its servers itself.
+                "processId": None,
                 "workspaceFolders": [{"name": "workspace", "uri": root}],
                 "initializationOptions": dict(initialization),
                 "capabilities": {

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -31,13 +33,25 @@ log = get_logger(__name__)
 SYMBOL_KINDS = frozenset({5, 6, 11, 12, 13, 14, 23, 10})
 """Class, method, interface, function, variable, constant, struct, enum: the kinds workspace search keeps."""
 SYMBOLS_PER_SERVER = 10
+STDERR_LINES = 20
 
 
 class _Running:
-    """One started server: its client, its process, and what to call once it has ended."""
+    """One started server: its client, its process, what to call once it has ended, and the end of its stderr
+    (logged with a crash: the server's own account of why)."""
 
     def __init__(self, client: LanguageServerClient, process: Process, finish: Callable[[], None]) -> None:
         self.client, self.process, self.finish = client, process, finish
+        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+
+    async def read_stderr(self) -> None:
+        if self.process.stderr is None:
+            return
+        pending = b""
+        async for chunk in self.process.stderr:
+            lines = (pending + chunk).split(b"\n")
+            pending = lines.pop()
+            self.stderr.extend(line.decode("utf-8", "replace")[:500] for line in lines if line.strip())
 
 
 class ProjectLanguageServers:
@@ -53,7 +67,6 @@ class ProjectLanguageServers:
         self._running: dict[tuple[str, Path], _Running] = {}
         self._starting: dict[tuple[str, Path], anyio.Event] = {}
         self._broken: set[tuple[str, Path]] = set()
-        self._crashed: set[tuple[str, Path]] = set()
         self._group: TaskGroup | None = None
 
     async def __aenter__(self) -> ProjectLanguageServers:
@@ -109,8 +122,8 @@ class ProjectLanguageServers:
             relative = os.path.relpath(root, self._directory)
             return ServerStatus(id=server, name=server, root="" if relative == "." else relative, status=state)
 
-        listed = [entry(key[0], key[1], "connected") for key in self._running]
-        return listed + [entry(key[0], key[1], "error") for key in sorted(self._crashed | self._broken)]
+        listed = [entry(*key, "connected" if run.client.alive else "error") for key, run in self._running.items()]
+        return listed + [entry(*key, "error") for key in sorted(self._broken - set(self._running))]
 
     async def workspace_symbols(self, query: str) -> Sequence[Mapping[str, Any]]:
         found: list[Mapping[str, Any]] = []
@@ -166,7 +179,7 @@ class ProjectLanguageServers:
             self._broken.add(key)
             return None
         try:
-            await running.client.initialize(self._connection(running), running.process.pid, start.initialization)
+            await running.client.initialize(self._connection(running), start.initialization)
         except (TimeoutError, LanguageServerReplyError, LanguageServerGoneError) as error:
             log.warning("lsp.initialize_failed", server=spec.id, root=str(root), error=str(error))
             self._broken.add(key)
@@ -177,7 +190,6 @@ class ProjectLanguageServers:
             with anyio.CancelScope(shield=True):  # the edit was cancelled mid-start: no server left behind
                 await self._stop(running)
             raise
-        self._crashed.discard(key)
         self._running[key] = running
         log.info("lsp.started", server=spec.id, root=str(root))
         return running.client
@@ -187,7 +199,7 @@ class ProjectLanguageServers:
         if self._contain is not None:
             launch, finish = await anyio.to_thread.run_sync(self._contain, launch)
         process = await anyio.open_process(
-            list(launch.argv), cwd=launch.cwd, env=dict(launch.env), start_new_session=True, stderr=None
+            list(launch.argv), cwd=launch.cwd, env=dict(launch.env), start_new_session=True, stderr=subprocess.PIPE
         )
         return _Running(LanguageServerClient(server, root), process, finish)
 
@@ -198,14 +210,17 @@ class ProjectLanguageServers:
             process.stdin, process.stdout, running.client.handlers(), running.client.on_notification
         )
         self._group.start_soon(self._serve, running, connection)
+        self._group.start_soon(running.read_stderr)
         return connection
 
     async def _serve(self, running: _Running, connection: JsonRpcConnection) -> None:
         await connection.serve()
         key = (running.client.server_id, running.client.root)
         if self._running.get(key) is running:
-            log.warning("lsp.crashed", server=key[0], root=str(key[1]), code=running.process.returncode)
-            self._crashed.add(key)
+            with anyio.move_on_after(1):
+                await running.process.wait()
+            stderr = "\n".join([*running.client.messages, *running.stderr])
+            log.warning("lsp.crashed", server=key[0], root=str(key[1]), code=running.process.returncode, stderr=stderr)
 
     async def _stop(self, running: _Running) -> None:
         key = (running.client.server_id, running.client.root)
