@@ -175,7 +175,7 @@ async def test_unknown_keys_pass_through_untyped(home: Home) -> None:
         {
             "theme": "tokyonight",
             "frobnicate": {"level": 3},
-            "formatter": {"prettier": {"disabled": True}},
+            "layout": "stretch",
             "experimental": {"batch_tool": True, "primary_tools": ["task"]},
             "provider": {"p": {"api": "https://p", "options": {"setCacheKey": True}, "models": {"m": {"cost": 1}}}},
         },
@@ -184,7 +184,7 @@ async def test_unknown_keys_pass_through_untyped(home: Home) -> None:
     assert info.blocks.extra == {
         "theme": "tokyonight",
         "frobnicate": {"level": 3},
-        "formatter": {"prettier": {"disabled": True}},
+        "layout": "stretch",
     }
     assert info.experimental == ExperimentalConfig(primary_tools=("task",), extra={"batch_tool": True})
     provider = info.provider["p"]

@@ -22,7 +22,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"llm", "permission", "testing"}),
     frozenset({"config", "session", "history"}),
     frozenset({"context", "prompt"}),
-    frozenset({"sandbox", "tool", "mcp"}),
+    frozenset({"sandbox", "tool", "mcp", "lsp", "formatter"}),
     frozenset({"engine"}),
 )
 """The subpackages, lowest first. The modules at the top of strata_core are the foundation under all of them

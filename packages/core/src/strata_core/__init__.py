@@ -64,6 +64,7 @@ if TYPE_CHECKING:
         TransportError,
     )
     from strata_core.llm.model import ModelNotFoundError
+    from strata_core.lsp.jsonrpc import LanguageServerGoneError, LanguageServerReplyError
     from strata_core.markdown import MarkdownFrontmatterError
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
     from strata_core.permission.approval import Approval, Approver, NoAnswer, Refuser, Reject, approve_all
@@ -154,6 +155,8 @@ __all__ = [
     "InstructionSet",
     "JsonNestingError",
     "LanguageModel",
+    "LanguageServerGoneError",
+    "LanguageServerReplyError",
     "Loop",
     "MarkdownFrontmatterError",
     "MemorySessionStore",
@@ -294,6 +297,8 @@ __getattr__, __dir__ = lazy_exports(
         "InstructionService": "strata_core.context.instruction",
         "InstructionSet": "strata_core.context.instruction",
         "JsonNestingError": "strata_core.json_text",
+        "LanguageServerGoneError": "strata_core.lsp.jsonrpc",
+        "LanguageServerReplyError": "strata_core.lsp.jsonrpc",
         "LanguageModel": "strata_core.llm",
         "Loop": "strata_core.engine.loop_services",
         "MarkdownFrontmatterError": "strata_core.markdown",

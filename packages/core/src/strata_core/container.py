@@ -43,7 +43,9 @@ from strata_core.engine.title import TitleModel, TitleService
 from strata_core.engine.tool_calls import ToolExecutor
 from strata_core.engine.turn_request import TurnRequestBuilder
 from strata_core.engine.turn_targets import TurnTargets
+from strata_core.formatter.contract import Formatter, NoFormatter
 from strata_core.ids import Entropy, Ids, random_base62
+from strata_core.lsp.contract import LanguageServers, NoLanguageServers
 from strata_core.permission.approval import Approver, Refuser
 from strata_core.permission.flow import Permission, PermissionFlow
 from strata_core.project import Project, ProjectService
@@ -58,6 +60,7 @@ from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore
 from strata_core.tool.contract import Tool
 from strata_core.tool.registry import ToolRegistry, ToolSource, with_custom_tools
 from strata_core.tool.runner import run_call
+from strata_core.tool.support.code_checks import CodeChecks
 from strata_core.tool.truncation import Truncation
 
 if TYPE_CHECKING:
@@ -148,6 +151,11 @@ class CoreContainer(PromptContainer):
     """Tools known once something has started: the runtime puts the MCP servers here when configured."""
     web_client: providers.Provider[httpx.AsyncClient | None] = providers.Object(None)
     """The embedder's `http_client=` again, for webfetch (which otherwise pins each connection itself)."""
+    formatter: providers.Provider[Formatter] = providers.Object(NoFormatter())
+    """Formats what the file tools wrote: none unless the config's `formatter` turns it on (the runtime)."""
+    language_servers: providers.Provider[LanguageServers] = providers.Object(NoLanguageServers())
+    """Diagnoses what the file tools wrote: none unless the config's `lsp` turns them on (the runtime)."""
+    code_checks = providers.Singleton(CodeChecks, formatter=formatter, servers=language_servers)
 
     # -- sessions and permissions --------------------------------------------------------------------------
     permissions: providers.Provider[Permission] = providers.Singleton(
@@ -195,6 +203,7 @@ class CoreContainer(PromptContainer):
         env=_env,
         paths=_paths,
         web_client=web_client,
+        checks=code_checks,
     )
     tools = providers.Singleton(with_custom_tools, builtin_tools, custom_tools)
     registry = providers.Singleton(ToolRegistry, tools=tools, sources=tool_sources)

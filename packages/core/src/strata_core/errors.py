@@ -80,6 +80,10 @@ Strata and every other module can import it. The tree (kept true by
   # test guard refused.
   - RuntimeClosedError [RuntimeError]                   strata_providers.runtime
   - NoLoopError                                         strata_core.engine.subagent
+  # A language server that exited before it answered, or answered a request with an error (the file tools
+  # carry on without its diagnostics).
+  - LanguageServerGoneError                             strata_core.lsp.jsonrpc
+  - LanguageServerReplyError                            strata_core.lsp.jsonrpc
   # A feature whose optional dependencies are not installed: the message names the extra to install.
   - MissingExtraError                                   strata_core.errors
   - NonLoopbackRequestError [httpx.TransportError]      strata_core.http

@@ -8,8 +8,9 @@ loop, and the built-in tools in pure Python. The rest is opt-in:
     strata-core[webfetch]  markdownify                    webfetch's HTML pages as markdown (its default format)
     strata-core[ripgrep]   ripgrep                        grep and glob run `rg` (else the pure-Python walk)
     strata-core[mcp]       mcp                            the config's `mcp` servers
+    strata-core[lsp]       lsprotocol                     the config's `lsp` language servers
     strata-core[tools]     bash, images, webfetch, ripgrep: every built-in tool at full strength
-    strata-core[all]       tools and mcp (what the `strata` CLI installs)
+    strata-core[all]       tools, mcp and lsp (what the `strata` CLI installs)
 
 A feature imports its optional module inside `needing(extra, feature)`, so a missing one is a
 `MissingExtraError` naming the extra to install, never an `ImportError` traceback.
@@ -27,6 +28,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "images": (("PIL",), "Pillow"),
     "webfetch": (("markdownify",), "markdownify"),
     "mcp": (("mcp",), "the MCP SDK (mcp)"),
+    "lsp": (("lsprotocol",), "lsprotocol"),
 }
 """Each extra a feature can ask for by import: the top-level modules it installs, and the distributions as a
 message names them. (ripgrep is a binary, looked up on PATH instead.) Plain tuples: this module is loaded by

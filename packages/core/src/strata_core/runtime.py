@@ -50,8 +50,10 @@ from strata_core.engine.parameters import ParameterPolicy
 from strata_core.engine.processor import Processor
 from strata_core.engine.title import TitleModel, catalogue_titles
 from strata_core.errors import StrataError
+from strata_core.formatter.contract import Formatter
 from strata_core.http import make_client
 from strata_core.ids import Entropy
+from strata_core.lsp.contract import LanguageServers
 from strata_core.permission.approval import Approver
 from strata_core.permission.flow import Permission
 from strata_core.project import ProjectInfo
@@ -115,12 +117,17 @@ class RuntimeOptions(TypedDict, total=False):
     loop: Loop
     mcp: bool
     """Start the config's MCP servers (default); False for a runtime that runs no turn."""
+    formatter: Formatter
+    """Formats what the file tools wrote; default: the config's `formatter` (nothing without the key)."""
+    language_servers: LanguageServers
+    """Diagnoses what the file tools wrote; default: the config's `lsp` servers (none without the key)."""
     background_grace: float
     """Seconds background work (a title) may finish in at exit; default 1."""
 
 
 _SERVICES: tuple[str, ...] = ("clock", "bus", "parameters", "approver", "approval_timeout", "url_fetcher", "sandbox")
 _SERVICES += ("id_entropy", "system_prompt", "instructions", "skills", "permissions", "sessions", "processor", "loop")
+_SERVICES += ("formatter", "language_servers")
 _scoped: ContextVar[RuntimeOptions | None] = ContextVar("strata_runtime_overrides", default=None)
 
 
@@ -243,6 +250,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         c.background.override(providers.Object(self._background))
         self._background.start_soon(_remove_old_tool_outputs, c.truncation())
         mcp = await self._start_mcp(config, project)
+        await self._start_code_tools(config, project)
         loop = c.loop()
         c.loop_handle().set(loop)
         return Runtime(
@@ -281,6 +289,23 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         c.tool_sources.override(providers.Object((servers,)))
         c.command_sources.override(providers.Object((servers,)))
         return servers
+
+    async def _start_code_tools(self, config: ConfigInfo, project: ProjectInfo) -> None:
+        """The config's formatters and language servers, unless given; servers close with the runtime."""
+        c, options = self._container, self._options
+        blocks = config.blocks
+        if "formatter" not in options and blocks.formatter.enabled:
+            from strata_core.formatter.formatters import configured_formatters
+            from strata_core.formatter.service import ProjectFormatter
+
+            specs = configured_formatters(blocks.formatter)
+            formatter = ProjectFormatter(specs, project.directory, project.worktree, c.env())
+            c.formatter.override(providers.Object(formatter))
+        if "language_servers" not in options and blocks.lsp.enabled:
+            from strata_core.lsp.running import configured_language_servers
+
+            running = configured_language_servers(config, env=c.env(), paths=c.paths(), project=project)
+            c.language_servers.override(providers.Object(await self._stack.enter_async_context(running)))
 
     async def _open_store(self, choice: StoreChoice | None) -> SessionStore:
         if choice == "memory":

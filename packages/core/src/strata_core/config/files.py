@@ -35,7 +35,7 @@ log = get_logger(__name__)
 UNTYPED_OPENCODE_KEYS = frozenset(
     {
         "$schema", "theme", "keybinds", "logLevel", "tui", "server", "watcher", "plugin", "autoupdate",
-        "formatter", "lsp", "layout", "enterprise", "shell", "reference", "attribution",
+        "layout", "enterprise", "shell", "reference", "attribution",
     }
 )  # fmt: skip
 KNOWN_KEYS = config_keys(ConfigBlocks) | UNTYPED_OPENCODE_KEYS

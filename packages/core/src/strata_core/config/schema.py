@@ -18,6 +18,7 @@ from attrs import frozen
 
 from strata_core.config import checks as c
 from strata_core.config.checks import block, blocks, setting
+from strata_core.config.code_tools import FormatterConfig, LspConfig, read_formatter, read_lsp
 from strata_core.config.errors import ConfigValueError
 from strata_core.config.provider_schema import ProviderConfig
 from strata_core.permission.rules import PermissionConfigError, Rule, parse_permission
@@ -220,5 +221,7 @@ class ConfigBlocks:
     mcp: Mapping[str, McpServerConfig] = blocks(McpServerConfig, "an object of MCP servers")
     command: Mapping[str, CommandConfig] = blocks(CommandConfig, "an object of commands")
     sandbox: SandboxConfig = block(SandboxConfig)
+    lsp: LspConfig = setting(read_lsp, factory=LspConfig)
+    formatter: FormatterConfig = setting(read_formatter, factory=FormatterConfig)
     extra: Mapping[str, Any] = setting(c.json_object(), factory=dict)
-    """Every other top-level key, as written (`formatter`, `lsp`, `plugin`, `theme`, keys of newer OpenCodes...)."""
+    """Every other top-level key, as written (`plugin`, `theme`, keys of newer OpenCodes...)."""

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import anyio
-from attrs import define, frozen
+from attrs import define, field, frozen
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult
+from strata_core.tool.support.code_checks import CodeChecks
 from strata_core.tool.support.confined_file import Target, checked, patterns
 from strata_core.tool.support.content_guard import (
     REDACTED_DIFF,
@@ -161,6 +162,8 @@ class ApplyPatchTool(BuiltinTool):
         {"patchText": string("The whole patch, from *** Begin Patch to *** End Patch.")}, ["patchText"]
     )
 
+    checks: CodeChecks = field(factory=CodeChecks)
+
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
         hunks = parse_or_fail(str(args["patchText"]))
         targets = [await _targets(ctx, hunk) for hunk in hunks]
@@ -178,4 +181,7 @@ class ApplyPatchTool(BuiltinTool):
             _summary_line(change, ctx.worktree) for change in changes
         )
         kept = "".join((REDACTED_DIFF if _secret(ctx, c) else c.diff) + "\n" for c in changes)
-        return ToolResult(output=summary, title=summary, metadata={"diff": kept, "files": files, "diagnostics": {}})
+        written = [c.final_path for c in changes if c.kind != "delete"]
+        checked_code = await self.checks.after_patch(written, ctx.worktree)
+        metadata = {"diff": kept, "files": files, "diagnostics": checked_code.diagnostics}
+        return ToolResult(output=summary + checked_code.note, title=summary, metadata=metadata)

@@ -20,6 +20,7 @@ from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore, Tod
 from strata_core.tool.builtin.webfetch import WebFetchTool
 from strata_core.tool.builtin.write import WriteTool
 from strata_core.tool.contract import Tool
+from strata_core.tool.support.code_checks import CodeChecks
 from strata_core.tool.support.search import Search
 from strata_core.tool.truncation import Truncation
 
@@ -43,6 +44,7 @@ def builtin_tools(
     env: Mapping[str, str] | None = None,
     paths: StrataPaths | None = None,
     web_client: httpx.AsyncClient | None = None,
+    checks: CodeChecks | None = None,
 ) -> list[Tool]:
     """bash, read, glob, grep, edit, write, task, webfetch, todowrite, skill and apply_patch (OpenCode's order).
 
@@ -52,9 +54,12 @@ def builtin_tools(
     does `config_env` (every `{env:}` name of the config); `sandbox` (the config block), `env` (for
     `STRATA_SANDBOX`) and `paths` (the dirs kept writable) configure the shell sandbox.
     `plan_exit` (experimental plan mode) comes last when given, where OpenCode registers it. `web_client` is
-    the embedder's own HTTP client for webfetch (None: webfetch's pinned connections).
+    the embedder's own HTTP client for webfetch (None: webfetch's pinned connections). `checks` formats
+    and diagnoses what edit, write and apply_patch changed (and opens what read reads) in the project's
+    formatters and language servers (None: neither).
     """
     search = search or Search()
+    checks = checks or CodeChecks()
     tools: list[Tool] = [
         BashTool(
             truncation=truncation,
@@ -64,15 +69,15 @@ def builtin_tools(
             settings_env=os.environ if env is None else env,
             paths=paths or StrataPaths.from_env(env),
         ),
-        ReadTool(instructions=instructions),
+        ReadTool(instructions=instructions, checks=checks),
         GlobTool(search=search),
         GrepTool(search=search),
-        EditTool(),
-        WriteTool(),
+        EditTool(checks=checks),
+        WriteTool(checks=checks),
         TaskTool(agents=agents, runner=subagents),
         WebFetchTool(client=web_client),
         TodoWriteTool(store=todos or InMemoryTodoStore()),
         SkillTool(skills=skills, search=search),
-        ApplyPatchTool(),
+        ApplyPatchTool(checks=checks),
     ]
     return [*tools, plan_exit] if plan_exit is not None else tools

@@ -15,6 +15,7 @@ from attrs import define, field, frozen
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult
+from strata_core.tool.support.code_checks import CodeChecks
 from strata_core.tool.support.confined_file import Target, checked, existing_kind, patterns
 from strata_core.tool.support.content_guard import (
     REDACTED_DIFF,
@@ -108,6 +109,7 @@ class EditTool(BuiltinTool):
         ["filePath", "oldString", "newString"],
     )
 
+    checks: CodeChecks = field(factory=CodeChecks)
     _locks: dict[Path, anyio.Lock] = field(factory=dict, init=False)
 
     def _lock(self, path: Path) -> anyio.Lock:
@@ -138,8 +140,11 @@ class EditTool(BuiltinTool):
                 change = await anyio.to_thread.run_sync(_planned_replacement, path, current, old, new, replace_all)
             await ask_edit(ctx, change, target)
             await write_content(ctx, target, change.after, change.bom)
-        metadata = change_metadata(ctx, target, change)
+        checked_code = await self.checks.after_edit(target.named)
+        metadata = {**change_metadata(ctx, target, change), "diagnostics": checked_code.diagnostics}
         ctx.update_metadata(None, metadata)
         return ToolResult(
-            output="Edit applied successfully.", title=relative_to_worktree(ctx.worktree, path), metadata=metadata
+            output="Edit applied successfully." + checked_code.note,
+            title=relative_to_worktree(ctx.worktree, path),
+            metadata=metadata,
         )

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 import anyio
-from attrs import define, evolve, frozen
+from attrs import define, evolve, field, frozen
 
 from strata_core.message import MessageWithParts
 from strata_core.secret_outputs import secret_placeholder
 from strata_core.tool.builtin.base import BuiltinTool, non_negative_integer, object_schema, string
 from strata_core.tool.contract import Attachment, JSONSchema, ToolContext, ToolFailure, ToolResult
+from strata_core.tool.support.code_checks import CodeChecks
 from strata_core.tool.support.confined_file import (
     Target,
     checked,
@@ -199,6 +200,7 @@ class ReadTool(BuiltinTool):
     )
 
     instructions: NearbyInstructions | None = None
+    checks: CodeChecks = field(factory=CodeChecks)
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
         bypass = bool(ctx.extra.get("bypass_cwd_check"))
@@ -255,6 +257,7 @@ class ReadTool(BuiltinTool):
             os.close(fd)
             raise ToolFailure(f"Cannot read binary file: {path}")
         window = await anyio.to_thread.run_sync(_window, fd, offset, limit, abandon_on_cancel=True)
+        await self.checks.after_read(path)
         if window.count < offset and not (window.count == 0 and offset == 1):
             raise ToolFailure(f"Offset {offset} is out of range for this file ({window.count} lines)")
         numbered = "\n".join(f"{offset + i}: {line}" for i, line in enumerate(window.lines))

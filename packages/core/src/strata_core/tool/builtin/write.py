@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from attrs import define
+from attrs import define, field
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.builtin.edit import FileChange, ask_edit, kept_diff
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolResult
+from strata_core.tool.support.code_checks import CodeChecks
 from strata_core.tool.support.confined_file import checked
 from strata_core.tool.support.content_guard import ask_to_write, check_size, read_current, write_content
 from strata_core.tool.support.file_text import TextFile, split_bom
@@ -30,6 +31,8 @@ class WriteTool(BuiltinTool):
         ["content", "filePath"],
     )
 
+    checks: CodeChecks = field(factory=CodeChecks)
+
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
         content = str(args["content"])
         target = await checked(ctx, str(args["filePath"]))
@@ -41,11 +44,12 @@ class WriteTool(BuiltinTool):
         change = FileChange(target.named, before.text, new.text, before.bom or new.bom)
         await ask_edit(ctx, change, target)
         await write_content(ctx, target, change.after, change.bom)
+        checked_code = await self.checks.after_write(target.named)
         return ToolResult(
-            output="Wrote file successfully.",
+            output="Wrote file successfully." + checked_code.note,
             title=relative_to_worktree(ctx.worktree, target.named),
             metadata={
-                "diagnostics": {},
+                "diagnostics": checked_code.diagnostics,
                 "filepath": str(target.named),
                 "exists": current is not None,
                 "diff": kept_diff(ctx, target, change.diff),
