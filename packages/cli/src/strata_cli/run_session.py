@@ -93,8 +93,12 @@ async def _existing_session(runtime: Runtime, settings: RunSettings) -> SessionI
     if settings.session_id:
         return await runtime.sessions.get(settings.session_id)
     if settings.continue_last:
-        roots = [s for s in await runtime.sessions.list_sessions() if s.parent_id is None]
-        return roots[0] if roots else None
+        from strata_cli.continued import continued_line, session_to_continue
+
+        session = await session_to_continue(runtime)
+        if session is not None and not settings.json_output:
+            print(continued_line(runtime, session), file=sys.stderr)
+        return session
     return None
 
 
