@@ -1,5 +1,6 @@
 """What a finished tool call shows under its line: the diff of an edit or write, a command's output (and its exit
-code when it failed), the files a glob or grep found. Each is cut to a few lines, with a count of what was left out, so a run stays readable.
+code when it failed), the files a glob or grep found. Each is cut to a few lines, with a count of what was left
+out, so a run stays readable.
 
 Pure functions of a completed tool part (no terminal, no rich): each line carries a style name that the
 renderers turn into colour on a terminal and drop off it.
