@@ -65,3 +65,23 @@ def test_after_the_last_tool_ends_the_next_model_call_is_awaited() -> None:
     assert [line.split(" · ")[0] for line in progress.lines()] == ["$ b"]
     progress.follow(b.SessionStatus(SESSION, "idle"), None, SESSION)
     assert progress.tools_running and len(progress.lines()) == 1  # idle ends the thinking, not a running tool
+
+
+def test_a_retry_counts_down_to_the_next_attempt_until_the_model_answers() -> None:
+    clock = Clock()
+    progress = Progress(Path("/w"), clock=clock)
+    progress.follow(b.SessionRetry(SESSION, attempt=1, delay=8.0, message="Overloaded"), None, SESSION)
+    clock.now += 3
+    assert progress.lines() == ["↻ next attempt in 5s"]
+    progress.follow(b.PartDelta(SESSION, "msg_1", "prt_2", "text", "Hi"), None, SESSION)
+    assert not progress.active
+
+
+def test_once_the_countdown_is_over_the_new_attempt_is_awaited_as_thinking() -> None:
+    clock = Clock()
+    progress = Progress(Path("/w"), clock=clock)
+    progress.follow(b.SessionRetry(SESSION, attempt=1, delay=2.0, message="Overloaded"), None, SESSION)
+    clock.now += 2
+    assert progress.lines() == [] and progress.active  # the attempt has just begun
+    clock.now += THINKING_AFTER
+    assert progress.lines() == [f"thinking · {elapsed(THINKING_AFTER)}"]

@@ -1,4 +1,5 @@
-"""Live progress on a terminal: each tool while it runs, and the model while it thinks, with the time it has taken.
+"""Live progress on a terminal: each tool while it runs, the model while it thinks, with the time it has taken,
+and the countdown to a failed model call's next attempt.
 
 A long build or test run printed nothing until it ended, and looked like a hang. `Progress` remembers what is
 under way (a running tool part, or a model call with no output yet) and draws one line for each with the
@@ -43,17 +44,24 @@ class Progress:
     clock: Callable[[], float] = time.monotonic
     _tools: dict[str, tuple[str, float]] = field(factory=dict, init=False)
     _thinking_since: float | None = field(default=None, init=False)
+    _retry_at: float | None = field(default=None, init=False)
+    """When a failed model call is tried again: counted down to (the note above says why)."""
 
     def follow(self, event: b.BusEvent, part: m.Part | None, session_id: str) -> None:
         """What is under way after `event` (`part`: the part it carries): a tool part starts or ends a tool's line;
         the session going busy, or its last running tool ending, means a model call is on its way; any output of
         the model ends that."""
-        if isinstance(event, b.SessionStatus) and event.session_id == session_id:
+        if isinstance(event, b.SessionRetry) and event.session_id == session_id:
+            self._retry_at = self.clock() + event.delay
+            self._thinking_since = None
+        elif isinstance(event, b.SessionStatus) and event.session_id == session_id:
+            self._retry_at = None
             self.thinking(event.status == "busy")
         elif isinstance(part, m.ToolPart):
             self.tool(part)
             self.thinking(not self.tools_running)
         elif part is not None or isinstance(event, b.PartDelta):
+            self._retry_at = None
             self.thinking(False)
 
     def tool(self, part: m.ToolPart) -> None:
@@ -78,13 +86,19 @@ class Progress:
 
     @property
     def active(self) -> bool:
-        return self.tools_running or self._thinking_since is not None
+        return self.tools_running or self._thinking_since is not None or self._retry_at is not None
 
     def lines(self) -> list[str]:
         now = self.clock()
-        shown = [f"{label} · {elapsed(now - since)}" for label, since in self._tools.values()]
+        # Drawn from rich's refresh thread while events change it: copy the tools in one step (under the GIL).
+        tools = list(self._tools.values())
+        shown = [f"{label} · {elapsed(now - since)}" for label, since in tools]
         if self._thinking_since is not None and now - self._thinking_since >= THINKING_AFTER:
             shown.append(f"thinking · {elapsed(now - self._thinking_since)}")
+        if self._retry_at is not None and now < self._retry_at:
+            shown.append(f"↻ next attempt in {elapsed(self._retry_at - now)}")
+        elif self._retry_at is not None:  # the attempt is under way: waiting for it is thinking again
+            self._retry_at, self._thinking_since = None, self._retry_at
         return shown
 
     def __rich__(self) -> Text:
