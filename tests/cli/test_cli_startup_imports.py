@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("httpx", "rich", "prompt_toolkit", "dependency_injector", "anyio", "strata_server", "starlette", "uvicorn")
 
@@ -38,7 +39,7 @@ def test_building_the_help_loads_no_heavy_module() -> None:
     assert _loaded_heavy_modules(statement) == []
 
 
-def test_a_run_without_commands_or_mentions_loads_none_of_their_modules() -> None:
+def test_a_run_without_commands_or_mentions_loads_none_of_their_modules(tmp_path: Path) -> None:
     code = (
         "import json, sys\n"
         "from strata_cli.lean_start import heavy_imports\n"
@@ -48,6 +49,6 @@ def test_a_run_without_commands_or_mentions_loads_none_of_their_modules() -> Non
         "           'strata_cli.completion', 'strata_cli.model_choices', 'strata_core.context.command_template')\n"
         "print(json.dumps([name for name in watched if name in sys.modules]))"
     )
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ["HOME"]}
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": os.environ["HOME"], "XDG_CACHE_HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=30, check=True)
     assert json.loads(done.stdout) == []

@@ -17,6 +17,7 @@ PUBLIC = {
     "strata_core.clock",
     "strata_core.config",
     "strata_core.context",
+    "strata_core.distributions",
     "strata_core.engine",
     "strata_core.errors",
     "strata_core.history",

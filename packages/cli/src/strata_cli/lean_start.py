@@ -14,7 +14,11 @@ A command wraps its first heavy imports (the composition root) in `heavy_imports
 - httpx's command-line client is not loaded: `import httpx` imports it only to offer `httpx.main`, and it
   pulls in rich's console, progress, syntax and table modules and pygments (~25 ms). While httpx loads, a
   stand-in answers for `httpx._main`; its `main` imports the real client when called, and the stand-in leaves
-  `sys.modules` as soon as httpx is loaded, so nothing in the process is left without the real module.
+  `sys.modules` as soon as httpx is loaded, so nothing in the process is left without the real module;
+- attrs reuses the methods it compiled for each data class in an earlier run (`class_code`, ~80 ms: a
+  quarter of the imports);
+- dependency_injector loads without pydantic (~25-35 ms) and Starlette's request module (~10 ms), which it
+  imports for features Strata does not use (`import_dependency_injector_lean`), the same way.
 
 These are process-wide decisions, which is why they live here, in the application, and nowhere in the core.
 What is no longer done: making optional modules unimportable while libraries load (`sys.modules[name] =
@@ -42,12 +46,16 @@ to that many objects of cyclic garbage wait a little longer to be freed (a few M
 @contextmanager
 def heavy_imports() -> Iterator[None]:
     """Run the enclosed imports without garbage collection, then settle the collector for the process."""
+    from strata_cli.class_code import cache_file, reused_class_code
+    from strata_core.config import StrataPaths
+
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        import_httpx_without_its_command_line()
-        import_dependency_injector_without_starlette()
-        yield
+        with reused_class_code(cache_file(StrataPaths.from_env().cache)):
+            import_httpx_without_its_command_line()
+            import_dependency_injector_lean()
+            yield
     finally:
         settle_gc()
         if was_enabled:
@@ -66,36 +74,66 @@ def import_httpx_without_its_command_line() -> None:
     """Import httpx with a stand-in for `httpx._main` whose `main` loads the real one when it is called."""
     if "httpx" in sys.modules:
         return
-    stand_in = types.ModuleType("httpx._main", "Stand-in while httpx loads (strata_cli.lean_start).")
-    stand_in.main = _httpx_main  # type: ignore[attr-defined]
-    sys.modules["httpx._main"] = stand_in
-    try:
+    with _standing_in({"httpx._main": {"main": _httpx_main}}):
         import httpx  # noqa: F401  (its `from ._main import main` takes the stand-in's)
-    finally:
-        if sys.modules.get("httpx._main") is stand_in:
-            del sys.modules["httpx._main"]  # a later `import httpx._main` loads the real module
 
 
 class _NoStarletteRequest:
     """Stands in for `starlette.requests.Request` while dependency_injector loads: nothing is an instance of it."""
 
 
-def import_dependency_injector_without_starlette() -> None:
-    """Import dependency_injector without the ~10 ms of `starlette.requests` its wiring module loads whenever
-    Starlette is installed (it is where strata-server is): Strata uses no wiring, so the wiring's Starlette
-    check gets a stand-in, and `starlette.requests` leaves `sys.modules` again for the server to import."""
-    if "dependency_injector.wiring" in sys.modules or "starlette.requests" in sys.modules:
+def import_dependency_injector_lean() -> None:
+    """Import dependency_injector without two libraries it loads for features Strata does not use, each
+    replaced by a stand-in while it loads (the stand-ins leave `sys.modules` again, for whoever imports the
+    real ones later):
+
+    - `starlette.requests` (~10 ms), whenever Starlette is installed (it is where strata-server is): its
+      wiring checks injected arguments against Starlette's `Request`; Strata uses no wiring;
+    - pydantic (~25-35 ms, most of it pydantic-core's schema module), which it imports only to read
+      `pydantic.VERSION` in search of pydantic 1's `BaseSettings` for `Configuration.from_pydantic`; with
+      pydantic 2 that feature needs pydantic-settings, which it then imports instead (and gets no stand-in).
+    """
+    if "dependency_injector.wiring" in sys.modules:
         return
-    stand_in = types.ModuleType(
-        "starlette.requests", "Stand-in while dependency_injector loads (strata_cli.lean_start)."
-    )
-    stand_in.Request = _NoStarletteRequest  # type: ignore[attr-defined]
-    sys.modules["starlette.requests"] = stand_in
-    try:
+    stand_ins: dict[str, dict[str, object]] = {}
+    if "starlette.requests" not in sys.modules:
+        stand_ins["starlette.requests"] = {"Request": _NoStarletteRequest}
+    pydantic_version = _pydantic_version_for_dependency_injector()
+    if pydantic_version is not None:
+        stand_ins["pydantic"] = {"VERSION": pydantic_version}
+    with _standing_in(stand_ins):
         import dependency_injector.wiring  # noqa: F401
+
+
+def _pydantic_version_for_dependency_injector() -> str | None:
+    """The installed pydantic's version, when dependency_injector would import pydantic only to read it:
+    pydantic is installed and not loaded yet, and pydantic-settings (which dependency_injector would import
+    instead, pydantic and all) is not installed, and it is pydantic 2 or later. None otherwise."""
+    from importlib.util import find_spec
+
+    if "pydantic" in sys.modules or find_spec("pydantic") is None or find_spec("pydantic_settings") is not None:
+        return None
+    from strata_core.distributions import installed_version
+
+    version = installed_version("pydantic")
+    return None if version is None or version.startswith("1.") else version  # pydantic 1: the real one
+
+
+@contextmanager
+def _standing_in(modules: dict[str, dict[str, object]]) -> Iterator[None]:
+    """While the block runs, each of `modules` (name -> attributes) is a stand-in module holding those
+    attributes; afterwards the names leave `sys.modules`, so a later import loads the real modules."""
+    placed: dict[str, types.ModuleType] = {}
+    for name, attributes in modules.items():
+        stand_in = types.ModuleType(name, "Stand-in while a library loads (strata_cli.lean_start).")
+        stand_in.__dict__.update(attributes)
+        placed[name] = sys.modules[name] = stand_in
+    try:
+        yield
     finally:
-        if sys.modules.get("starlette.requests") is stand_in:
-            del sys.modules["starlette.requests"]
+        for name, stand_in in placed.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
 
 
 def _httpx_main(*args: Any, **kwargs: Any) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,6 +10,8 @@ import click
 
 def echo_json(value: Any) -> None:
     """Pretty JSON on stdout, keys in the order given, non-ASCII kept readable."""
+    import json  # here: `strata --help` imports this module (through the commands it lists) and prints no JSON
+
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import click
 
 from strata_cli import options
@@ -140,6 +139,8 @@ def unusable_reason(catalog: ProviderCatalog, info: ModelInfo) -> str | None:
 
 
 def model_row(catalog: ProviderCatalog, info: ModelInfo) -> dict[str, Any]:
+    import attrs  # here, not at the top: `strata --help` imports this module to list the command
+
     spec = catalog.provider(info.provider_id)
     assert spec is not None  # listed models come from enabled providers
     key = "not needed" if not spec.needs_key else ("set" if catalog.api_key(spec) else "missing")

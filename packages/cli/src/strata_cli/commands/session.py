@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -226,6 +225,8 @@ def export(session_id: str, output: Path | None, sanitize: bool, directory: Path
             # error message that echoed the key, say).
             return dict(redact_data(sanitized(document)))
         return document
+
+    import json  # here: `strata --help` imports this module to list the command
 
     document = json.dumps(with_sessions(directory, load), indent=2, ensure_ascii=False)
     if output is None:

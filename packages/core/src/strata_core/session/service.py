@@ -9,7 +9,6 @@ an import is either all there or not there at all.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from strata_core.bus import (
     SessionUpdated,
 )
 from strata_core.clock import Clock
+from strata_core.distributions import installed_version
 from strata_core.errors import StrataError
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
@@ -44,41 +44,8 @@ log = get_logger(__name__)
 
 
 def _package_version() -> str:
-    """strata-core's installed version: read from its `.dist-info` where importlib.metadata would look
-    first (import paths in order), which spares every run importing importlib.metadata (~5 ms); anything
-    else (eggs, zips, nothing installed) is left to importlib.metadata."""
-    found = _dist_info_version("strata_core-")
-    if found is not None:
-        return found
-    from importlib import metadata
-
-    try:
-        return metadata.version("strata-core")
-    except metadata.PackageNotFoundError:  # running from a source tree that was never installed
-        return "0+unknown"
-
-
-def _dist_info_version(prefix: str) -> str | None:
-    for entry in sys.path:
-        directory = Path(entry or ".")
-        try:
-            names = sorted(child.name for child in directory.iterdir())
-        except OSError:
-            continue
-        dist_info = next((n for n in names if n.lower().startswith(prefix) and n.endswith(".dist-info")), None)
-        if dist_info is None:
-            continue
-        try:
-            with (directory / dist_info / "METADATA").open(encoding="utf-8") as file:
-                for line in file:
-                    if line.startswith("Version:"):
-                        return line.removeprefix("Version:").strip()
-                    if not line.strip():
-                        break
-        except OSError:
-            pass
-        return None
-    return None
+    """strata-core's installed version (read from its `.dist-info`, see `strata_core.distributions`)."""
+    return installed_version("strata-core") or "0+unknown"  # unknown: a source tree that was never installed
 
 
 VERSION = f"strata/{_package_version()}"

@@ -1,0 +1,78 @@
+"""attrs' generated methods are compiled once and reused by later runs, and the classes behave as attrs makes them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import attr._make
+import attrs
+import pytest
+
+import strata_cli.class_code
+from strata_cli.class_code import cache_file, reused_class_code
+
+
+def point_class() -> type:
+    """The same class each call (same module and qualified name, so attrs generates the same script)."""
+
+    @attrs.frozen
+    class Point:
+        x: int
+        label: str = "a"
+        tags: tuple[str, ...] = attrs.field(factory=tuple)
+
+    return Point
+
+
+def test_a_second_run_reuses_every_method_and_the_class_behaves_as_attrs_makes_it(tmp_path: Path) -> None:
+    path = tmp_path / "class-code" / "code.marshal"
+    with reused_class_code(path):
+        compiled_here = point_class()
+    stored = path.read_bytes()
+    with reused_class_code(path):
+        reused = point_class()
+    assert path.read_bytes() == stored  # nothing was compiled the second time, so nothing was added
+    plain = point_class()  # attrs on its own
+    for cls in (compiled_here, reused):
+        assert cls(1) == cls(1, "a", ()) and cls(1) != cls(2)
+        assert repr(cls(1, "b")) == repr(plain(1, "b")) == "Point(x=1, label='b', tags=())"
+        # The per-process number at the start of __hash__'s tuple is this process's, not the stored placeholder.
+        assert hash(cls(1, "b")) == hash(plain(1, "b"))
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            cls(1).x = 2
+    assert "compile" not in vars(attr._make)  # attrs compiles on its own again after the block
+
+
+def test_an_unreadable_cache_is_ignored_and_written_anew(tmp_path: Path) -> None:
+    path = tmp_path / "code.marshal"
+    path.write_bytes(b"\x00not marshal data")
+    with reused_class_code(path):
+        cls = point_class()
+    assert cls(3).x == 3
+    fresh = path.read_bytes()
+    with reused_class_code(path):
+        point_class()
+    assert path.read_bytes() == fresh
+
+
+def test_a_cache_that_cannot_be_written_is_no_error(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    with reused_class_code(blocked / "code.marshal"):
+        cls = point_class()
+    assert cls(4).label == "a"
+
+
+def test_the_cache_lives_beside_the_bytecode_unless_python_writes_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib.util import cache_from_source
+
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "bytecode"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    bytecode_dir = Path(cache_from_source(strata_cli.class_code.__file__)).parent
+    bytecode_dir.mkdir(parents=True)  # as Python made it when it wrote the module's .pyc
+    assert cache_file(tmp_path / "user").parent == bytecode_dir
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert cache_file(tmp_path / "user").parent == tmp_path / "user" / "class-code"
