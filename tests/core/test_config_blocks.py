@@ -4,6 +4,8 @@ expected; the file named is the one that set the value; unknown keys pass throug
 from __future__ import annotations
 
 import json
+import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ from strata_core.config.schema import (
 from strata_core.config.service import ConfigInfo, ConfigService
 from strata_core.config.structure import structure_config
 from strata_core.errors import StrataError
+from strata_core.logging import EventMessage
 from strata_core.permission.rules import Rule
 from strata_core.project import ProjectService
 
@@ -298,3 +301,29 @@ def test_config_blocks_are_structured_by_the_one_converter() -> None:
     data = {"model": "a/b", "agent": {"x": {"steps": 2}}, "mcp": {"m": {"type": "remote", "url": "http://m"}}}
     assert structure(data, ConfigBlocks) == structure_config(data)
     assert structure_config(data).agent["x"].steps == 2
+
+
+async def test_an_unknown_key_warns_once_with_the_closest_known_key_and_its_position(
+    home: Home, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = home.repo / "opencode.json"
+    path.write_text('{\n  "modle": "mock/m",\n  "frobnicate": 1\n}\n')
+    with caplog.at_level(logging.WARNING, logger="strata_core.config.files"):
+        info = await home.load()
+    says = [record.msg.fields()["says"] for record in caplog.records if isinstance(record.msg, EventMessage)]
+    assert says == [
+        f'{path}:2:12: unknown config key "modle" (did you mean "model"?); Strata does not use it (OpenCode would '
+        "refuse the file)",
+        f'{path}:3:17: unknown config key "frobnicate"; Strata does not use it (OpenCode would refuse the file)',
+    ]
+    assert info.blocks.extra["modle"] == "mock/m"  # kept as written, as before
+
+
+async def test_strict_config_refuses_an_unknown_key_where_it_is(home: Home) -> None:
+    path = home.repo / "strata.json"
+    path.write_text('{\n  "modle": "mock/m"\n}\n')
+    home.env["STRATA_CONFIG_STRICT"] = "1"
+    with pytest.raises(
+        ConfigError, match=rf'^{re.escape(str(path))}:2:12: unknown config key "modle" \(did you mean "model"\?\)$'
+    ):
+        await home.load()

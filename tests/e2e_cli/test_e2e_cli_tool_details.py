@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -54,3 +55,24 @@ def test_diffs_are_coloured_on_a_terminal(cli: Cli, scripted: Scripted) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "\x1b[31m  -print('bye')" in done.stderr and "\x1b[32m  +print('see you')" in done.stderr
+
+
+def test_session_show_shows_a_commands_output_and_its_failed_exit_code(cli: Cli, scripted: Scripted) -> None:
+    server = scripted(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo fine", "description": "Ok"}}]},
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo broke; exit 3", "description": "Fail"}}]},
+            {"text": "Done."},
+        ]
+    )
+    write_config(cli.project, mock_provider_config(server.base_url))
+    done = cli("run", "--auto", "run both")
+    assert done.returncode == 0, done.stderr
+    assert "  exit code 3" in done.stderr.splitlines()
+    [session] = json.loads(cli("session", "list", "--json").stdout)
+    shown = cli("session", "show", session["id"]).stdout.splitlines()
+    ok = shown.index("$ echo fine")
+    assert shown[ok + 1] == "  fine" and shown[ok + 2] != "  exit code 0"
+    failed = shown.index("$ echo broke; exit 3")
+    assert shown[failed + 1 : failed + 3] == ["  broke", "  exit code 3"]
+    assert "exit code" not in json.dumps(server.main_requests[2].body["messages"])  # the model sees OpenCode's result

@@ -105,3 +105,18 @@ def test_stats_sums_a_database_of_many_sessions_and_narrows_to_this_project(cli:
     assert mine["totalSessions"] == 1 and set(mine["modelUsage"]) == {"mock/gpt-4o-mock"}
     table = cli("stats").stdout
     assert "Sessions" in table and "201" in table and "a/one" in table and "$4.00" in table
+
+
+def test_the_usage_line_counts_the_subagents_model_calls_too(cli: Cli, scripted: Start) -> None:
+    server = scripted(
+        [
+            {"text": "Found greet.", "usage": {"input": 1_000, "output": 100}},  # the explore subagent
+            {"text": "Done looking.", "usage": {"input": 2_000, "output": 200}},  # the parent, after it
+        ]
+    )
+    (cli.project / "opencode.json").write_text(json.dumps(priced_config(server)))
+    done = cli("run", "@explore find the greet function")
+    assert done.returncode == 0, done.stderr
+    assert len(server.main_requests) == 2
+    cost = (3_000 * 3 + 300 * 15) / 1_000_000
+    assert f"tokens 3,000 in · 300 out · 0 cache read · 0 cache write · ${cost:.4f}" in done.stderr

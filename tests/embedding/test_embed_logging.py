@@ -87,8 +87,9 @@ def test_an_application_with_basic_config_receives_the_warning_with_its_fields(t
     assert done.stdout == ""
     path = tmp_path / "repo" / "opencode.json"
     assert done.stderr.splitlines() == [
-        f"WARNING|strata_core.config.files|check_config|config.unknown_key key=frobnicate file={path} "
-        "note='kept; OpenCode would reject it'",
+        f"WARNING|strata_core.config.files|unknown_key|config.unknown_key key=frobnicate file={path} line=1 column=32 "
+        f'says=\'{path}:1:32: unknown config key "frobnicate"; Strata does not use it (OpenCode would refuse '
+        "the file)'",
         "WARNING|strata_server.embedded|<module>|server.thing_happened path=/x",
     ]
 
@@ -167,14 +168,15 @@ def test_the_record_carries_the_event_dict_and_the_calling_module(handler: _Reco
     check_config({"frobnicate": 1}, tmp_path / "strata.json")
     [record] = handler.records
     assert (record.name, record.levelno) == ("strata_core.config.files", logging.WARNING)
-    assert record.funcName == "check_config"
+    assert record.funcName == "unknown_key"  # the function that logged, not the logging module's own
     assert Path(record.pathname).parts[-2:] == ("config", "files.py")
     assert isinstance(record.msg, EventMessage)
     assert record.msg.event == "config.unknown_key"
     assert record.msg.fields() == {
         "key": "frobnicate",
         "file": str(tmp_path / "strata.json"),
-        "note": "kept; OpenCode would reject it",
+        "says": f'{tmp_path / "strata.json"}: unknown config key "frobnicate"; Strata does not use it (OpenCode '
+        "would refuse the file)",
     }
 
 

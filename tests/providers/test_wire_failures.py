@@ -21,6 +21,7 @@ from strata_core.llm import (
     RateLimitedError,
     RetryScheduled,
     ServerError,
+    ServerNotListeningError,
     StreamEvent,
     StreamFailed,
     TextDelta,
@@ -28,7 +29,7 @@ from strata_core.llm import (
 )
 from strata_providers.openai_chat import OpenAIChatModel
 from strata_providers.retry import RetryPolicy
-from strata_providers.sse import Endpoint
+from strata_providers.sse import Endpoint, is_local_address
 from strata_providers.testing import ScriptedServer
 
 pytestmark = pytest.mark.anyio
@@ -254,18 +255,47 @@ async def test_a_provider_asking_for_a_very_long_wait_gets_the_error_instead(cli
     assert isinstance(failure(events), RateLimitedError) and sleeps.delays == []
 
 
-async def test_a_refused_connection_is_a_retried_transport_error(client: httpx.AsyncClient) -> None:
+def free_port() -> int:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+    return port
+
+
+async def test_a_refused_local_connection_fails_at_once_naming_the_provider_and_its_base_url(
+    client: httpx.AsyncClient,
+) -> None:
+    base_url = f"http://127.0.0.1:{free_port()}/v1"
     sleeps = RecordedSleeps()
-    model = OpenAIChatModel(
-        model_info(), Endpoint(f"http://127.0.0.1:{port}/v1"), lambda: client, RetryPolicy(sleep=sleeps)
-    )
+    model = OpenAIChatModel(model_info(), Endpoint(base_url), lambda: client, RetryPolicy(sleep=sleeps))
     events = await collect(model)
+    assert not of_type(events, RetryScheduled) and sleeps.delays == []
+    error = failure(events)
+    assert isinstance(error, ServerNotListeningError) and not error.retryable
+    assert f'provider "{model_info().provider_id}"' in error.message and f"baseURL {base_url}" in error.message
+    assert f"provider.{model_info().provider_id}.options.baseURL" in error.message
+
+
+@pytest.mark.parametrize(
+    ("host", "local"),
+    [("localhost", True), ("127.0.0.1", True), ("[::1]", True), ("192.168.1.20", True), ("10.0.0.7", True),
+     ("169.254.1.1", True), ("api.openai.com", False), ("8.8.8.8", False)],
+)  # fmt: skip
+def test_only_this_machine_and_private_networks_count_as_local(host: str, local: bool) -> None:
+    assert is_local_address(host) is local
+
+
+async def test_a_refused_remote_connection_is_still_a_retried_transport_error() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("All connection attempts failed") from ConnectionRefusedError(111, "refused")
+
+    sleeps = RecordedSleeps()
+    async with httpx.AsyncClient(transport=httpx.MockTransport(refuse)) as client:
+        endpoint = Endpoint("https://models.example.com/v1")
+        events = await collect(OpenAIChatModel(model_info(), endpoint, lambda: client, RetryPolicy(sleep=sleeps)))
     assert len(of_type(events, RetryScheduled)) == 3 and len(sleeps.delays) == 3
     error = failure(events)
-    assert isinstance(error, TransportError) and f"127.0.0.1:{port}" in error.message
+    assert type(error) is TransportError and "models.example.com" in error.message
 
 
 async def test_a_stream_that_goes_quiet_fails_on_the_idle_read_timeout() -> None:

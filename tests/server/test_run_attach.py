@@ -84,3 +84,20 @@ def test_json_output_names_the_agent_and_model_the_server_chose(
     assert (lines[0]["agent"], lines[0]["model"]) == ("build", "mock/gpt-4o-mock")
     assert [line["type"] for line in lines[1:]] == ["step_start", "text", "step_finish", "done"]
     assert lines[2]["part"]["text"] == "Hello there." and lines[-1]["ok"] is True
+
+
+def test_an_attached_run_ends_with_the_usage_line_of_its_turn(
+    serve: ServeFactory, tmp_path: Path, env: dict[str, str]
+) -> None:
+    server = serve(
+        [
+            {"text": "First.", "usage": {"input": 500, "output": 50}},
+            {**BASH, "usage": {"input": 1_000, "output": 100}},
+            {"text": "Second.", "usage": {"input": 2_000, "output": 200}},
+        ]
+    )
+    attach = Cli(tmp_path, env)
+    assert attach("run", "--attach", server.url, "one").returncode == 0
+    done = attach("run", "--attach", server.url, "--auto", "-c", "two")  # an earlier turn of the session
+    assert done.returncode == 0, done.stderr
+    assert "tokens 3,000 in · 300 out · 0 cache read · 0 cache write" in done.stderr  # both steps, this turn only

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx
@@ -32,6 +32,9 @@ from strata_core import json_text
 from strata_core import message as m
 from strata_core.engine import TurnEnd
 from strata_core.serialization import converter
+
+if TYPE_CHECKING:
+    from strata_core.session import UsageTotals
 
 CONNECT_SECONDS = 10.0
 
@@ -108,10 +111,7 @@ async def _turn(attached: _Attached, bus: b.Bus, settings: RunSettings, session:
 
     async def start() -> m.MessageWithParts:
         answer = await _call(attached.client, "POST", f"/session/{session_id}/message", json=_prompt_body(settings))
-        return m.MessageWithParts(
-            converter.structure(answer["info"], m.Message),  # type: ignore[arg-type]
-            [converter.structure(p, m.Part) for p in answer["parts"]],  # type: ignore[arg-type]
-        )
+        return _message(answer)
 
     async def cancel() -> None:
         await _call(attached.client, "POST", f"/session/{session_id}/abort")
@@ -127,11 +127,49 @@ async def _turn(attached: _Attached, bus: b.Bus, settings: RunSettings, session:
         writer.finish(ok=code == 0, failure=failure)
     elif renderer is not None:
         renderer.finish()
+        if isinstance(info, m.AssistantMessage):
+            from strata_cli.usage_line import usage_line
+
+            renderer.note(usage_line(await _turn_usage(attached.client, session_id, info.parent_id)))
         if code == EXIT_INTERRUPTED:
             renderer.note(("Interrupted.", "yellow"))
         elif refusal:
             renderer.error(refusal)
     return code
+
+
+async def _turn_usage(client: httpx.AsyncClient, session_id: str, user_message_id: str) -> UsageTotals:
+    """What the turn used, as `strata run` counts it (`run_session._turn_usage`), read from the server: the
+    answers to this turn's user message, and the subagent sessions started since that message was sent."""
+    from strata_core.session import usage_of
+
+    stored = [_message(raw) for raw in await _call(client, "GET", f"/session/{session_id}/message")]
+    asked = next((msg.info.time.created for msg in stored if msg.info.id == user_message_id), None)
+    answers = [
+        msg for msg in stored if isinstance(msg.info, m.AssistantMessage) and msg.info.parent_id == user_message_id
+    ]
+    total = usage_of(answers)
+    for child in await _call(client, "GET", f"/session/{session_id}/children"):
+        if asked is not None and child["time"]["created"] >= asked:
+            total = total.plus_usage(await _all_usage(client, child["id"]))
+    return total
+
+
+async def _all_usage(client: httpx.AsyncClient, session_id: str) -> UsageTotals:
+    """Everything a (subagent) session and its own subagents used."""
+    from strata_core.session import usage_of
+
+    total = usage_of(_message(raw) for raw in await _call(client, "GET", f"/session/{session_id}/message"))
+    for child in await _call(client, "GET", f"/session/{session_id}/children"):
+        total = total.plus_usage(await _all_usage(client, child["id"]))
+    return total
+
+
+def _message(raw: dict[str, Any]) -> m.MessageWithParts:
+    return m.MessageWithParts(
+        converter.structure(raw["info"], m.Message),  # type: ignore[arg-type]
+        [converter.structure(p, m.Part) for p in raw["parts"]],  # type: ignore[arg-type]
+    )
 
 
 async def _pump(client: httpx.AsyncClient, bus: b.Bus, connected: anyio.Event) -> None:

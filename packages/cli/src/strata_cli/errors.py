@@ -47,6 +47,7 @@ _SELF_EXPLAINING = frozenset(
         "FrontmatterError",
         "MarkdownError",
         "ModelNotFoundError",
+        "ServerNotListeningError",
         "AgentNotFoundError",
         "SessionNotFoundError",
         "SessionBusyError",

@@ -317,8 +317,11 @@ async def _starting_session(runtime: Runtime, start: StartOptions) -> SessionInf
     if start.session_id:
         return await runtime.sessions.get(start.session_id)
     if start.continue_last:
-        roots = [s for s in await runtime.sessions.list_sessions() if s.parent_id is None]
-        if not roots:
+        from strata_cli.continued import continued_line, session_to_continue
+
+        session = await session_to_continue(runtime)
+        if session is None:
             raise CliError("There is no session to continue in this project yet; start without -c.")
-        return roots[0]
+        print(continued_line(runtime, session))
+        return session
     return None

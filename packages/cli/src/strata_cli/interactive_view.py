@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from strata_cli.model_parts import ModelParts
+from strata_cli.progress import LiveProgress, Progress
 from strata_cli.render import FinishedToolLines, markup, styled
 from strata_cli.tool_details import tool_details
 from strata_core import bus as b
@@ -48,6 +49,7 @@ class TurnView:
     _pieces: list[str] = field(factory=list, init=False)
     """Its text so far: the announced text, then each delta since."""
     _live: Live | None = field(default=None, init=False)
+    _progress: LiveProgress = field(init=False)
     switched_to: str | None = field(default=None, init=False)
     """The agent the next message goes to after an approved plan_exit (OpenCode's TUI switches to build too)."""
 
@@ -58,6 +60,10 @@ class TurnView:
     @_tool_lines.default
     def _lines_in_directory(self) -> FinishedToolLines:
         return FinishedToolLines(self.directory)
+
+    @_progress.default
+    def _progress_on_console(self) -> LiveProgress:
+        return LiveProgress(Progress(self.directory), self.console)
 
     async def handle(self, event: b.BusEvent) -> None:
         part = self._model_parts.part_of(event)
@@ -77,13 +83,24 @@ class TurnView:
                 self.note(f"[yellow]↻[/yellow] {escape(event.message)} — retrying in {event.delay:.0f}s")
         elif isinstance(event, b.SessionError) and event.session_id == self.session_id:
             self.note(f"[red bold]Error:[/red bold] {escape(event.error.message)}")
+        self._follow_progress(event, part)  # after the event's own lines, which pause it
+
+    def _follow_progress(self, event: b.BusEvent, part: m.Part | None) -> None:
+        """Running tools and a thinking model tick below the answer; the text preview has the screen while it
+        streams (rich runs one live display at a time)."""
+        self._progress.progress.follow(event, part, self.session_id)
+        if self._live is None:
+            self._progress.refresh()
+        else:
+            self._progress.pause()
 
     def note(self, markup: str) -> None:
         self.flush()
         self.console.print(markup)
 
     def flush(self) -> None:
-        """Replace the live preview by the finished markdown of the text so far."""
+        """Replace the live preview by the finished markdown of the text so far (live progress pauses too)."""
+        self._progress.pause()
         if self._live is not None:
             self._live.stop()
             self._live = None
@@ -125,6 +142,7 @@ class TurnView:
 
     def _show(self) -> None:
         if self._live is None:  # a live display already running shows `_pieces` as they grow
+            self._progress.pause()
             preview = _Preview(self._pieces)
             self._live = Live(preview, console=self.console, transient=True, vertical_overflow="crop")
             self._live.start()

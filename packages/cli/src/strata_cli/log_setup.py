@@ -8,8 +8,9 @@ investigates, so in normal operation it never reaches the terminal: it is append
 `$XDG_STATE_HOME/strata/log/strata.log` (started afresh past 1 MB, the previous one kept as `strata.log.1`). With
 STRATA_DEBUG=1 every record, Strata's debug events included, is written to stderr instead, each logged exception
 followed by its traceback. Either way every record, Strata's and third-party libraries' alike, is rendered as
-`warning: event (key=value ...)` (in the file, after the time; without debug an exception is one `exception=Type:
-message` field). stdout carries answers and `--format json`, so nothing here writes to it. Plain `logging` only:
+`warning: event (key=value ...)`, or `warning: sentence` for a notice that `says=` one (in the file, after the
+time; without debug an exception is one `exception=Type: message` field). stdout carries answers and `--format
+json`, so nothing here writes to it. Plain `logging` only:
 neither `logging.config` nor structlog is imported on the way to the first model request, and the file is opened
 only when a first record comes. Every line is passed through `strata_core.redaction.redact_text`: a credential
 config loading saw, or a URL's `user:password@`, never reaches the terminal or the log file.
@@ -49,6 +50,9 @@ class ShortLineFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         name, fields = _event_and_fields(record)
+        if "says" in fields and not record.exc_info:
+            # A notice written for a person (`says=`): its sentence is the whole line, the fields are for tools.
+            return redact_text(f"{record.levelname.lower()}: {fields['says']}")
         if record.exc_info and not self.tracebacks:
             fields["exception"] = _one_line(record.exc_info[1])
         details = " ".join(f"{key}={value}" for key, value in fields.items())

@@ -29,6 +29,8 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "debug": ("strata_cli.commands.debug", "debug"),
     "completion": ("strata_cli.commands.completion", "completion"),
     "serve": ("strata_cli.commands.serve", "serve"),
+    "export": ("strata_cli.commands.transfer", "export"),
+    "import": ("strata_cli.commands.transfer", "import_file"),
 }
 
 

@@ -25,6 +25,8 @@ from strata_core import message as m
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from strata_cli.progress import LiveProgress
+
 Segment = str | tuple[str, str]
 """A piece of a status line: plain text, or (text, rich style)."""
 
@@ -137,6 +139,14 @@ class RunRenderer:
     _written: dict[str, int] = field(factory=dict, init=False)
     _mid_line: bool = field(default=False, init=False)
     _current_text: str | None = field(default=None, init=False)
+    _progress: LiveProgress | None = field(default=None, init=False)
+    """Running tools and a thinking model, ticking on a terminal (`progress.py`); None off one."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.console is not None and self.console.is_terminal:
+            from strata_cli.progress import LiveProgress, Progress
+
+            self._progress = LiveProgress(Progress(self.directory), self.console)
 
     @_model_parts.default
     def _follow_session(self) -> ModelParts:
@@ -151,6 +161,9 @@ class RunRenderer:
 
     def handle(self, event: b.BusEvent) -> None:
         part = self._model_parts.part_of(event)
+        if self._progress is not None:
+            self._progress.progress.follow(event, part, self.session_id)
+            self._progress.refresh()
         if part is not None:
             self._part(part)
         elif isinstance(event, b.PartDelta):
@@ -185,6 +198,8 @@ class RunRenderer:
         self.note(("Error:", "red bold"), " ", message)
 
     def finish(self) -> None:
+        if self._progress is not None:
+            self._progress.pause()
         self._end_line()
 
     def _part(self, part: m.Part) -> None:

@@ -93,8 +93,12 @@ async def _existing_session(runtime: Runtime, settings: RunSettings) -> SessionI
     if settings.session_id:
         return await runtime.sessions.get(settings.session_id)
     if settings.continue_last:
-        roots = [s for s in await runtime.sessions.list_sessions() if s.parent_id is None]
-        return roots[0] if roots else None
+        from strata_cli.continued import continued_line, session_to_continue
+
+        session = await session_to_continue(runtime)
+        if session is not None and not settings.json_output:
+            print(continued_line(runtime, session), file=sys.stderr)
+        return session
     return None
 
 
@@ -199,9 +203,15 @@ async def _turn(
 
 
 async def _turn_usage(runtime: Runtime, session_id: str, since_ms: int) -> UsageTotals:
-    """What this run's answers used: the session's assistant messages created since the turn began."""
+    """What this run's answers used: the session's assistant messages created since the turn began, and those
+    of the subagent sessions (`@explore`, the task tool) it ran meanwhile, theirs included: each is a model call
+    the run paid for."""
     history = await runtime.sessions.messages(session_id)
-    return usage_of(m for m in history if isinstance(m.info, AssistantMessage) and m.info.time.created >= since_ms)
+    total = usage_of(m for m in history if isinstance(m.info, AssistantMessage) and m.info.time.created >= since_ms)
+    for child in await runtime.sessions.children(session_id):
+        if child.time.updated >= since_ms:
+            total = total.plus_usage(await _turn_usage(runtime, child.id, since_ms))
+    return total
 
 
 async def _message_parts(runtime: Runtime, text: str) -> list[PromptPart]:

@@ -1,5 +1,6 @@
-"""What a finished tool call shows under its line: the diff of an edit or write, a command's output, the files a
-glob or grep found. Each is cut to a few lines, with a count of what was left out, so a run stays readable.
+"""What a finished tool call shows under its line: the diff of an edit or write, a command's output (and its exit
+code when it failed), the files a glob or grep found. Each is cut to a few lines, with a count of what was left
+out, so a run stays readable.
 
 Pure functions of a completed tool part (no terminal, no rich): each line carries a style name that the
 renderers turn into colour on a terminal and drop off it.
@@ -42,7 +43,8 @@ def tool_details(part: m.ToolPart, directory: Path) -> list[DetailLine]:
         return compact_diff(diff) if isinstance(diff, str) else []
     if part.tool == "bash":
         output = metadata.get("output", state.output)
-        return command_output(output) if isinstance(output, str) else []
+        shown = command_output(output) if isinstance(output, str) else []
+        return shown + exit_code(metadata.get("exit"))
     if part.tool == "glob":
         return _files([line for line in state.output.splitlines() if line.startswith("/")], directory)
     if part.tool == "grep":
@@ -64,6 +66,14 @@ def command_output(output: str) -> list[DetailLine]:
     lines = output.rstrip("\n").splitlines()
     shown = [DetailLine(INDENT + line, "dim") for line in lines[:MAX_OUTPUT_LINES]]
     return shown + _more(len(lines) - len(shown), "line")
+
+
+def exit_code(code: object) -> list[DetailLine]:
+    """`exit code N` for a command that failed: shown to the person, who cannot tell failure from output alone.
+    The model's tool result stays OpenCode's (output only), so the requests Strata sends match OpenCode's."""
+    if not isinstance(code, int) or isinstance(code, bool) or code == 0:
+        return []
+    return [DetailLine(f"{INDENT}exit code {code}", "red")]
 
 
 def _files(paths: Sequence[str], directory: Path) -> list[DetailLine]:

@@ -1,4 +1,5 @@
-"""A stored session as plain text (`strata session show`): who said what, each tool call on one line."""
+"""A stored session as plain text (`strata session show`): who said what, each tool call on one line with what
+it showed when it ran under it (a command's output and failed exit code, an edit's diff, the files found)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from strata_cli.render import tool_line_for
+from strata_cli.tool_details import tool_details
 from strata_cli.usage_line import usage_line
 from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, SubtaskPart, TextPart, ToolPart
 from strata_core.session import usage_of
@@ -36,6 +38,7 @@ def _body(message: MessageWithParts, directory: Path) -> list[str]:
         elif isinstance(part, ToolPart):
             line = tool_line_for(part, directory)
             lines.append(line.plain() if line else f"… {part.tool} (did not finish)")
+            lines += [detail.text for detail in tool_details(part, directory)]
     info = message.info
     if isinstance(info, AssistantMessage) and info.error is not None:
         lines.append(f"Error: {info.error.message}")

@@ -65,6 +65,8 @@ class AnthropicMessagesModel:
             url=self.endpoint.url(MESSAGES_PATH),
             headers=request_headers(own, self.endpoint, self.info, request),
             body=messages_request_body(self.info, request),
+            provider_id=self.info.provider_id,
+            base_url=self.endpoint.base_url,
         )
 
 

@@ -178,8 +178,19 @@ class ProviderCatalog:
         return spec.api_key or next((self._env[name] for name in spec.env if self._env.get(name)), None)
 
     def is_usable(self, spec: ProviderSpec) -> bool:
-        """Whether a call could be made now: a key is at hand, none is needed, or the config describes it."""
-        return spec.source != "models.dev" or not spec.needs_key or self.api_key(spec) is not None
+        """Whether a call could be made now: the config describes it, a key is at hand or none is needed, or it
+        is a local server that answered the probe."""
+        return self.unusable_reason(spec) is None
+
+    def unusable_reason(self, spec: ProviderSpec) -> str | None:
+        """Why no call to `spec` could be made now (what `strata models --all` says), or None if one could."""
+        if spec.source == "local" and spec.id not in self._config.provider:
+            if spec.id in (self._probed or {}):
+                return None
+            return f"no server answered at {spec.base_url} (start it, or configure provider.{spec.id})"
+        if spec.source != "models.dev" or not spec.needs_key or self.api_key(spec) is not None:
+            return None
+        return f"no key: set {' or '.join(spec.env)}"
 
     def key_variables(self) -> frozenset[str]:
         """The environment variables that hold API keys this catalogue may send, for shells to leave out.

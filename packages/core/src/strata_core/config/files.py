@@ -7,6 +7,7 @@ against the typed blocks (`schema.py`) and knows how two of them combine. Every 
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -16,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from strata_core import redaction
 from strata_core.config.errors import ConfigError, shown
+from strata_core.config.flags import env_flag
+from strata_core.config.locate import locate
 from strata_core.config.merge import merge_deep
 from strata_core.config.schema import AgentConfig, ConfigBlocks, PermissionConfig
 from strata_core.config.structure import config_keys, structure_block
@@ -83,7 +86,7 @@ def parse_config_text(
     data = parse_jsonc(text, source)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a JSON object at the top level, got {shown(data)}", path=source)
-    checked = check_config(data, source, text)
+    checked = check_config(data, source, text, strict=env_flag(env, "CONFIG_STRICT"))
     redaction.remember_credentials_in(checked)  # literal keys in config are secrets in logs too
     return checked
 
@@ -190,17 +193,44 @@ def parse_jsonc(text: str, source: Path) -> Any:
 # blocks used are structured again from all sources merged.
 
 
-def check_config(data: dict[str, Any], source: Path, text: str | None = None) -> dict[str, Any]:
-    """Check one source against the typed blocks and normalise its agent entries; warn about unknown keys.
-    With the source's `text`, an error gives the bad value's line and column too."""
+def check_config(
+    data: dict[str, Any], source: Path, text: str | None = None, *, strict: bool = False
+) -> dict[str, Any]:
+    """Check one source against the typed blocks and normalise its agent entries; warn about unknown keys
+    (refuse them when `strict`). With the source's `text`, an error gives the bad value's line and column too."""
     for key in data:
         if key not in KNOWN_KEYS:
-            log.notice("config.unknown_key", key=key, file=str(source), note="kept; OpenCode would reject it")
+            unknown_key(key, source, text, strict=strict)
     structure_block(data, ConfigBlocks, source, text=text)
     for section in ("agent", "mode"):
         if data.get(section) is not None:
             data[section] = {name: normalize_agent(entry) for name, entry in data[section].items()}
     return data
+
+
+def unknown_key(key: str, source: Path, text: str | None, *, strict: bool) -> None:
+    """One readable warning for a top-level key no OpenCode version defines, with the closest known key and
+    where it is; with `strict` (`STRATA_CONFIG_STRICT=1`) a `ConfigError` instead, as OpenCode would refuse."""
+    position = locate(text, [key]) if text is not None else None
+    where = f"{source}:{position[0]}:{position[1]}" if position else str(source)
+    close = closest_key(key)
+    hint = f' (did you mean "{close}"?)' if close else ""
+    if strict:
+        line, column = position or (None, None)
+        raise ConfigError(
+            f'{where}: unknown config key "{key}"{hint}', path=source, line=line, column=column, key_path=key
+        )
+    says = f'{where}: unknown config key "{key}"{hint}; Strata does not use it (OpenCode would refuse the file)'
+    found: dict[str, object] = {"line": position[0], "column": position[1]} if position else {}
+    found.update({"did_you_mean": close} if close else {})
+    log.notice("config.unknown_key", key=key, file=str(source), **found, says=says)
+
+
+def closest_key(key: str) -> str | None:
+    """The known key `key` is most likely a typo of: the same letters swapped (`modle`), else difflib's best."""
+    swapped = [known for known in sorted(KNOWN_KEYS) if sorted(known) == sorted(key)]
+    close = swapped or difflib.get_close_matches(key, sorted(KNOWN_KEYS), n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def check_permission(value: Any, source: Path, text: str | None = None) -> None:

@@ -14,6 +14,7 @@ from strata_core.llm.errors import (
     ModelError,
     RateLimitedError,
     ServerError,
+    ServerNotListeningError,
     TransportError,
 )
 from strata_core.llm.events import (
@@ -93,6 +94,7 @@ __all__ = [
     "ReasoningStart",
     "RetryScheduled",
     "ServerError",
+    "ServerNotListeningError",
     "StreamEvent",
     "StreamFailed",
     "SystemModelMessage",

@@ -56,5 +56,12 @@ class TransportError(ModelError):
     retryable = True
 
 
+class ServerNotListeningError(TransportError):
+    """A server on this machine or the local network refused the connection: nothing listens at the address,
+    and waiting will not start it (a mistyped port, a local model server not running)."""
+
+    retryable = False
+
+
 class BadResponseError(ModelError):
     """The provider answered with something that is not a valid stream (a malformed chunk, a bad status)."""

@@ -1,0 +1,40 @@
+"""A typo in a config key: one readable warning naming the file position and the key meant; strict refuses it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cli_harness import Cli, mock_provider_config, write_config
+
+from strata_providers.testing import ScriptedServer
+
+
+def test_a_mistyped_key_gives_one_warning_with_the_closest_key_and_its_line(
+    cli: Cli, scripted: Callable[[list[dict[str, Any]]], ScriptedServer]
+) -> None:
+    server = scripted([{"text": "hello"}])
+    write_config(cli.project, {**mock_provider_config(server.base_url), "modle": "mock/other"})
+    result = cli("run", "say hello")
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        f'warning: {cli.project / "opencode.json"}:{line_of(cli, "modle")}:12: unknown config key "modle" '
+        '(did you mean "model"?); Strata does not use it (OpenCode would refuse the file)'
+    ]
+
+
+def test_strict_config_stops_before_any_model_call(
+    cli: Cli, scripted: Callable[[list[dict[str, Any]]], ScriptedServer]
+) -> None:
+    server = scripted([{"text": "hello"}])
+    write_config(cli.project, {**mock_provider_config(server.base_url), "modle": "mock/other"})
+    result = cli("run", "say hello", extra_env={"STRATA_CONFIG_STRICT": "1"})
+    assert result.returncode == 1
+    assert 'unknown config key "modle" (did you mean "model"?)' in result.stderr
+    assert server.main_requests == []
+
+
+def line_of(cli: Cli, key: str) -> int:
+    lines = (cli.project / "opencode.json").read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if f'"{key}"' in line)
