@@ -29,6 +29,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "debug": ("strata_cli.commands.debug", "debug"),
     "completion": ("strata_cli.commands.completion", "completion"),
     "serve": ("strata_cli.commands.serve", "serve"),
+    "acp": ("strata_cli.commands.acp", "acp"),
 }
 
 
