@@ -17,7 +17,9 @@ can compare the shapes two agents send (`shape_of`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping, Sequence
+import json
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -37,6 +39,9 @@ from acp.schema import (
     ToolCallUpdate,
     WriteTextFileResponse,
 )
+
+STRATA_ACP = [str(Path(sys.executable).with_name("strata")), "acp"]
+"""`strata acp` of the environment the tests run in."""
 
 FS_CLIENT = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
 """A client that offers its file system (as Zed does)."""
@@ -85,6 +90,8 @@ class AgentProcess:
     process: asyncio.subprocess.Process
     transcript: list[tuple[str, dict[str, Any]]] = attrs.field(factory=list)
     """(direction, message): "in" is from the agent, "out" to it."""
+    changed: anyio.Event = attrs.field(factory=anyio.Event)
+    """Set by each message; `until` renews it."""
 
     @property
     def permission_answers(self) -> list[AnswerKind]:
@@ -118,20 +125,35 @@ class AgentProcess:
     def clear(self) -> None:
         self.transcript.clear()
 
+    def record(self, event: StreamEvent) -> None:
+        self.transcript.append(("in" if event.direction.value == "incoming" else "out", event.message))
+        self.changed.set()
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        """Return once `condition()` holds, checked at each message (the caller bounds the wait)."""
+        while not condition():
+            self.changed = anyio.Event()
+            await self.changed.wait()
+
 
 @asynccontextmanager
 async def acp_agent(command: Sequence[str], *, cwd: Path, env: Mapping[str, str]) -> AsyncIterator[AgentProcess]:
     """Start `command` as an ACP agent on stdio; the process is stopped when the block ends."""
     client = RecordingClient()
     transcript: list[tuple[str, dict[str, Any]]] = []
+    recorders: list[AgentProcess] = []
 
     def record(event: StreamEvent) -> None:
-        transcript.append(("in" if event.direction.value == "incoming" else "out", event.message))
+        if recorders:
+            recorders[0].record(event)
+        else:
+            transcript.append(("in" if event.direction.value == "incoming" else "out", event.message))
 
     # cast: the client implements only what the agents under test call (no terminals, no elicitation).
     spawned = spawn_agent_process(cast(Client, client), command[0], *command[1:], cwd=cwd, env=env, observers=[record])
     async with spawned as (conn, process):
         agent = AgentProcess(conn=conn, client=client, process=process, transcript=transcript)
+        recorders.append(agent)
         try:
             yield agent
         finally:
@@ -151,3 +173,12 @@ def shape_of(value: Any) -> Any:
     if isinstance(value, list):
         return [shape_of(item) for item in value[:1]]
     return type(value).__name__
+
+
+def configure(project: Path, base_url: str) -> None:
+    """The scripted model as the project's model (`mock/gpt-4o-mock`); edits and shell commands ask."""
+    from cli_harness import mock_provider_config
+
+    config = mock_provider_config(base_url)
+    config["permission"] = {"edit": "ask", "bash": "ask"}
+    (project / "opencode.json").write_text(json.dumps(config))
