@@ -86,7 +86,7 @@ async def test_a_read_goes_pending_in_progress_completed_with_the_file_text(proj
     assert agent.tool_statuses() == [
         ("tool_call", "read", "pending"),
         ("tool_call_update", "read", "in_progress"),
-        ("tool_call_update", "read", "completed"),
+        ("tool_call_update", None, "completed"),
     ]
     updates = [u for u in agent.updates() if u["sessionUpdate"] == "tool_call_update"]
     assert updates[0]["locations"] == [{"path": notes}]
@@ -121,7 +121,7 @@ async def test_an_allowed_write_is_made_and_handed_to_the_editor_and_a_rejected_
     assert [option.kind for option in edit_question["options"]] == ["allow_once", "allow_always", "reject_once"]
     diff = edit_question["toolCall"].content[0]
     assert (diff.type, diff.path, diff.old_text, diff.new_text) == ("diff", str(new), "", "fresh\n")
-    assert write_statuses[-1] == ("tool_call_update", "edit", "completed")
+    assert write_statuses[-1] == ("tool_call_update", None, "completed")
     assert agent.tool_statuses()[-1] == ("tool_call_update", "execute", "failed")
     assert bash_question["toolCall"].kind == "execute"
     assert not (project / "ran").exists()

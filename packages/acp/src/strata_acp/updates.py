@@ -3,7 +3,8 @@
 `UpdateStream` turns the bus's part events (live) and a stored history (replay on `session/load`) into the
 updates `opencode acp` sends, keyed by part: text as `agent_message_chunk` (each delta once), reasoning as
 `agent_thought_chunk`, a tool call as one `tool_call` (status `pending`) followed by `tool_call_update`s
-(`in_progress` with its locations, then `completed` with its output, or `failed` with the error), and the
+(`in_progress` with its kind and locations, then `completed` with its output and final title but, as
+OpenCode sends it, no kind, or `failed` with the error), and the
 todo list as a `plan`. One class serves both paths, so a replayed session reads like the live one.
 """
 
@@ -144,7 +145,6 @@ class UpdateStream:
                 update_tool_call(
                     part.call_id,
                     status="completed",
-                    kind=kind,
                     title=state.title or part.tool,
                     content=[tool_content(text_block(_shown_output(state)))],
                     raw_output={"output": state.output, "metadata": state.metadata},
