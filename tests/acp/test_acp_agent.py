@@ -4,6 +4,7 @@ the scripted model server: the scenarios of issue 27, with the shapes `opencode 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -219,3 +220,24 @@ async def test_bad_input_gets_a_json_rpc_error_and_the_agent_keeps_serving(proje
     assert unknown.value.code == -32602 and "session not found: ses_nope" in str(unknown.value)
     assert bad_mode.value.code == bad_option.value.code == -32602
     assert stop == "end_turn"
+
+
+async def test_the_projects_commands_are_listed_and_a_slash_prompt_runs_one(project: Path, env: dict[str, str]) -> None:
+    with ScriptedServer([{"text": "Hello, world."}]) as server:
+        configure(project, server.base_url)
+        config = json.loads((project / "opencode.json").read_text())
+        config["command"] = {"greet": {"template": "Greet $ARGUMENTS warmly.", "description": "Say hello"}}
+        (project / "opencode.json").write_text(json.dumps(config))
+        async with acp_agent(STRATA_ACP, cwd=project, env=env) as agent:
+            await agent.conn.initialize(protocol_version=1, client_capabilities=FS_CLIENT)
+            session = await agent.conn.new_session(cwd=str(project), mcp_servers=[])
+            with anyio.fail_after(30):
+                await agent.until(lambda: "available_commands_update" in agent.update_kinds(drop=()))
+            stop = await say(agent, session.session_id, "/greet the team")
+
+    listed = next(u for u in agent.updates() if u["sessionUpdate"] == "available_commands_update")
+    commands = {command["name"]: command["description"] for command in listed["availableCommands"]}
+    assert commands["greet"] == "Say hello"
+    assert {"init", "review"} <= set(commands)
+    assert stop == "end_turn"
+    assert "Greet the team warmly." in str(server.main_requests[0].body["messages"][-1])

@@ -50,19 +50,20 @@ from acp.schema import (
 )
 from attrs import define, field
 
+from strata_acp.commands import available_commands, command_call
 from strata_acp.options import SessionSettings, config_options, default_settings
 from strata_acp.permission import ClientApprover
 from strata_acp.prompt_blocks import prompt_parts
 from strata_acp.updates import SessionUpdate, UpdateStream
 from strata_core.bus import Bus, BusEvent, MessageUpdated, PartDelta, PartUpdated
-from strata_core.engine import PromptRequest, TurnEnd
+from strata_core.engine import PromptPart, PromptRequest, TurnEnd
 from strata_core.logging import get_logger
 from strata_core.message import AssistantMessage, ReasoningPart, ToolPart, ToolStateCompleted
 from strata_core.session import SessionNotFoundError
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
-    from anyio.abc import ObjectReceiveStream
+    from anyio.abc import ObjectReceiveStream, TaskGroup
 
     from strata_core.runtime import Runtime
 
@@ -83,6 +84,8 @@ class StrataAgent:
 
     runtime: Runtime
     approver: ClientApprover
+    background: TaskGroup
+    """Where notifications that follow a response run (the command list after `session/new`)."""
     version: str = "0.1.0"
     client: Client | None = None
     settings: dict[str, SessionSettings] = field(factory=dict)
@@ -139,6 +142,7 @@ class StrataAgent:
     ) -> NewSessionResponse:
         info = await self.runtime.sessions.create()
         settings = await self._settings(info.id)
+        self._announce_commands(info.id)
         return NewSessionResponse(session_id=info.id, config_options=await config_options(self.runtime, settings))
 
     async def load_session(
@@ -151,6 +155,7 @@ class StrataAgent:
     ) -> LoadSessionResponse:
         settings = await self._settings(session_id)
         await self._replay(session_id)
+        self._announce_commands(session_id)
         return LoadSessionResponse(config_options=await config_options(self.runtime, settings))
 
     async def resume_session(
@@ -162,6 +167,7 @@ class StrataAgent:
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         settings = await self._settings(session_id)
+        self._announce_commands(session_id)
         return ResumeSessionResponse(config_options=await config_options(self.runtime, settings))
 
     async def fork_session(
@@ -176,6 +182,7 @@ class StrataAgent:
         forked = await self.runtime.sessions.fork(session_id)
         settings = await self._settings(forked.id)
         await self._replay(forked.id)
+        self._announce_commands(forked.id)
         return ForkSessionResponse(session_id=forked.id, config_options=await config_options(self.runtime, settings))
 
     async def list_sessions(
@@ -214,9 +221,7 @@ class StrataAgent:
         settings = await self._settings(session_id)
         if self.runtime.loop.is_running(session_id):
             raise RequestError.invalid_request({"sessionId": session_id, "reason": "a prompt is already running"})
-        request = PromptRequest(
-            session_id, prompt_parts(prompt, self.runtime.project.directory), agent=settings.mode, model=settings.model
-        )
+        request = await self._request(session_id, settings, prompt_parts(prompt, self.runtime.project.directory))
         stream = UpdateStream(str(self.runtime.project.directory))
         async with self.runtime.bus.subscribe() as events:
             async with anyio.create_task_group() as group:
@@ -262,6 +267,24 @@ class StrataAgent:
             ) from None
         settings = self.settings[session_id] = await default_settings(self.runtime)
         return settings
+
+    async def _request(self, session_id: str, settings: SessionSettings, parts: list[PromptPart]) -> PromptRequest:
+        """The loop's request: the parts as given, or what a `/command` at their start makes of them."""
+        call = command_call(parts)
+        if call is not None and await self.runtime.container.commands().get(call[0]) is not None:
+            prompts = self.runtime.container.command_prompts()
+            prepared = await prompts.prepare(call[0], call[1], agent=settings.mode, model=settings.model)
+            return PromptRequest(
+                session_id, prepared.parts, agent=prepared.agent, model=prepared.model or settings.model
+            )
+        return PromptRequest(session_id, parts, agent=settings.mode, model=settings.model)
+
+    def _announce_commands(self, session_id: str) -> None:
+        async def announce() -> None:
+            await self._send(session_id, await available_commands(self.runtime))
+
+        # After the response that names the session, as OpenCode sends it: the client knows the id by then.
+        self.background.start_soon(announce)
 
     async def _choose(self, session_id: str, config_id: str, value: str) -> SessionSettings:
         settings = await self._settings(session_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import anyio
 from acp import run_agent
 
 from strata_acp.agent import StrataAgent
@@ -17,4 +18,6 @@ async def serve_stdio(runtime: Runtime, approver: ClientApprover, *, version: st
     """Answer the editor on stdio with `runtime` (opened with `approver=approver`) until stdin closes."""
     # fork, resume and close are still "unstable" methods in the library: without the flag it answers them
     # "Method not found", though editors (and opencode acp) use them.
-    await run_agent(StrataAgent(runtime, approver, version=version), use_unstable_protocol=True)
+    async with anyio.create_task_group() as background:
+        await run_agent(StrataAgent(runtime, approver, background, version=version), use_unstable_protocol=True)
+        background.cancel_scope.cancel()

@@ -28,6 +28,7 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
+    AvailableCommandsUpdate,
     ToolCallLocation,
     ToolCallProgress,
     ToolCallStart,
@@ -46,7 +47,13 @@ from strata_core.message import (
 )
 
 SessionUpdate: TypeAlias = (
-    UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | AgentPlanUpdate
+    UserMessageChunk
+    | AgentMessageChunk
+    | AgentThoughtChunk
+    | ToolCallStart
+    | ToolCallProgress
+    | AgentPlanUpdate
+    | AvailableCommandsUpdate
 )
 ToolKind: TypeAlias = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
 
