@@ -5,6 +5,7 @@ the scripted model server: the scenarios of issue 27, with the shapes `opencode 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -147,11 +148,14 @@ async def test_cancel_during_a_long_command_ends_the_prompt_cancelled(project: P
                 group.start_soon(prompt)
                 with anyio.fail_after(30):
                     await agent.until(lambda: ("tool_call_update", "execute", "in_progress") in agent.tool_statuses())
+                with pytest.raises(RequestError) as busy:
+                    await say(agent, session_id, "and another thing")
                 await agent.conn.cancel(session_id=session_id)
                 with anyio.fail_after(10):
                     await agent.until(lambda: any("result" in message for _, message in agent.transcript[-1:]))
 
     assert stop == "cancelled"
+    assert busy.value.code == -32600 and "already running" in str(busy.value.data)
 
 
 async def test_plan_mode_and_a_model_choice_apply_to_the_next_request(project: Path, env: dict[str, str]) -> None:
@@ -241,3 +245,63 @@ async def test_the_projects_commands_are_listed_and_a_slash_prompt_runs_one(proj
     assert {"init", "review"} <= set(commands)
     assert stop == "end_turn"
     assert "Greet the team warmly." in str(server.main_requests[0].body["messages"][-1])
+
+
+async def test_always_allow_is_remembered_for_the_session(project: Path, env: dict[str, str]) -> None:
+    echo = {"name": "bash", "arguments": {"command": "echo hi", "description": "Say hi"}}
+    script: list[dict[str, Any]] = [
+        {"tool_calls": [echo]},
+        {"text": "Once."},
+        {"tool_calls": [echo]},
+        {"text": "Twice."},
+    ]
+    with ScriptedServer(script) as server:
+        configure(project, server.base_url)
+        async with acp_agent(STRATA_ACP, cwd=project, env=env) as agent:
+            session_id = await started(agent, project)
+            agent.permission_answers.append("always")
+            first = await say(agent, session_id, "say hi")
+            second = await say(agent, session_id, "say hi again")
+
+    assert first == second == "end_turn"
+    assert len(agent.client.permission_requests) == 1
+    completed = [status for status in agent.tool_statuses() if status[2] == "completed"]
+    assert len(completed) == 2
+
+
+async def test_malformed_messages_get_json_rpc_errors_on_a_clean_stdout(project: Path, env: dict[str, str]) -> None:
+    lines = [
+        "this is not json",
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": 5}}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/nonesuch", "params": {}}),
+        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {"protocolVersion": 1}}),
+    ]
+    with ScriptedServer([]) as server:
+        configure(project, server.base_url)
+        done = await anyio.run_process(STRATA_ACP, input="\n".join(lines).encode() + b"\n", cwd=project, env=env)
+
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    by_id = {answer.get("id"): answer for answer in answers}
+    assert by_id[1]["error"]["code"] == -32602
+    assert by_id[2]["error"]["code"] == -32601
+    assert by_id[3]["result"]["protocolVersion"] == 1
+    assert all(answer["jsonrpc"] == "2.0" for answer in answers)
+
+
+def test_a_file_as_stdout_is_refused_with_a_clear_message(project: Path, env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "out.txt"
+    with out.open("w") as stdout:
+        done = subprocess.run(
+            STRATA_ACP,
+            stdin=subprocess.PIPE,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            cwd=project,
+            env=env,
+            input=b"",
+            check=False,
+        )
+    assert done.returncode == 1
+    assert "standard output is a file" in done.stderr.decode()
+    assert "Traceback" not in done.stderr.decode()
+    assert out.read_text() == ""
