@@ -293,7 +293,6 @@ def test_a_file_as_stdout_is_refused_with_a_clear_message(project: Path, env: di
     with out.open("w") as stdout:
         done = subprocess.run(
             STRATA_ACP,
-            stdin=subprocess.PIPE,
             stdout=stdout,
             stderr=subprocess.PIPE,
             cwd=project,
