@@ -10,6 +10,7 @@ error; nothing reaches stdout but protocol messages.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import anyio
@@ -57,6 +58,7 @@ from strata_acp.prompt_blocks import prompt_parts
 from strata_acp.updates import SessionUpdate, UpdateStream
 from strata_core.bus import Bus, BusEvent, MessageUpdated, PartDelta, PartUpdated
 from strata_core.engine import PromptPart, PromptRequest, TurnEnd
+from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.message import AssistantMessage, ReasoningPart, ToolPart, ToolStateCompleted
 from strata_core.session import SessionNotFoundError
@@ -228,6 +230,9 @@ class StrataAgent:
                 group.start_soon(self._forward, events, session_id, stream)
                 try:
                     answer = await self.runtime.loop.prompt(request)
+                except StrataError as error:
+                    # What the loop refuses before a turn starts (an unknown agent or model, a bad attachment).
+                    raise RequestError.invalid_params({"sessionId": session_id, "reason": str(error)}) from None
                 finally:
                     group.cancel_scope.cancel()
             for event in Bus.waiting(events):
@@ -357,6 +362,4 @@ class StrataAgent:
 
 
 def _iso(ms: int) -> str:
-    from datetime import UTC, datetime
-
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -37,7 +37,6 @@ OPTIONS = [
     PermissionOption(option_id="reject", kind="reject_once", name="Reject"),
 ]
 ANSWERS: Mapping[str, Approval] = {"once": "once", "always": "always", "reject": "reject"}
-PERMISSION_TOOLS = {"edit": "edit", "bash": "bash", "read": "read", "webfetch": "webfetch"}
 
 
 @define
@@ -73,7 +72,7 @@ def question_of(request: PermissionRequest) -> ToolCallUpdate:
     return ToolCallUpdate(
         tool_call_id=request.call_id or request.id,
         title=title,
-        kind=tool_kind(PERMISSION_TOOLS.get(request.permission, request.permission)),
+        kind=tool_kind(request.permission),  # a permission is named after the tool that asks it
         status="pending",
         locations=[ToolCallLocation(path=path)] if isinstance(path, str) else [],
         raw_input=dict(metadata) or {"patterns": list(request.patterns)},
