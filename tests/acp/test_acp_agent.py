@@ -304,3 +304,27 @@ def test_a_file_as_stdout_is_refused_with_a_clear_message(project: Path, env: di
     assert "standard output is a file" in done.stderr.decode()
     assert "Traceback" not in done.stderr.decode()
     assert out.read_text() == ""
+
+
+async def test_reasoning_streams_as_thought_chunks_and_the_todo_list_as_a_plan(
+    project: Path, env: dict[str, str]
+) -> None:
+    todos = [{"content": "Read the notes", "status": "in_progress", "priority": "high"}]
+    script: list[dict[str, Any]] = [
+        {"reasoning": "Let me think.", "tool_calls": [{"name": "todowrite", "arguments": {"todos": todos}}]},
+        {"text": "Planned.", "chunk_size": 3},
+    ]
+    with ScriptedServer(script) as server:
+        configure(project, server.base_url)
+        async with acp_agent(STRATA_ACP, cwd=project, env=env) as agent:
+            session_id = await started(agent, project)
+            stop = await say(agent, session_id, "plan it")
+
+    assert stop == "end_turn"
+    updates = agent.updates()
+    thoughts = "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_thought_chunk")
+    answer = "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk")
+    assert (thoughts, answer) == ("Let me think.", "Planned.")
+    plans = [u for u in updates if u["sessionUpdate"] == "plan"]
+    assert plans[-1]["entries"] == [{"content": "Read the notes", "status": "in_progress", "priority": "high"}]
+    assert agent.update_kinds()[0] == "agent_thought_chunk"
