@@ -46,6 +46,7 @@ from acp.schema import (
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     SseMcpServer,
+    StopReason,
     TextContentBlock,
     Usage,
 )
@@ -60,7 +61,7 @@ from strata_core.bus import Bus, BusEvent, MessageUpdated, PartDelta, PartUpdate
 from strata_core.engine import PromptPart, PromptRequest, TurnEnd
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
-from strata_core.message import AssistantMessage, ReasoningPart, ToolPart, ToolStateCompleted
+from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, ToolPart, ToolStateCompleted
 from strata_core.session import SessionNotFoundError
 
 if TYPE_CHECKING:
@@ -77,6 +78,13 @@ PromptBlock: TypeAlias = (
 )
 
 AGENT_NAME = "Strata"
+STOP_REASONS: dict[TurnEnd, StopReason] = {
+    TurnEnd.FINISHED: "end_turn",
+    TurnEnd.ABORTED: "cancelled",
+    TurnEnd.FAILED: "refusal",
+}
+"""A failed turn (the model's error, stored with the answer) is a refusal: the client's one stop reason for a
+turn that ended without doing what was asked."""
 WRITING_TOOLS = frozenset({"write", "edit", "multiedit", "apply_patch", "patch"})
 
 
@@ -224,30 +232,36 @@ class StrataAgent:
         if self.runtime.loop.is_running(session_id):
             raise RequestError.invalid_request({"sessionId": session_id, "reason": "a prompt is already running"})
         request = await self._request(session_id, settings, prompt_parts(prompt, self.runtime.project.directory))
-        stream = UpdateStream(str(self.runtime.project.directory))
-        async with self.runtime.bus.subscribe() as events:
-            async with anyio.create_task_group() as group:
-                group.start_soon(self._forward, events, session_id, stream)
-                try:
-                    answer = await self.runtime.loop.prompt(request)
-                except StrataError as error:
-                    # What the loop refuses before a turn starts (an unknown agent or model, a bad attachment).
-                    raise RequestError.invalid_params({"sessionId": session_id, "reason": str(error)}) from None
-                finally:
-                    group.cancel_scope.cancel()
-            for event in Bus.waiting(events):
-                await self._handle(event, session_id, stream)
+        answer = await self._run_turn(request)
         info = answer.info
         assert isinstance(info, AssistantMessage)
-        end = TurnEnd.of(info)
         tokens = info.tokens
         usage = Usage(
             input_tokens=tokens.input,
             output_tokens=tokens.output,
             total_tokens=tokens.total if tokens.total is not None else tokens.input + tokens.output,
         )
-        stop = {TurnEnd.FINISHED: "end_turn", TurnEnd.ABORTED: "cancelled", TurnEnd.FAILED: "refusal"}[end]
-        return PromptResponse(stop_reason=stop, usage=usage)  # type: ignore[arg-type]
+        return PromptResponse(stop_reason=STOP_REASONS[TurnEnd.of(info)], usage=usage)
+
+    async def _run_turn(self, request: PromptRequest) -> MessageWithParts:
+        """The loop's answer, with the session's bus events forwarded to the client while it runs."""
+        stream = UpdateStream(str(self.runtime.project.directory))
+        refused: StrataError | None = None
+        async with self.runtime.bus.subscribe() as events:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._forward, events, request.session_id, stream)
+                try:
+                    answer = await self.runtime.loop.prompt(request)
+                except StrataError as error:
+                    refused = error
+                finally:
+                    group.cancel_scope.cancel()
+            for event in Bus.waiting(events):
+                await self._handle(event, request.session_id, stream)
+        if refused is not None:
+            # What the loop refuses before a turn starts (an unknown agent or model, a bad attachment).
+            raise RequestError.invalid_params({"sessionId": request.session_id, "reason": str(refused)})
+        return answer
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         await self.runtime.loop.cancel(session_id)
