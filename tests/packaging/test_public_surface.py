@@ -1,4 +1,4 @@
-"""The siblings (providers, server, CLI) reach the core only through its public modules, and those modules show
+"""The siblings (providers, server, ACP, CLI) reach the core only through its public modules, and those modules show
 only what they export: the core's inner modules can move without breaking an importer."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ PUBLIC = {
 """The core's public modules: the package, its subpackages (not the modules inside them) and the top-level
 modules of a concept other packages build on."""
 
-SIBLINGS = ("providers", "server", "cli")
+SIBLINGS = ("providers", "server", "acp", "cli")
 
 
 def core_imports(source: Path) -> set[str]:

@@ -31,6 +31,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("strata_cli.commands.serve", "serve"),
     "export": ("strata_cli.commands.transfer", "export"),
     "import": ("strata_cli.commands.transfer", "import_file"),
+    "acp": ("strata_cli.commands.acp", "acp"),
 }
 
 

@@ -1,0 +1,70 @@
+"""The editor's prompt content blocks as the loop's prompt parts.
+
+Text is text; a resource link to a `file://` path, or an embedded resource with one, is the file (read as
+`strata run --file` reads it); an embedded resource with another URI is its text, headed by the URI; an
+image is written to a temporary file and attached (the loop reads attachments from disk).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from acp import RequestError
+from acp.schema import (
+    EmbeddedResourceContentBlock,
+    ImageContentBlock,
+    ResourceContentBlock,
+    TextContentBlock,
+    TextResourceContents,
+)
+
+from strata_core.engine import FileInput, PromptPart, TextInput
+
+IMAGE_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+
+
+def prompt_parts(blocks: Sequence[Any], directory: Path) -> list[PromptPart]:
+    parts: list[PromptPart] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(TextInput(block.text))
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(_resource(block.uri, None, directory))
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            text = resource.text if isinstance(resource, TextResourceContents) else None
+            parts.append(_resource(resource.uri, text, directory))
+        elif isinstance(block, ImageContentBlock):
+            parts.append(_image(block))
+        else:
+            raise RequestError.invalid_params(
+                {"reason": f"unsupported prompt content: {getattr(block, 'type', block)}"}
+            )
+    if not parts:
+        raise RequestError.invalid_params({"reason": "the prompt has no content"})
+    return parts
+
+
+def _resource(uri: str, text: str | None, directory: Path) -> PromptPart:
+    parsed = urlparse(uri)
+    if parsed.scheme in ("file", ""):
+        path = Path(unquote(parsed.path))
+        return FileInput(path if path.is_absolute() else directory / path)
+    return TextInput(f"{uri}\n\n{text}" if text is not None else uri)
+
+
+def _image(block: ImageContentBlock) -> FileInput:
+    try:
+        data = base64.b64decode(block.data, validate=True)
+    except binascii.Error:
+        raise RequestError.invalid_params({"reason": "an image block's data is not base64"}) from None
+    suffix = IMAGE_SUFFIXES.get(block.mime_type, ".img")
+    with tempfile.NamedTemporaryFile(prefix="strata-acp-", suffix=suffix, delete=False) as file:
+        file.write(data)
+    return FileInput(Path(file.name), block.mime_type)
