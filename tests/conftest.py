@@ -54,34 +54,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         print(f"\nMCP server processes left running after the suite: {left}", file=sys.stderr)
 
 
-# --- Running in parallel (pytest-xdist, `-n 3 --dist loadgroup` in the root pyproject.toml) ---------------------
-
-SHARED_SCOPES = frozenset({"package", "module", "class"})
-"""Fixture scopes whose one instance several tests share: xdist would build it again on each worker."""
+# --- Running in parallel (pytest-xdist, `-n 3 --dist loadscope` in the root pyproject.toml) ---------------------
 
 RANK = {"opencode_live": 0, "slow": 1}
 """Modules holding such tests start first: the long ones ending last would leave the other workers idle."""
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the `xdist_group` marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if _shares_a_fixture(item) and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    # Whole modules move, in their own order: a module's fixtures are torn down when the run leaves it.
+    # Whole modules move, in their own order: each goes to one worker, its module fixtures built once.
     ranks: dict[str, int] = {}
     for item in items:
         module = item.nodeid.split("::")[0]
         marks = [RANK[m.name] for m in item.iter_markers() if m.name in RANK]
         ranks[module] = min([ranks.get(module, len(RANK)), *marks])
     items.sort(key=lambda item: ranks[item.nodeid.split("::")[0]])
-
-
-def _shares_a_fixture(item: pytest.Item) -> bool:
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return False
-    return any(d.scope in SHARED_SCOPES for defs in info.name2fixturedefs.values() for d in defs)
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: with `-p no:xdist` there is no controller
