@@ -1,10 +1,12 @@
-"""Suite-wide guards: no network beyond loopback, no reads of the developer's real home or config."""
+"""Suite-wide guards (no network beyond loopback, no reads of the developer's real home or config), and how the
+suite is spread over pytest-xdist's workers."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,6 +44,37 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from mcp_servers import wait_for_no_leftovers
 
     left = wait_for_no_leftovers()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller reports them (pytest_testnodedown)
+        workeroutput["mcp_leftovers"] = left
+        return
+    left = [*left, *session.config.stash.get(_WORKER_LEFTOVERS, [])]
     if left:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         print(f"\nMCP server processes left running after the suite: {left}", file=sys.stderr)
+
+
+# --- Running in parallel (pytest-xdist, `-n 3 --dist loadscope` in the root pyproject.toml) ---------------------
+
+RANK = {"opencode_live": 0, "slow": 1}
+"""Modules holding such tests start first: the long ones ending last would leave the other workers idle."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Whole modules move, in their own order: each goes to one worker, its module fixtures built once.
+    ranks: dict[str, int] = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        marks = [RANK[m.name] for m in item.iter_markers() if m.name in RANK]
+        ranks[module] = min([ranks.get(module, len(RANK)), *marks])
+    items.sort(key=lambda item: ranks[item.nodeid.split("::")[0]])
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: with `-p no:xdist` there is no controller
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the controller: a worker's MCP leftovers (it has no terminal of its own to report them on)."""
+    left = getattr(node, "workeroutput", {}).get("mcp_leftovers", [])
+    node.config.stash.setdefault(_WORKER_LEFTOVERS, []).extend(left)
+
+
+_WORKER_LEFTOVERS = pytest.StashKey[list[int]]()

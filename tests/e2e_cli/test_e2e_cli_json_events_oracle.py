@@ -189,6 +189,7 @@ def opencode_now(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str
     return {case: (out / case / "stdout.txt").read_text().splitlines() for case in CASES}
 
 
+@pytest.mark.opencode_live
 @pytest.mark.parametrize("case", CASES)
 def test_json_events_match_what_opencode_prints_now(cli: Cli, opencode_now: dict[str, list[str]], case: str) -> None:
     theirs = opencode_shape(opencode_now[case])

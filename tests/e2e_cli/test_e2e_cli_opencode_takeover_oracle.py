@@ -26,7 +26,11 @@ from opencode_oracle import OpenCode, compare, history_fields, missing_reason, o
 
 from strata_providers.testing import ScriptedServer
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(missing_reason() is not None, reason=missing_reason() or "")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.opencode_live,
+    pytest.mark.skipif(missing_reason() is not None, reason=missing_reason() or ""),
+]
 
 FIRST = "read the notes"
 NEXT = "now sum them up"

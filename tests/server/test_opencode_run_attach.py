@@ -18,6 +18,7 @@ RUNS = 20
 
 
 @pytest.mark.slow
+@pytest.mark.opencode_live
 @pytest.mark.skipif(not OPENCODE.exists(), reason=f"OpenCode 1.18.33 is not installed at {OPENCODE}")
 def test_opencode_run_attach_prints_every_answer(serve: ServeFactory, tmp_path: Path) -> None:
     server = serve([{"text": f"Hello number {n}."} for n in range(RUNS)])

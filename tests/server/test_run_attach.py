@@ -57,6 +57,7 @@ def test_an_unreachable_or_wrong_server_is_one_clear_paragraph(
 
 
 @pytest.mark.slow
+@pytest.mark.opencode_live
 @pytest.mark.skipif(not OPENCODE.exists(), reason=f"OpenCode 1.18.33 is not installed at {OPENCODE}")
 @pytest.mark.skipif(not (ORACLE / "serve.sh").exists(), reason=f"no oracle serve.sh at {ORACLE}")
 def test_attach_runs_a_turn_on_opencode_serve_too(tmp_path: Path, env: dict[str, str]) -> None:

@@ -34,6 +34,7 @@ def test_the_sdk_drives_strata_serve_through_a_session(serve: ServeFactory) -> N
 
 
 @pytest.mark.slow
+@pytest.mark.opencode_live
 @pytest.mark.skipif(not OPENCODE.exists(), reason=f"OpenCode 1.18.33 is not installed at {OPENCODE}")
 @pytest.mark.skipif(not (ORACLE / "serve.sh").exists(), reason=f"no oracle serve.sh at {ORACLE}")
 def test_the_same_script_passes_against_opencode_serve(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ def test_the_default_sdk_import_follows_a_turn_and_a_permission_question(serve: 
 
 @pytest.mark.slow
 @pytest.mark.skipif(sdk_missing() is not None, reason=sdk_missing() or "")
+@pytest.mark.opencode_live
 @pytest.mark.skipif(not OPENCODE.exists(), reason=f"OpenCode 1.18.33 is not installed at {OPENCODE}")
 @pytest.mark.skipif(not (ORACLE / "serve.sh").exists(), reason=f"no oracle serve.sh at {ORACLE}")
 def test_the_same_script_passes_against_opencode_serve(tmp_path: Path) -> None:
