@@ -130,10 +130,10 @@ def test_models_refresh_replaces_the_catalogue_with_a_models_dev_file(cli: Cli, 
     source.write_text(json.dumps(data))
     done = cli("models", "--refresh", str(source), "--all")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["acme/a-1"]
+    assert done.stdout.split()[0] == "acme/a-1" and len(done.stdout.splitlines()) == 1  # --all: "(no key: ...)"
     assert f"Model catalogue refreshed from {source}: 1 providers, 1 models" in done.stderr
-    assert cli("models", "--all").stdout.split() == ["acme/a-1"]  # kept for later runs
+    assert cli("models", "--all").stdout.split()[:1] == ["acme/a-1"]  # kept for later runs
     source.write_text("[]")
     done = cli("models", "--refresh", str(source))
     assert done.returncode == 1 and "expected models.dev's api.json" in done.stderr
-    assert cli("models", "--all").stdout.split() == ["acme/a-1"]  # a bad file changes nothing
+    assert cli("models", "--all").stdout.splitlines()[0].startswith("acme/a-1")  # a bad file changes nothing

@@ -31,6 +31,7 @@ from strata_core import bus as b
 from strata_core import json_text
 from strata_core import message as m
 from strata_core.engine import TurnEnd
+from strata_core.errors import StrataError
 from strata_core.serialization import converter
 
 if TYPE_CHECKING:
@@ -130,7 +131,10 @@ async def _turn(attached: _Attached, bus: b.Bus, settings: RunSettings, session:
         if isinstance(info, m.AssistantMessage):
             from strata_cli.usage_line import usage_line
 
-            renderer.note(usage_line(await _turn_usage(attached.client, session_id, info.parent_id)))
+            try:
+                renderer.note(usage_line(await _turn_usage(attached.client, session_id, info.parent_id)))
+            except (StrataError, httpx.HTTPError):
+                pass  # a server that cannot list the turn's messages costs the cost line, never the run
         if code == EXIT_INTERRUPTED:
             renderer.note(("Interrupted.", "yellow"))
         elif refusal:

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         ModelError,
         RateLimitedError,
         ServerError,
+        ServerNotListeningError,
         TransportError,
     )
     from strata_core.llm.model import ModelNotFoundError
@@ -207,6 +208,7 @@ __all__ = [
     "ScriptExhaustedError",
     "SearchError",
     "ServerError",
+    "ServerNotListeningError",
     "Session",
     "SessionBusyError",
     "SessionExistsError",
@@ -381,6 +383,7 @@ __getattr__, __dir__ = lazy_exports(
         "TooManySecretFilesError": "strata_core.sandbox.masks",
         "ToolDefinitionError": "strata_core.tool.schema",
         "ToolFailure": "strata_core.tool.contract",
+        "ServerNotListeningError": "strata_core.llm.errors",
         "TransportError": "strata_core.llm.errors",
         "TurnChoice": "strata_core.engine.loop",
         "TurnEnd": "strata_core.engine.loop_services",

@@ -30,6 +30,7 @@ Strata and every other module can import it. The tree (kept true by
     - ContextOverflowError                              strata_core.llm.errors
     - ServerError                                       strata_core.llm.errors
     - TransportError                                    strata_core.llm.errors
+      - ServerNotListeningError                         strata_core.llm.errors
     - BadResponseError                                  strata_core.llm.errors
   - ModelsDevError                                      strata_providers.models_dev
   # What a turn is asked to do: its agent, its message ids, its attachments and instruction URLs.

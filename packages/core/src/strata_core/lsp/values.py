@@ -42,7 +42,7 @@ class Diagnostic:
 
 @frozen
 class ServerStatus:
-    """One running (or failed) server, as `/lsp` and `strata debug lsp` list it."""
+    """One running (or failed) server, as `/lsp` and the debug commands list it."""
 
     id: str
     name: str
