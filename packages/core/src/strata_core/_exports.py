@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 
@@ -29,3 +29,8 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
         return sorted(names if names is not None else exports)
 
     return __getattr__, __dir__
+
+
+def by_module(groups: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """The `exports` of `lazy_exports` written module by module: `{module: names}` -> `{name: module}`."""
+    return {name: module for module, names in groups.items() for name in names}
