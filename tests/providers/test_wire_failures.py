@@ -279,7 +279,8 @@ async def test_a_refused_local_connection_fails_at_once_naming_the_provider_and_
 @pytest.mark.parametrize(
     ("host", "local"),
     [("localhost", True), ("127.0.0.1", True), ("[::1]", True), ("192.168.1.20", True), ("10.0.0.7", True),
-     ("169.254.1.1", True), ("api.openai.com", False), ("8.8.8.8", False)],
+     ("169.254.1.1", True), ("gpu-box", True), ("nas.local", True), ("llm.internal", True), ("Box.LAN.", True),
+     ("api.openai.com", False), ("models.example.com", False), ("8.8.8.8", False)],
 )  # fmt: skip
 def test_only_this_machine_and_private_networks_count_as_local(host: str, local: bool) -> None:
     assert is_local_address(host) is local

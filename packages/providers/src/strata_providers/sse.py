@@ -216,14 +216,23 @@ def _refused(exc: BaseException) -> bool:
     return False
 
 
+# Names that only a local resolver answers (RFC 6762 mDNS, RFC 8375, ICANN's private-use `.internal`, and the
+# home routers' `.lan`): a server named so is on this network, so a refusal from it is final as an IP's would be.
+_LOCAL_NAME_SUFFIXES = (".local", ".localhost", ".internal", ".lan", ".home.arpa")
+
+
 def is_local_address(host: str) -> bool:
-    """A host on this machine or a private network: `localhost`, or a loopback, private or link-local IP."""
+    """A host on this machine or a private network: `localhost`, a loopback, private or link-local IP, a
+    single-label name (`mybox`, from /etc/hosts or the search domain) or a local-only name (`nas.local`).
+
+    Decided from the name alone: resolving it again after a refusal would put a DNS lookup on the failure path."""
     if is_loopback_host(host):
         return True
     try:
         address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
-        return False
+        name = host.rstrip(".").lower()
+        return "." not in name or name.endswith(_LOCAL_NAME_SUFFIXES)
     return address.is_private or address.is_link_local
 
 
