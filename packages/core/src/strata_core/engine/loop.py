@@ -116,6 +116,8 @@ class SessionLoop:
 
     async def _prompt(self, request: PromptRequest) -> MessageWithParts:
         session = await self.records.sessions.get(request.session_id)
+        if session.revert:  # a new prompt after a revert drops the reverted messages for good (OpenCode's cleanup)
+            session = await self.records.sessions.drop_reverted(session.id)
         resolved = await self.resolve(TurnChoice.of(request))
         agent, model = resolved.agent, resolved.model
         project = await self.settings.project.info()

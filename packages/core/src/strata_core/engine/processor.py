@@ -45,6 +45,7 @@ from strata_core.message import (
     MessageError,
     MessageTime,
     MessageWithParts,
+    PatchPart,
     RetryPart,
     StepFinishPart,
     StepStartPart,
@@ -55,6 +56,8 @@ from strata_core.permission.flow import Permission
 from strata_core.permission.rules import Rule
 from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.store import SessionStore
+from strata_core.snapshot.contract import NoSnapshot, Snapshot
+from strata_core.snapshot.summary import summarize
 from strata_core.tool.contract import Tool, ToolContext
 
 log = get_logger(__name__)
@@ -150,6 +153,8 @@ class StepProcessor:
     ids: Ids
     secrets: SecretOutputs = field(factory=SecretOutputs)
     """Holds the clear output of a secret file's read for the next requests; the container shares one."""
+    snapshots: Snapshot = field(factory=NoSnapshot)
+    """Records the worktree when a step starts and ends (the step's `patch` part, the turn's diffs)."""
 
     async def process(self, step: StepInput) -> StepOutcome:
         writer = PartWriter(self.store, self.bus, step.message, self.clock, self.ids)
@@ -171,6 +176,10 @@ class _StepRun:
     retrying: bool = False
     needs_compaction: bool = False
     output: OutputMeter = field(init=False)
+    start_snapshot: PendingSnapshot = field(factory=lambda: PendingSnapshot())
+    finish: StepFinishPart | None = None
+    """The stream's finish, stored once the step's tools have ended (with the snapshot of that moment)."""
+    changed_files: bool = False
 
     def __attrs_post_init__(self) -> None:
         self.parts = StreamParts(self.write)
@@ -185,21 +194,25 @@ class _StepRun:
         try:
             async with anyio.create_task_group() as group:
                 self.write.write_behind(group)
+                # Taken while the request goes out; the step-start part waits for it (before any tool runs).
+                group.start_soon(self.start_snapshot.take, self.processor.snapshots)
                 await self.write.message_info()
-                self.runner = ToolCallRunner(
-                    self.write,
-                    self.processor.permissions,
-                    self.processor.execute_tool,
-                    self.step.tools,
-                    self.step.tool_context,
-                    group,
-                    self.step.agent_ruleset,
-                    secrets=self.processor.secrets,
-                )
-                await self._consume()
-                if self.message.error is not None:
-                    # The step failed: its history is dropped, so calls still running would report to no one.
-                    group.cancel_scope.cancel()
+                async with anyio.create_task_group() as calls:
+                    self.runner = ToolCallRunner(
+                        self.write,
+                        self.processor.permissions,
+                        self.processor.execute_tool,
+                        self.step.tools,
+                        self.step.tool_context,
+                        calls,
+                        self.step.agent_ruleset,
+                        secrets=self.processor.secrets,
+                    )
+                    await self._consume()
+                    if self.message.error is not None:
+                        # The step failed: its history is dropped, so calls still running would report to no one.
+                        calls.cancel_scope.cancel()
+                await self._end_step()
             self._check_turn_limits()
         except anyio.get_cancelled_exc_class():
             self.message.error = MessageError(ABORTED_ERROR, ABORTED_MESSAGE)
@@ -215,6 +228,14 @@ class _StepRun:
             self.write.write_behind(None)
             with anyio.CancelScope(shield=True):
                 await self._cleanup()
+        if self.changed_files and not self.message.summary:
+            await summarize(
+                self.processor.store,
+                self.processor.bus,
+                self.processor.snapshots,
+                self.message.session_id,
+                self.message.parent_id,
+            )
         if self.needs_compaction:
             return StepEnd.COMPACT
         blocked = self.runner is not None and self.runner.blocked
@@ -256,7 +277,8 @@ class _StepRun:
             self.processor.bus.publish(SessionStatus(self.message.session_id, "busy"))
         if not self.started:
             self.started = True
-            await self.write.part(StepStartPart(**self.write.new_part_ids()))
+            snapshot = await self.start_snapshot.value()
+            await self.write.part(StepStartPart(**self.write.new_part_ids(), snapshot=snapshot))
 
     async def _retry(self, event: llm.RetryScheduled) -> None:
         error = message_error(event.error, self.message.provider_id)
@@ -306,8 +328,7 @@ class _StepRun:
     async def _finish(self, event: llm.Finish) -> None:
         tokens = tokens_from_usage(event.usage)
         cost = llm.step_cost(event.usage, self.step.model.info.cost)
-        finish = StepFinishPart(**self.write.new_part_ids(), reason=event.reason, cost=cost, tokens=tokens)
-        await self.write.part(finish)
+        self.finish = StepFinishPart(**self.write.new_part_ids(), reason=event.reason, cost=cost, tokens=tokens)
         # The message itself is stored once, at cleanup, right after the stream and the step's tools end.
         self.message.finish = event.reason
         self.message.tokens = tokens
@@ -315,11 +336,46 @@ class _StepRun:
         if not self.message.summary and self.step.compact_at is not None:
             self.needs_compaction = tokens.count >= self.step.compact_at
 
+    async def _end_step(self) -> None:
+        """After the step's tools ended (OpenCode's order): its step-finish part with the snapshot of the
+        worktree now, then a `patch` part naming the files the step changed."""
+        finish = self.finish
+        if finish is None or self.message.error is not None:
+            return
+        before = await self.start_snapshot.value()
+        after = await self.processor.snapshots.track() if before is not None else None
+        finish.snapshot = after
+        await self.write.part(finish)
+        if before is None or after is None:
+            return
+        patch = await self.processor.snapshots.patch(before, after)
+        if patch.files:
+            self.changed_files = True
+            await self.write.part(PatchPart(**self.write.new_part_ids(), hash=patch.hash, files=list(patch.files)))
+
     async def _cleanup(self) -> None:
         end = self.write.now()
         await self.parts.close(end)
         self.message.time.completed = end
         await self.write.message_info()
+
+
+@define
+class PendingSnapshot:
+    """The snapshot a step starts from, taken in the background; None when snapshots are off or failed."""
+
+    _done: anyio.Event = field(factory=anyio.Event)
+    _hash: str | None = None
+
+    async def take(self, snapshots: Snapshot) -> None:
+        try:
+            self._hash = await snapshots.track()
+        finally:
+            self._done.set()
+
+    async def value(self) -> str | None:
+        await self._done.wait()
+        return self._hash
 
 
 @define
