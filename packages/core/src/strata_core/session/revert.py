@@ -108,10 +108,10 @@ class SessionReverter:
         snapshot = (info.revert or {}).get("snapshot") or current
         if current is not None and not force:
             last = _last_snapshot(history)
-            allowed = [(last, point.files())] if last else []
-            allowed += list(by_snapshot(point.patches).items()) + (
-                list(by_snapshot(earlier.patches).items()) if earlier else []
-            )
+            # A file may be as the agent left it, or as this revert or the one in force puts it back.
+            allowed: list[tuple[str, Sequence[str]]] = [(last, point.files())] if last else []
+            allowed += by_snapshot(point.patches).items()
+            allowed += by_snapshot(earlier.patches).items() if earlier else []
             await self._refuse_outside_changes(current, point.files(), allowed, undoing=False)
         await self.snapshots.revert(point.patches)
         revert: dict[str, Any] = {"messageID": point.message_id}
@@ -133,7 +133,7 @@ class SessionReverter:
         if point is not None and snapshot:
             current = await self.snapshots.track()
             if current is not None and not force:
-                allowed = [(str(snapshot), point.files()), *list(by_snapshot(point.patches).items())]
+                allowed = [(str(snapshot), point.files()), *by_snapshot(point.patches).items()]
                 await self._refuse_outside_changes(current, point.files(), allowed, undoing=True)
             await self.snapshots.restore(str(snapshot), point.files())
         await store_session_totals(self.store, self.bus, info.id, await changes(self.snapshots, history))
