@@ -6,3 +6,28 @@
 - `summary`: a turn's `summary.diffs` and the session's totals;
 - `revert`: taking a session's changes back from a message on, and putting them back.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from strata_core._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from strata_core.snapshot.contract import FileDiff, NoSnapshot, Patch, Snapshot
+    from strata_core.snapshot.git_snapshot import GitSnapshot, SnapshotError, snapshot_dir
+
+__all__ = ["FileDiff", "GitSnapshot", "NoSnapshot", "Patch", "Snapshot", "SnapshotError", "snapshot_dir"]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "FileDiff": "strata_core.snapshot.contract",
+        "GitSnapshot": "strata_core.snapshot.git_snapshot",
+        "NoSnapshot": "strata_core.snapshot.contract",
+        "Patch": "strata_core.snapshot.contract",
+        "Snapshot": "strata_core.snapshot.contract",
+        "SnapshotError": "strata_core.snapshot.git_snapshot",
+        "snapshot_dir": "strata_core.snapshot.git_snapshot",
+    },
+)
