@@ -21,7 +21,7 @@ from strata_core.context.agent import AgentInfo
 from strata_core.context.instruction_urls import UrlCache
 from strata_core.engine.compaction import CompactionSettings, compact_at, compaction_settings, is_overflow
 from strata_core.engine.loop_services import LoopSettings, SessionRecords, StepServices
-from strata_core.engine.processor import LoopStep, RunLimits, StepEnd, StepInput
+from strata_core.engine.processor import LoopStep, StepEnd, StepInput
 from strata_core.engine.prompt_input import (
     FileInput,
     PromptPart,
@@ -31,6 +31,7 @@ from strata_core.engine.prompt_input import (
     UserMessageWriter,
     check_message_id,
 )
+from strata_core.engine.run_limits import RunLimits
 from strata_core.engine.session_writer import writing
 from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL

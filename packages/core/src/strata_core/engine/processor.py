@@ -7,10 +7,10 @@ output limit. Tools start as soon as their call is complete (`tool_calls.py`). C
 propagates once the cleanup has recorded it on the message. A failure is stored on the message in
 OpenCode's words (`message_error`), and the step ends with a `StepEnd` for the loop.
 
-How far one turn may go (config `limits`: steps per turn, output per step, failed tool calls in a row) is
-checked here too: a model that streams without end, calls tools with broken arguments forever, or never
-stops calling tools would otherwise hold a run until someone kills it. Each limit ends the step or the turn
-with a stored error that says which limit was reached and the config key that sets it.
+The step's snapshots (`step_snapshots.py`) frame it: the step-start part carries the worktree's snapshot
+before any tool runs; the step-finish part, stored once the step's tools have ended (OpenCode's order), the
+snapshot after them, then a `patch` part names the files that changed and the turn's diffs are summarised.
+How far one turn may go (config `limits`, `run_limits.py`) is checked here too.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from strata_core import llm
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.bus import SessionRetry as RetryEvent
 from strata_core.clock import Clock
-from strata_core.config.schema import LimitsConfig
 from strata_core.engine.part_writer import PartWriter
+from strata_core.engine.run_limits import OutputMeter, RunLimits, turn_steps_error
+from strata_core.engine.step_snapshots import StepSnapshots
 from strata_core.engine.stream_parts import StreamParts
 from strata_core.engine.tool_calls import (
     ToolCallRunner,
@@ -45,7 +46,6 @@ from strata_core.message import (
     MessageError,
     MessageTime,
     MessageWithParts,
-    PatchPart,
     RetryPart,
     StepFinishPart,
     StepStartPart,
@@ -56,8 +56,8 @@ from strata_core.permission.flow import Permission
 from strata_core.permission.rules import Rule
 from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.store import SessionStore
+from strata_core.session.summary import summarize
 from strata_core.snapshot.contract import NoSnapshot, Snapshot
-from strata_core.snapshot.summary import summarize
 from strata_core.tool.contract import Tool, ToolContext
 
 log = get_logger(__name__)
@@ -78,31 +78,6 @@ class StepEnd(StrEnum):
 
 LoopStep: TypeAlias = Literal[StepEnd.CONTINUE, StepEnd.STOP]
 """What a step means to the loop once a compaction request is handled: go on or stop."""
-
-DEFAULT_TURN_STEPS = 200
-DEFAULT_STEP_OUTPUT_BYTES = 2 * 1024 * 1024
-"""Far above one step's real output (32,000 tokens is ~130 KB); an endless stream reaches it in seconds."""
-DEFAULT_TOOL_ERRORS = 5
-OUTPUT_LENGTH_ERROR = "MessageOutputLengthError"
-"""OpenCode's name for an answer cut at its output limit."""
-
-
-@frozen
-class RunLimits:
-    """How far one turn may go (config `limits`)."""
-
-    turn_steps: int = DEFAULT_TURN_STEPS
-    step_output_bytes: int = DEFAULT_STEP_OUTPUT_BYTES
-    tool_errors: int = DEFAULT_TOOL_ERRORS
-    """Failed tool calls in a row (unknown tool, unreadable or invalid arguments) that end the turn."""
-
-    @classmethod
-    def from_config(cls, config: LimitsConfig) -> RunLimits:
-        return cls(
-            turn_steps=config.turn_steps or DEFAULT_TURN_STEPS,
-            step_output_bytes=config.step_output_bytes or DEFAULT_STEP_OUTPUT_BYTES,
-            tool_errors=config.tool_errors or DEFAULT_TOOL_ERRORS,
-        )
 
 
 @frozen
@@ -176,7 +151,7 @@ class _StepRun:
     retrying: bool = False
     needs_compaction: bool = False
     output: OutputMeter = field(init=False)
-    start_snapshot: PendingSnapshot = field(factory=lambda: PendingSnapshot())
+    snapshots: StepSnapshots = field(init=False)
     finish: StepFinishPart | None = None
     """The stream's finish, stored once the step's tools have ended (with the snapshot of that moment)."""
     changed_files: bool = False
@@ -184,6 +159,7 @@ class _StepRun:
     def __attrs_post_init__(self) -> None:
         self.parts = StreamParts(self.write)
         self.output = OutputMeter(self.step.limits.step_output_bytes)
+        self.snapshots = StepSnapshots(self.processor.snapshots)
 
     @property
     def message(self) -> AssistantMessage:
@@ -195,7 +171,7 @@ class _StepRun:
             async with anyio.create_task_group() as group:
                 self.write.write_behind(group)
                 # Taken while the request goes out; the step-start part waits for it (before any tool runs).
-                group.start_soon(self.start_snapshot.take, self.processor.snapshots)
+                group.start_soon(self.snapshots.take_start)
                 await self.write.message_info()
                 async with anyio.create_task_group() as calls:
                     self.runner = ToolCallRunner(
@@ -277,7 +253,7 @@ class _StepRun:
             self.processor.bus.publish(SessionStatus(self.message.session_id, "busy"))
         if not self.started:
             self.started = True
-            snapshot = await self.start_snapshot.value()
+            snapshot = await self.snapshots.start()
             await self.write.part(StepStartPart(**self.write.new_part_ids(), snapshot=snapshot))
 
     async def _retry(self, event: llm.RetryScheduled) -> None:
@@ -337,75 +313,15 @@ class _StepRun:
             self.needs_compaction = tokens.count >= self.step.compact_at
 
     async def _end_step(self) -> None:
-        """After the step's tools ended (OpenCode's order): its step-finish part with the snapshot of the
-        worktree now, then a `patch` part naming the files the step changed."""
-        finish = self.finish
-        if finish is None or self.message.error is not None:
-            return
-        before = await self.start_snapshot.value()
-        after = await self.processor.snapshots.track() if before is not None else None
-        finish.snapshot = after
-        await self.write.part(finish)
-        if before is None or after is None:
-            return
-        patch = await self.processor.snapshots.patch(before, after)
-        if patch.files:
-            self.changed_files = True
-            await self.write.part(PatchPart(**self.write.new_part_ids(), hash=patch.hash, files=list(patch.files)))
+        """After the step's tools ended (OpenCode's order): its step-finish part, then its patch part."""
+        if self.finish is not None and self.message.error is None:
+            self.changed_files = await self.snapshots.finish(self.write, self.finish)
 
     async def _cleanup(self) -> None:
         end = self.write.now()
         await self.parts.close(end)
         self.message.time.completed = end
         await self.write.message_info()
-
-
-@define
-class PendingSnapshot:
-    """The snapshot a step starts from, taken in the background; None when snapshots are off or failed."""
-
-    _done: anyio.Event = field(factory=anyio.Event)
-    _hash: str | None = None
-
-    async def take(self, snapshots: Snapshot) -> None:
-        try:
-            self._hash = await snapshots.track()
-        finally:
-            self._done.set()
-
-    async def value(self) -> str | None:
-        await self._done.wait()
-        return self._hash
-
-
-@define
-class OutputMeter:
-    """Counts the bytes one step streamed (text, reasoning, tool arguments) against its limit."""
-
-    limit: int
-    used: int = 0
-
-    def over(self, event: llm.StreamEvent) -> bool:
-        """Adds `event`'s output; whether the step has now streamed more than its limit."""
-        if isinstance(event, llm.TextDelta | llm.ReasoningDelta):
-            self.used += len(event.text.encode())
-        elif isinstance(event, llm.ToolInputDelta):
-            self.used += len(event.delta.encode())
-        return self.used > self.limit
-
-    def error(self) -> MessageError:
-        return MessageError(
-            OUTPUT_LENGTH_ERROR,
-            f"the model streamed more than {self.limit:,} bytes in one step, so the step was ended "
-            f"(limits.step_output_bytes in strata.json raises the limit)",
-        )
-
-
-def turn_steps_error(steps: int) -> MessageError:
-    return MessageError(
-        UNKNOWN_ERROR,
-        f"the turn reached its limit of {steps} steps and was stopped (limits.turn_steps in strata.json raises it)",
-    )
 
 
 def message_error(error: BaseException, provider_id: str = "") -> MessageError:

@@ -24,9 +24,9 @@ from strata_core.clock import Clock
 from strata_core.errors import StrataError
 from strata_core.message import MessageWithParts, Part, PatchPart, StepFinishPart, TextPart, ToolPart, UserMessage
 from strata_core.session.store import SessionStore
+from strata_core.session.summary import changes, store_session_totals
 from strata_core.session_info import SessionInfo
 from strata_core.snapshot.contract import Patch, Snapshot, by_snapshot
-from strata_core.snapshot.summary import changes, store_session_totals
 
 
 class RevertConflictError(StrataError):

@@ -36,9 +36,9 @@ from strata_core.session.export import export_data, parse_export_text, read_expo
 from strata_core.session.lease import SessionBusyError
 from strata_core.session.revert import SessionReverter
 from strata_core.session.store import SessionNotFoundError, SessionStore
+from strata_core.session.summary import changes
 from strata_core.session_info import SessionInfo, SessionTime
 from strata_core.snapshot.contract import FileDiff, NoSnapshot, Snapshot
-from strata_core.snapshot.summary import changes
 
 if TYPE_CHECKING:
     from strata_core.project import Project

@@ -3,8 +3,10 @@
 - `contract`: the `Snapshot` service (Protocol), its values (`Patch`, `FileDiff`) and `NoSnapshot`;
 - `git_snapshot`: `GitSnapshot`, the default, in a git directory of Strata's own under its data directory;
 - `unified_diff`: a file's change as OpenCode's diffs hold it (the whole file in one hunk);
-- `summary`: a turn's `summary.diffs` and the session's totals;
-- `revert`: taking a session's changes back from a message on, and putting them back.
+- `setup`: whether a runtime takes snapshots, and where.
+
+What a session makes of them (a turn's `summary.diffs`, revert and unrevert) is in `strata_core.session`
+(`summary`, `revert`), which is above this package.
 """
 
 from __future__ import annotations
