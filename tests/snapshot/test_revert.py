@@ -201,3 +201,21 @@ async def test_snapshot_false_records_none(tmp_path: Path, env: dict[str, str]) 
     assert [p.snapshot for p in parts if isinstance(p, StepStartPart | StepFinishPart)] == [None] * 4
     assert not any(isinstance(part, PatchPart) for part in parts)
     assert not (Path(env["HOME"]) / ".local" / "share" / "strata" / "snapshot").exists()
+
+
+@pytest.mark.anyio
+async def test_a_secret_file_stays_out_of_snapshots_and_diffs(tmp_path: Path, env: dict[str, str]) -> None:
+    work = project(tmp_path)
+    command = "echo API_TOKEN=tok-secret-42 > .env && echo plain > plain.txt"
+    script: Script = [
+        {"tool_calls": [{"name": "bash", "arguments": {"command": command, "description": "write"}}]},
+        {"text": "Done."},
+    ]
+    async with scripted(script) as server, engine(work, env, server, mode="auto") as rt:
+        session = await rt.sessions.create()
+        await rt.loop.prompt(ask(session.id, "write"))
+        history = await stored(rt, session.id)
+        diffs = await rt.sessions.diff(session.id, history[0].info.id)
+    assert patched_files(list(history), work) == [["plain.txt"]]
+    assert [d.file for d in diffs] == ["plain.txt"]
+    assert "tok-secret-42" not in str(history)

@@ -319,9 +319,11 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         if "snapshots" in self._options or config.blocks.snapshot is False:
             return
         # Imported here: a runtime that never tracks (an embedder's, `snapshot: false`) loads none of it.
+        from strata_core.sandbox.protected import is_secret_name
         from strata_core.snapshot.setup import project_snapshots
 
-        snapshots = project_snapshots(project, c.paths(), c.env())
+        # Secret files (`.env`) stay out: their content is never stored, so a revert cannot bring one back.
+        snapshots = project_snapshots(project, c.paths(), c.env(), leave_out=is_secret_name)
         if snapshots is not None:
             c.snapshots.override(providers.Object(snapshots))
             assert self._background is not None

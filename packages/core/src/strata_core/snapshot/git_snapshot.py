@@ -5,7 +5,9 @@ is only ever given to git as `--git-dir`, with the worktree as `--work-tree`: th
 config and hooks are never read for writing or run (`core.hooksPath` is pointed at nothing, `GIT_*`
 variables of the caller's environment are dropped, and `git init` copies no templates). The user's
 `.gitignore` files and `.git/info/exclude` are honoured; files over 2 MiB are left out, as OpenCode leaves
-them out (a large file the agent writes is neither diffed nor reverted).
+them out (a large file the agent writes is neither diffed nor reverted), and so are the files `leave_out`
+names: the runtime passes the secret-file rule (`.env` and the like), whose content Strata never stores,
+where OpenCode would copy it into its snapshots and its diffs.
 
 A snapshot costs two git processes when nothing changed (`ls-files` of what differs from the last one, then
 `write-tree`): git keeps the worktree's stat data in the index, so an unchanged 10,000-file tree is not
@@ -21,9 +23,9 @@ import fcntl
 import hashlib
 import os
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import anyio
 import anyio.to_thread
@@ -78,6 +80,8 @@ class GitSnapshot:
     env: Mapping[str, str] = field(converter=clean_env)
     git: str = "git"
     scope: str = "."
+    leave_out: Callable[[str], bool] = field(default=lambda name: False)
+    """Whether a file (by its name) stays out of the snapshots."""
     """The part of the worktree recorded, relative to it: the session's directory (OpenCode's choice)."""
     _ready: bool = field(default=False, init=False)
     _user_exclude: tuple[Path, float] | None = field(default=None, init=False)
@@ -204,7 +208,7 @@ class GitSnapshot:
             "ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", self.scope
         )
         changed = sorted(set(_split_nul(listed)))
-        wanted = [name for name in changed if not self._is_large(name)]
+        wanted = [name for name in changed if not self.leave_out(PurePosixPath(name).name) and not self._is_large(name)]
         if wanted:
             spec = b"\0".join(name.encode() for name in wanted) + b"\0"
             await self._run("add", "-A", "--sparse", "--pathspec-from-file=-", "--pathspec-file-nul", stdin=spec)

@@ -8,7 +8,7 @@ everything the user has. Without `git` on PATH the feature is off for the run, s
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from strata_core.config.paths import StrataPaths
@@ -19,8 +19,11 @@ from strata_core.snapshot.git_snapshot import GitSnapshot, snapshot_dir
 log = get_logger(__name__)
 
 
-def project_snapshots(project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str]) -> GitSnapshot | None:
-    """The snapshots of `project`'s worktree, or None where none can or should be taken."""
+def project_snapshots(
+    project: ProjectInfo, paths: StrataPaths, env: Mapping[str, str], leave_out: Callable[[str], bool]
+) -> GitSnapshot | None:
+    """The snapshots of `project`'s worktree, leaving out the files `leave_out` names (by file name), or None
+    where none can or should be taken."""
     git = shutil.which("git", path=env.get("PATH"))
     if git is None:
         log.notice(
@@ -36,4 +39,4 @@ def project_snapshots(project: ProjectInfo, paths: StrataPaths, env: Mapping[str
         return None
     scope = project.directory.relative_to(worktree).as_posix() if project.directory != worktree else "."
     gitdir = snapshot_dir(paths.data, project.id, worktree)
-    return GitSnapshot(gitdir, worktree, env, git=git, scope=scope)
+    return GitSnapshot(gitdir, worktree, env, git=git, scope=scope, leave_out=leave_out)
