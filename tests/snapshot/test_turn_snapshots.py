@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from attrs import define, field
 from engine_harness import Script, ask, engine, scripted, stored
 
 from strata_core.message import PatchPart, StepFinishPart, StepStartPart
+from strata_core.snapshot.git_snapshot import GitSnapshot, snapshot_dir
 
 RECORDING = Path(__file__).parents[1] / "oracle_fixtures" / "snapshot-turn"
 
@@ -77,3 +79,36 @@ async def test_a_turn_records_what_opencode_records(tmp_path: Path, env: dict[st
     patches = [p for m in history for p in m.parts if isinstance(p, PatchPart)]
     assert [p.hash for p in patches] == starts[:2]
     assert (work / "g.txt").read_text() == "new\n" and not (work / "d.txt").exists()
+
+
+@define
+class CountedSnapshot(GitSnapshot):
+    """Git snapshots that count how often the worktree is scanned."""
+
+    scans: int = field(default=0, init=False)
+
+    async def track(self) -> str | None:
+        self.scans += 1
+        return await super().track()
+
+
+@pytest.mark.anyio
+async def test_a_turn_scans_the_worktree_at_its_start_and_after_each_step_that_ran_tools(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    work = recorded_project(tmp_path)
+    snapshots = CountedSnapshot(gitdir=snapshot_dir(tmp_path / "data", "p", work), worktree=work, env=env)
+    async with (
+        scripted(recorded_script(work)) as server,
+        engine(work, env, server, mode="auto", snapshots=snapshots) as runtime,
+    ):
+        session = await runtime.sessions.create()
+        await runtime.loop.prompt(ask(session.id, "change the files"))
+        history = await stored(runtime, session.id)
+    starts = [p.snapshot for m in history for p in m.parts if isinstance(p, StepStartPart)]
+    finishes = [p.snapshot for m in history for p in m.parts if isinstance(p, StepFinishPart)]
+    assert len(starts) == 3 and starts[1:] == finishes[:-1]
+    # The first step's start, then the finish of each step that ran a tool; the text step reuses its start.
+    assert snapshots.scans == 3
+    patches = [p for m in history for p in m.parts if isinstance(p, PatchPart)]
+    assert [sorted(Path(f).name for f in p.files) for p in patches] == [["f.txt"], ["d.txt", "g.txt", "n.txt"]]

@@ -45,6 +45,7 @@ from strata_core.message import (
     MessageWithParts,
     ModelRef,
     PathInfo,
+    StepFinishPart,
     SubtaskPart,
     UserMessage,
 )
@@ -91,6 +92,8 @@ class _Run:
     """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
     urls: UrlCache = field(factory=UrlCache)
     """The instruction URLs' answers for this run: each step's system prompt reuses them (one fetch a turn)."""
+    finished_snapshot: tuple[int, str] | None = None
+    """The last model step's number and the snapshot it finished with: the start of the step right after it."""
 
 
 @define
@@ -313,11 +316,13 @@ class SessionLoop:
             compact_at=compact_at(model.info.limits, settings),
             limits=RunLimits.from_config((await self.settings.config.get()).blocks.limits),
             step=step,
+            start_snapshot=_previous_snapshot(run, step),
         )
         try:
             outcome = await self.steps.processor.process(step_input)
         finally:
             self.steps.instructions.clear(message.id)
+        run.finished_snapshot = _finished_snapshot(outcome.answer, step)
         result = outcome.result
         if result is StepEnd.COMPACT and run.just_compacted:
             await self.steps.compaction.still_too_large(message)
@@ -362,3 +367,15 @@ class SessionLoop:
             if isinstance(message.info, AssistantMessage):
                 return message
         raise LookupError(f"Session {session_id} has no assistant message")
+
+
+def _previous_snapshot(run: _Run, step: int) -> str | None:
+    """The snapshot the step before `step` finished with, when that step was a model step."""
+    if run.finished_snapshot is None or run.finished_snapshot[0] != step - 1:
+        return None
+    return run.finished_snapshot[1]
+
+
+def _finished_snapshot(answer: MessageWithParts, step: int) -> tuple[int, str] | None:
+    finishes = [part for part in answer.parts if isinstance(part, StepFinishPart) and part.snapshot]
+    return (step, finishes[-1].snapshot) if finishes and finishes[-1].snapshot else None

@@ -100,6 +100,9 @@ class StepInput:
     limits: RunLimits = field(factory=RunLimits)
     step: int = 1
     """This step's number in the turn, for the turn's step limit."""
+    start_snapshot: str | None = None
+    """The snapshot the turn's previous step finished with, when it was a model step: this step starts from it
+    (OpenCode's next step-start equals the previous step-finish) without scanning the worktree again."""
 
 
 @frozen
@@ -159,11 +162,16 @@ class _StepRun:
     def __attrs_post_init__(self) -> None:
         self.parts = StreamParts(self.write)
         self.output = OutputMeter(self.step.limits.step_output_bytes)
-        self.snapshots = StepSnapshots(self.processor.snapshots)
+        self.snapshots = StepSnapshots(self.processor.snapshots, self.step.start_snapshot)
 
     @property
     def message(self) -> AssistantMessage:
         return self.write.message
+
+    @property
+    def called_tools(self) -> bool:
+        """Whether this step called a tool (`tool_calls` also holds the turn's earlier steps' calls)."""
+        return len(self.tool_calls) > len(self.step.earlier_tool_calls)
 
     async def run(self) -> StepEnd:
         self.tool_calls = list(self.step.earlier_tool_calls)
@@ -284,7 +292,7 @@ class _StepRun:
         """After the step's calls ended: too many failed calls in a row, or the last step allowed, stop here."""
         if self.message.error is not None or self.needs_compaction:
             return
-        limits, called = self.step.limits, len(self.tool_calls) > len(self.step.earlier_tool_calls)
+        limits, called = self.step.limits, self.called_tools
         streak = failed_call_streak(self.tool_calls)
         if streak >= limits.tool_errors:
             self._stop(tool_errors_error(streak))
@@ -315,7 +323,7 @@ class _StepRun:
     async def _end_step(self) -> None:
         """After the step's tools ended (OpenCode's order): its step-finish part, then its patch part."""
         if self.finish is not None and self.message.error is None:
-            self.changed_files = await self.snapshots.finish(self.write, self.finish)
+            self.changed_files = await self.snapshots.finish(self.write, self.finish, ran_tools=self.called_tools)
 
     async def _cleanup(self) -> None:
         end = self.write.now()

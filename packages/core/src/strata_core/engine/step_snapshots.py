@@ -1,8 +1,10 @@
 """A step's two snapshots and what changed between them, as OpenCode records them.
 
-The snapshot a step starts from is taken in the background while the request goes out; the step-start part
-waits for it (before any tool runs). When the step's tools have ended, its step-finish part carries the
-snapshot of that moment and, if files differ, a `patch` part names them with the starting snapshot's hash.
+The snapshot a step starts from is the previous step's finish when the turn's previous step was a model
+step (nothing else ran in between), and is otherwise taken in the background while the request goes out; the
+step-start part waits for it (before any tool runs). When the step's tools have ended, its step-finish part
+carries the snapshot of that moment and, if files differ, a `patch` part names them with the starting
+snapshot's hash. So a turn scans the worktree once at its start and once after each step that ran tools.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ class StepSnapshots:
     """The snapshots of one step; None for each when snapshots are off or failed."""
 
     snapshots: Snapshot
+    _start: str | None = None
+    """Given when the previous step's finish is this step's start; taken by `take_start` otherwise."""
     _started: anyio.Event = field(factory=anyio.Event, init=False)
-    _start: str | None = field(default=None, init=False)
 
     async def take_start(self) -> None:
         try:
-            self._start = await self.snapshots.track()
+            if self._start is None:
+                self._start = await self.snapshots.track()
         finally:
             self._started.set()
 
@@ -33,12 +37,21 @@ class StepSnapshots:
         await self._started.wait()
         return self._start
 
-    async def finish(self, write: PartWriter, finish: StepFinishPart) -> bool:
-        """Store `finish` with the snapshot of now, then the step's `patch` part; whether files changed."""
+    async def finish(self, write: PartWriter, finish: StepFinishPart, *, ran_tools: bool) -> bool:
+        """Store `finish` with the snapshot of now, then the step's `patch` part; whether files changed.
+
+        A step that ran no tool changed nothing of the agent's making, so it finishes on the snapshot it
+        started from without a scan (a text answer costs no git process at its end); what the user changed
+        meanwhile is in the next turn's first snapshot, which is never the agent's.
+        """
         before = await self.start()
-        finish.snapshot = await self.snapshots.track() if before is not None else None
+        if before is None or not ran_tools:
+            finish.snapshot = before
+            await write.part(finish)
+            return False
+        finish.snapshot = await self.snapshots.track()
         await write.part(finish)
-        if before is None or finish.snapshot is None:
+        if finish.snapshot is None:
             return False
         patch = await self.snapshots.patch(before, finish.snapshot)
         if patch.files:
