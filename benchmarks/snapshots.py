@@ -12,6 +12,8 @@ turn does it. The cases (issue 24):
   model request is out;
 - `edited step`: one file edited between the two, plus the `patch` that names it;
 - `first snapshot`: the first snapshot of the tree (every file hashed once; paid once per worktree);
+- `run "say hello"`, with snapshots and with `"snapshot": false`, alternating, each run in a fresh HOME and
+  project (so each also creates the snapshot directory): what snapshots add to the shortest whole run;
 - `dulwich unchanged`: the same unchanged snapshot (stage what changed, write the tree) through dulwich, in
   a child process with dulwich added by `uv run --with dulwich` (it is not a Strata dependency).
 """
@@ -29,7 +31,18 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.common import REPO_ROOT, Result, at_most, median, run_async
+from benchmarks.common import (
+    REPO_ROOT,
+    Result,
+    at_most,
+    clean_env,
+    git_commit_all,
+    median,
+    mock_provider_config,
+    run_async,
+    write_files,
+)
+from strata_providers.testing import ScriptedServer
 
 FILES = 10_000
 DIRECTORIES = 100
@@ -88,6 +101,33 @@ def _since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def measure_hello(runs: int) -> dict[bool, float]:
+    """Median wall milliseconds of `strata run "say hello"` with snapshots on (True) and off (False)."""
+    strata = str(REPO_ROOT / ".venv" / "bin" / "strata")
+    walls: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(runs):
+        for enabled in (True, False):
+            with tempfile.TemporaryDirectory(prefix="strata-bench-hello-") as tmp:
+                work, home = Path(tmp) / "work", Path(tmp) / "home"
+                home.mkdir()
+                with ScriptedServer([{"text": "Hello!"}]) as server:
+                    extra = {} if enabled else {"snapshot": False}
+                    config = mock_provider_config(server.port, extra=extra)
+                    write_files(work, {"AGENTS.md": "# Rules\n", "opencode.json": config})
+                    git_commit_all(work)
+                    started = time.perf_counter()
+                    subprocess.run(
+                        [strata, "run", "say hello"],
+                        cwd=work,
+                        env=clean_env(home),
+                        check=True,
+                        capture_output=True,
+                        timeout=60,
+                    )
+                    walls[enabled].append(_since(started))
+    return {enabled: median(values) for enabled, values in walls.items()}
+
+
 def measure_dulwich(repo: Path, runs: int) -> float | None:
     """The unchanged snapshot through dulwich, in a child process that has it; None where uv cannot add it."""
     copy = repo.parent / "repo-dulwich"
@@ -130,6 +170,7 @@ def run(quick: bool, runs: int | None = None) -> list[Result]:
         repo = build_repository(root)
         git = measure_git(repo, root / "data", count)
         dulwich = measure_dulwich(repo, max(1, count // 3))
+    hello = measure_hello(count)
     note = f"{FILES:,} files; two snapshots (a step's start and finish)"
     return [
         Result(
@@ -151,6 +192,8 @@ def run(quick: bool, runs: int | None = None) -> list[Result]:
         ),
         Result("snapshots: one file edited", "wall", "ms", git["edited"], runs=count, note=note + " and the patch"),
         Result("snapshots: first snapshot", "wall", "ms", git["first"], runs=1, note=f"{FILES:,} files hashed once"),
+        Result('snapshots: run "say hello", snapshots on', "wall", "ms", hello[True], runs=count, note="fresh HOME"),
+        Result('snapshots: run "say hello", snapshot: false', "wall", "ms", hello[False], runs=count, note="A/B"),
         Result(
             "snapshots: unchanged step, dulwich",
             "wall",
