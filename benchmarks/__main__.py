@@ -43,6 +43,7 @@ MODULES = (
     "hostile_model",
     "server_load",
     "sandbox_cost",
+    "snapshots",
     "base_install",
 )
 README = Path(__file__).with_name("README.md")

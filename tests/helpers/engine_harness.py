@@ -21,7 +21,8 @@ from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.message import MessageWithParts, TextPart, ToolPart
 from strata_core.permission.approval import Approver, Refuser, approve_all
 from strata_core.permission.bus_approver import BusApprover
-from strata_core.runtime import Runtime, open_runtime
+from strata_core.runtime import Runtime, RuntimeOptions, open_runtime
+from strata_core.snapshot.contract import Snapshot
 from strata_core.tool.contract import Tool
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
@@ -71,9 +72,11 @@ def engine(
     limit: Mapping[str, int] | None = None,
     tools: Sequence[Tool] = (),
     npm: str = "@ai-sdk/openai-compatible",
+    snapshots: Snapshot | None = None,
 ) -> AbstractAsyncContextManager[Runtime]:
     """The runtime for `project`, its model served by `server`, its sessions in `project/../strata.db`;
-    `tools` are custom tools beside the built-ins, `npm` picks the wire (`@ai-sdk/anthropic`: the Messages API)."""
+    `tools` are custom tools beside the built-ins, `npm` picks the wire (`@ai-sdk/anthropic`: the Messages API),
+    `snapshots` replaces the worktree snapshots the runtime would set up."""
     config = {**provider_config(server, npm=npm, limit=limit), **(extra_config or {})}
     (project / "strata.json").write_text(json.dumps(config))
     bus = Bus()
@@ -82,9 +85,7 @@ def engine(
         "non_interactive": Refuser(),
         "auto": approve_all,
     }
-    return open_runtime(
-        project,
-        env,
+    options = RuntimeOptions(
         approver=approvers[mode],
         bus=bus,
         models=_catalog,
@@ -92,6 +93,9 @@ def engine(
         store=project.parent / "strata.db",
         tools=tools,
     )
+    if snapshots is not None:
+        options["snapshots"] = snapshots
+    return open_runtime(project, env, **options)
 
 
 def questions(runtime: Runtime) -> BusApprover:

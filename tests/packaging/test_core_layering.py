@@ -20,7 +20,7 @@ ROOT = "strata_core"
 
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"llm", "permission", "testing"}),
-    frozenset({"config", "session", "history"}),
+    frozenset({"config", "session", "snapshot", "history"}),
     frozenset({"context", "prompt"}),
     frozenset({"sandbox", "tool", "mcp", "lsp", "formatter"}),
     frozenset({"engine"}),

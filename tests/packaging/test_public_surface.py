@@ -37,6 +37,7 @@ PUBLIC = {
     "strata_core.serialization",
     "strata_core.session",
     "strata_core.session_info",
+    "strata_core.snapshot",
     "strata_core.testing",
     "strata_core.text",
     "strata_core.texts",

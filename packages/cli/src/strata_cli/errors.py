@@ -62,6 +62,8 @@ _SELF_EXPLAINING = frozenset(
         "OpenCodeSessionNotFoundError",
         "MessageNotFoundError",
         "StorageError",
+        "RevertConflictError",
+        "SnapshotError",
     }
 )
 

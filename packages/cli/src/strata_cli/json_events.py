@@ -31,8 +31,9 @@ interrupt (`MessageAbortedError`), and a failure before the turn (bad config, no
 `retry`, `title` and `done` are Strata's own; `title` may come anywhere after `session`.
 
 `part` objects use OpenCode's stored part shape (`id`, `sessionID`, `messageID`, `type`, ...), the same
-shape `strata session export` writes; `step_start` and `step_finish` have no `snapshot` (Strata takes no git
-snapshots). A `permission` line's `reply` is null when it was asked and `once`/`always`/`reject` when it was
+shape `strata session export` writes; `step_start` and `step_finish` carry the worktree's `snapshot` as
+OpenCode's do (none with `"snapshot": false` or without git).
+A `permission` line's `reply` is null when it was asked and `once`/`always`/`reject` when it was
 answered. Text streams as it arrives only in the default format; here a text part is printed once, whole.
 `tests/e2e_cli/test_e2e_cli_json_events_oracle.py` compares this output with OpenCode 1.18.33's.
 """

@@ -78,6 +78,12 @@ async def run_slash(app: SlashTarget, command: SlashCommand) -> bool:
         await _export(app, command.argument)
     elif command.name == "mcp":
         await _mcp(app)
+    elif command.name in ("diff", "undo", "redo"):
+        from strata_cli import slash_changes
+
+        await {"diff": slash_changes.show_diff, "undo": slash_changes.undo, "redo": slash_changes.redo}[command.name](
+            app
+        )
     return True
 
 

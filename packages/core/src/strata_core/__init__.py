@@ -93,6 +93,7 @@ if TYPE_CHECKING:
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.migrations import SchemaTooNewError
     from strata_core.session.opencode_db import OpenCodeDatabaseError, OpenCodeSessionNotFoundError
+    from strata_core.session.revert import RevertConflictError
     from strata_core.session.service import MessageNotFoundError, SessionExistsError, SessionService
     from strata_core.session.session import Session
     from strata_core.session.sqlite_store import SqliteSessionStore
@@ -104,6 +105,7 @@ if TYPE_CHECKING:
         StorageReadOnlyError,
     )
     from strata_core.session.store import SessionNotFoundError, SessionStore, StoreClosedError
+    from strata_core.snapshot.git_snapshot import SnapshotError
     from strata_core.testing.script import ScriptError, ScriptExhaustedError
     from strata_core.texts import PromptFileMissingError
     from strata_core.tool.builtin.plan_exit import QuestionDismissedError
@@ -197,6 +199,7 @@ __all__ = [
     "Reject",
     "RejectedError",
     "ResolvedTurn",
+    "RevertConflictError",
     "Rule",
     "Ruleset",
     "Runtime",
@@ -219,6 +222,7 @@ __all__ = [
     "SkillInfo",
     "SkillService",
     "Skills",
+    "SnapshotError",
     "SqliteSessionStore",
     "StepEnd",
     "StorageDamagedError",
@@ -346,8 +350,10 @@ __getattr__, __dir__ = lazy_exports(
             "strata_core.session.memory_store": ("MemorySessionStore",),
             "strata_core.session.migrations": ("SchemaTooNewError",),
             "strata_core.session.opencode_db": ("OpenCodeDatabaseError", "OpenCodeSessionNotFoundError"),
+            "strata_core.session.revert": ("RevertConflictError",),
             "strata_core.session.service": ("MessageNotFoundError", "SessionExistsError", "SessionService"),
             "strata_core.session.session": ("Session",),
+            "strata_core.snapshot.git_snapshot": ("SnapshotError",),
             "strata_core.session.sqlite_store": ("SqliteSessionStore",),
             "strata_core.session.storage_errors": (
                 "StorageDamagedError",

@@ -173,6 +173,15 @@ class McpServerFailed:
     type: Literal["mcp.failed"] = "mcp.failed"
 
 
+@frozen
+class SessionDiff:
+    """The files a session's turns changed so far, in OpenCode's `SnapshotFileDiff` shape (`session.diff`)."""
+
+    session_id: str
+    diffs: tuple[Mapping[str, Any], ...]
+    type: Literal["session.diff"] = "session.diff"
+
+
 BusEvent: TypeAlias = (
     MessageUpdated
     | PartUpdated
@@ -190,6 +199,7 @@ BusEvent: TypeAlias = (
     | SessionUpdated
     | SessionDeleted
     | McpServerFailed
+    | SessionDiff
 )
 
 

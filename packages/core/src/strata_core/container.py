@@ -54,6 +54,7 @@ from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.service import SessionService
 from strata_core.session.session import Session
 from strata_core.session.store import SessionStore
+from strata_core.snapshot.contract import NoSnapshot, Snapshot
 from strata_core.tool.builtin.bash import DEFAULT_HIDDEN_ENV
 from strata_core.tool.builtin.defaults import builtin_tools
 from strata_core.tool.builtin.todowrite import InMemoryTodoStore, TodoStore
@@ -156,6 +157,8 @@ class CoreContainer(PromptContainer):
     language_servers: providers.Provider[LanguageServers] = providers.Object(NoLanguageServers())
     """Diagnoses what the file tools wrote: none unless the config's `lsp` turns them on (the runtime)."""
     code_checks = providers.Singleton(CodeChecks, formatter=formatter, servers=language_servers)
+    snapshots: providers.Provider[Snapshot] = providers.Object(NoSnapshot())
+    """Records the worktree around each step: none unless the runtime finds git (config `snapshot`)."""
 
     # -- sessions and permissions --------------------------------------------------------------------------
     permissions: providers.Provider[Permission] = providers.Singleton(
@@ -170,6 +173,7 @@ class CoreContainer(PromptContainer):
         ids=ids,
         bus=bus,
         project=_project,
+        snapshots=snapshots,
     )
 
     # -- tools ---------------------------------------------------------------------------------------------
@@ -213,7 +217,7 @@ class CoreContainer(PromptContainer):
     secret_outputs = providers.Singleton(SecretOutputs)
     """Clear outputs of secret files shown this process: the processor keeps them, the request builder sends them."""
     processor: providers.Provider[Processor] = providers.Singleton(
-        StepProcessor, store, bus, permissions, execute_tool, _clock, ids, secrets=secret_outputs
+        StepProcessor, store, bus, permissions, execute_tool, _clock, ids, secrets=secret_outputs, snapshots=snapshots
     )
     title = providers.Singleton(
         TitleService, store=store, bus=bus, agents=_agents, title_model=title_model, parameters=parameters

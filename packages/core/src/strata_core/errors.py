@@ -74,6 +74,10 @@ Strata and every other module can import it. The tree (kept true by
   - ExportFormatError [ValueError]                      strata_core.session.export
   - OpenCodeDatabaseError [RuntimeError]                strata_core.session.opencode_db
   - OpenCodeSessionNotFoundError [LookupError]          strata_core.session.opencode_db
+  # Snapshots: a revert that would overwrite files edited outside the agent (nothing changed), and git failing
+  # to record or put back files.
+  - RevertConflictError                                 strata_core.session.revert
+  - SnapshotError                                       strata_core.snapshot.git_snapshot
   # Data that does not fit: JSON nested too deeply, a part in a shape Strata cannot store.
   - JsonNestingError [ValueError]                       strata_core.json_text
   - PartShapeError [ValueError]                         strata_core.serialization

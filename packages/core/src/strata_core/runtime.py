@@ -61,6 +61,7 @@ from strata_core.prompt.system import SystemPrompt
 from strata_core.session.session import Session
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore
+from strata_core.snapshot.contract import Snapshot
 from strata_core.tool.contract import Tool
 from strata_core.tool.truncation import Truncation
 
@@ -121,13 +122,16 @@ class RuntimeOptions(TypedDict, total=False):
     """Formats what the file tools wrote; default: the config's `formatter` (nothing without the key)."""
     language_servers: LanguageServers
     """Diagnoses what the file tools wrote; default: the config's `lsp` servers (none without the key)."""
+    snapshots: Snapshot
+    """Records the worktree around each step; default: a git directory of Strata's own when `git` is on PATH
+    and the config does not say `snapshot: false` (`NoSnapshot()` turns them off)."""
     background_grace: float
     """Seconds background work (a title) may finish in at exit; default 1."""
 
 
 _SERVICES: tuple[str, ...] = ("clock", "bus", "parameters", "approver", "approval_timeout", "url_fetcher", "sandbox")
 _SERVICES += ("id_entropy", "system_prompt", "instructions", "skills", "permissions", "sessions", "processor", "loop")
-_SERVICES += ("formatter", "language_servers")
+_SERVICES += ("formatter", "language_servers", "snapshots")
 _scoped: ContextVar[RuntimeOptions | None] = ContextVar("strata_runtime_overrides", default=None)
 
 
@@ -251,6 +255,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         self._background.start_soon(_remove_old_tool_outputs, c.truncation())
         mcp = await self._start_mcp(config, project)
         await self._start_code_tools(config, project)
+        self._start_snapshots(config, project)
         loop = c.loop()
         c.loop_handle().set(loop)
         return Runtime(
@@ -306,6 +311,23 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
 
             running = configured_language_servers(config, env=c.env(), paths=c.paths(), project=project)
             c.language_servers.override(providers.Object(await self._stack.enter_async_context(running)))
+
+    def _start_snapshots(self, config: ConfigInfo, project: ProjectInfo) -> None:
+        """Snapshots in a git directory of Strata's own, unless given, turned off, or `git` is missing;
+        old ones are pruned in the background."""
+        c = self._container
+        if "snapshots" in self._options or config.blocks.snapshot is False:
+            return
+        # Imported here: a runtime that never tracks (an embedder's, `snapshot: false`) loads none of it.
+        from strata_core.sandbox.protected import is_secret_name
+        from strata_core.snapshot.setup import project_snapshots
+
+        # Secret files (`.env`) stay out: their content is never stored, so a revert cannot bring one back.
+        snapshots = project_snapshots(project, c.paths(), c.env(), leave_out=is_secret_name)
+        if snapshots is not None:
+            c.snapshots.override(providers.Object(snapshots))
+            assert self._background is not None
+            self._background.start_soon(snapshots.prune_if_due)
 
     async def _open_store(self, choice: StoreChoice | None) -> SessionStore:
         if choice == "memory":

@@ -16,7 +16,16 @@ from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_server.browser_guard import BrowserGuard, cors_origins, server_names
 from strata_server.errors import ApiError, error_response, json_error
-from strata_server.routes import app_info, events, files, permissions, prompts, sessions, unimplemented
+from strata_server.routes import (
+    app_info,
+    events,
+    files,
+    permissions,
+    prompts,
+    session_changes,
+    sessions,
+    unimplemented,
+)
 from strata_server.security import BasicAuth, BodyLimit
 from strata_server.state import ServerState
 
@@ -28,6 +37,7 @@ def implemented_routes() -> list[BaseRoute]:
     return [
         *app_info.ROUTES,
         *sessions.ROUTES,
+        *session_changes.ROUTES,
         *prompts.ROUTES,
         *permissions.ROUTES,
         *files.ROUTES,

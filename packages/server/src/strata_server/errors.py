@@ -20,6 +20,7 @@ from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.session import (
     MessageNotFoundError,
+    RevertConflictError,
     SessionBusyError,
     SessionNotFoundError,
     StorageDamagedError,
@@ -76,6 +77,9 @@ def as_api_error(error: Exception) -> ApiError:
         # A turn (this server's, or a `strata run -s`) is writing the session: the client may try again later.
         body = {"_tag": "SessionBusyError", "sessionID": error.session_id, "message": str(error)}
         return ApiError(409, "SessionBusyError", str(error), body=body)
+    if isinstance(error, RevertConflictError):
+        # Files edited outside the agent: nothing was reverted; `?force=true` reverts over them.
+        return ApiError(409, "RevertConflictError", str(error), files=list(error.files))
     if isinstance(error, StorageError):
         return storage_api_error(error)
     return ApiError(500, "UnknownError", f"{type(error).__name__}: {error}")

@@ -67,6 +67,8 @@ class EventShapes:
         if isinstance(event, b.PermissionReplied):
             replied = {"sessionID": event.session_id, "requestID": event.request_id, "reply": event.reply}
             return [("permission.replied", replied)]
+        if isinstance(event, b.SessionDiff):
+            return [(event.type, {"sessionID": event.session_id, "diff": [dict(diff) for diff in event.diffs]})]
         if isinstance(event, b.McpServerFailed):
             return []  # OpenCode's stream has no such event; `GET /mcp` is where a client would look
         assert_never(event)

@@ -1,4 +1,5 @@
-"""`strata session list|show|export|import|delete`: the stored sessions of this project."""
+"""`strata session list|show|export|import|delete` (and `diff|revert|unrevert`, `session_changes.py`): the stored
+sessions of this project."""
 
 from __future__ import annotations
 
@@ -332,3 +333,7 @@ def delete(session_id: str, directory: Path | None, any_project: bool) -> None:
 
     title = with_sessions(directory, remove)
     click.echo(f"Deleted {session_id} ({title})")
+
+
+# diff, revert and unrevert: registered on the group above by importing their module.
+from strata_cli.commands import session_changes  # noqa: E402, F401

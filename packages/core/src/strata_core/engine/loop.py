@@ -21,7 +21,7 @@ from strata_core.context.agent import AgentInfo
 from strata_core.context.instruction_urls import UrlCache
 from strata_core.engine.compaction import CompactionSettings, compact_at, compaction_settings, is_overflow
 from strata_core.engine.loop_services import LoopSettings, SessionRecords, StepServices
-from strata_core.engine.processor import LoopStep, RunLimits, StepEnd, StepInput
+from strata_core.engine.processor import LoopStep, StepEnd, StepInput
 from strata_core.engine.prompt_input import (
     FileInput,
     PromptPart,
@@ -31,6 +31,7 @@ from strata_core.engine.prompt_input import (
     UserMessageWriter,
     check_message_id,
 )
+from strata_core.engine.run_limits import RunLimits
 from strata_core.engine.session_writer import writing
 from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL
@@ -44,6 +45,7 @@ from strata_core.message import (
     MessageWithParts,
     ModelRef,
     PathInfo,
+    StepFinishPart,
     SubtaskPart,
     UserMessage,
 )
@@ -90,6 +92,8 @@ class _Run:
     """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
     urls: UrlCache = field(factory=UrlCache)
     """The instruction URLs' answers for this run: each step's system prompt reuses them (one fetch a turn)."""
+    finished_snapshot: tuple[int, str] | None = None
+    """The last model step's number and the snapshot it finished with: the start of the step right after it."""
 
 
 @define
@@ -116,6 +120,8 @@ class SessionLoop:
 
     async def _prompt(self, request: PromptRequest) -> MessageWithParts:
         session = await self.records.sessions.get(request.session_id)
+        if session.revert:  # a new prompt after a revert drops the reverted messages for good (OpenCode's cleanup)
+            session = await self.records.sessions.drop_reverted(session.id)
         resolved = await self.resolve(TurnChoice.of(request))
         agent, model = resolved.agent, resolved.model
         project = await self.settings.project.info()
@@ -310,11 +316,13 @@ class SessionLoop:
             compact_at=compact_at(model.info.limits, settings),
             limits=RunLimits.from_config((await self.settings.config.get()).blocks.limits),
             step=step,
+            start_snapshot=_previous_snapshot(run, step),
         )
         try:
             outcome = await self.steps.processor.process(step_input)
         finally:
             self.steps.instructions.clear(message.id)
+        run.finished_snapshot = _finished_snapshot(outcome.answer, step)
         result = outcome.result
         if result is StepEnd.COMPACT and run.just_compacted:
             await self.steps.compaction.still_too_large(message)
@@ -359,3 +367,15 @@ class SessionLoop:
             if isinstance(message.info, AssistantMessage):
                 return message
         raise LookupError(f"Session {session_id} has no assistant message")
+
+
+def _previous_snapshot(run: _Run, step: int) -> str | None:
+    """The snapshot the step before `step` finished with, when that step was a model step."""
+    if run.finished_snapshot is None or run.finished_snapshot[0] != step - 1:
+        return None
+    return run.finished_snapshot[1]
+
+
+def _finished_snapshot(answer: MessageWithParts, step: int) -> tuple[int, str] | None:
+    finishes = [part for part in answer.parts if isinstance(part, StepFinishPart) and part.snapshot]
+    return (step, finishes[-1].snapshot) if finishes and finishes[-1].snapshot else None

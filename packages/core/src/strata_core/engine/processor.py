@@ -7,10 +7,10 @@ output limit. Tools start as soon as their call is complete (`tool_calls.py`). C
 propagates once the cleanup has recorded it on the message. A failure is stored on the message in
 OpenCode's words (`message_error`), and the step ends with a `StepEnd` for the loop.
 
-How far one turn may go (config `limits`: steps per turn, output per step, failed tool calls in a row) is
-checked here too: a model that streams without end, calls tools with broken arguments forever, or never
-stops calling tools would otherwise hold a run until someone kills it. Each limit ends the step or the turn
-with a stored error that says which limit was reached and the config key that sets it.
+The step's snapshots (`step_snapshots.py`) frame it: the step-start part carries the worktree's snapshot
+before any tool runs; the step-finish part, stored once the step's tools have ended (OpenCode's order), the
+snapshot after them, then a `patch` part names the files that changed and the turn's diffs are summarised.
+How far one turn may go (config `limits`, `run_limits.py`) is checked here too.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from strata_core import llm
 from strata_core.bus import Bus, SessionError, SessionStatus
 from strata_core.bus import SessionRetry as RetryEvent
 from strata_core.clock import Clock
-from strata_core.config.schema import LimitsConfig
 from strata_core.engine.part_writer import PartWriter
+from strata_core.engine.run_limits import OutputMeter, RunLimits, turn_steps_error
+from strata_core.engine.step_snapshots import StepSnapshots
 from strata_core.engine.stream_parts import StreamParts
 from strata_core.engine.tool_calls import (
     ToolCallRunner,
@@ -55,6 +56,8 @@ from strata_core.permission.flow import Permission
 from strata_core.permission.rules import Rule
 from strata_core.secret_outputs import SecretOutputs
 from strata_core.session.store import SessionStore
+from strata_core.session.summary import summarize
+from strata_core.snapshot.contract import NoSnapshot, Snapshot
 from strata_core.tool.contract import Tool, ToolContext
 
 log = get_logger(__name__)
@@ -75,31 +78,6 @@ class StepEnd(StrEnum):
 
 LoopStep: TypeAlias = Literal[StepEnd.CONTINUE, StepEnd.STOP]
 """What a step means to the loop once a compaction request is handled: go on or stop."""
-
-DEFAULT_TURN_STEPS = 200
-DEFAULT_STEP_OUTPUT_BYTES = 2 * 1024 * 1024
-"""Far above one step's real output (32,000 tokens is ~130 KB); an endless stream reaches it in seconds."""
-DEFAULT_TOOL_ERRORS = 5
-OUTPUT_LENGTH_ERROR = "MessageOutputLengthError"
-"""OpenCode's name for an answer cut at its output limit."""
-
-
-@frozen
-class RunLimits:
-    """How far one turn may go (config `limits`)."""
-
-    turn_steps: int = DEFAULT_TURN_STEPS
-    step_output_bytes: int = DEFAULT_STEP_OUTPUT_BYTES
-    tool_errors: int = DEFAULT_TOOL_ERRORS
-    """Failed tool calls in a row (unknown tool, unreadable or invalid arguments) that end the turn."""
-
-    @classmethod
-    def from_config(cls, config: LimitsConfig) -> RunLimits:
-        return cls(
-            turn_steps=config.turn_steps or DEFAULT_TURN_STEPS,
-            step_output_bytes=config.step_output_bytes or DEFAULT_STEP_OUTPUT_BYTES,
-            tool_errors=config.tool_errors or DEFAULT_TOOL_ERRORS,
-        )
 
 
 @frozen
@@ -122,6 +100,9 @@ class StepInput:
     limits: RunLimits = field(factory=RunLimits)
     step: int = 1
     """This step's number in the turn, for the turn's step limit."""
+    start_snapshot: str | None = None
+    """The snapshot the turn's previous step finished with, when it was a model step: this step starts from it
+    (OpenCode's next step-start equals the previous step-finish) without scanning the worktree again."""
 
 
 @frozen
@@ -150,6 +131,8 @@ class StepProcessor:
     ids: Ids
     secrets: SecretOutputs = field(factory=SecretOutputs)
     """Holds the clear output of a secret file's read for the next requests; the container shares one."""
+    snapshots: Snapshot = field(factory=NoSnapshot)
+    """Records the worktree when a step starts and ends (the step's `patch` part, the turn's diffs)."""
 
     async def process(self, step: StepInput) -> StepOutcome:
         writer = PartWriter(self.store, self.bus, step.message, self.clock, self.ids)
@@ -171,35 +154,49 @@ class _StepRun:
     retrying: bool = False
     needs_compaction: bool = False
     output: OutputMeter = field(init=False)
+    snapshots: StepSnapshots = field(init=False)
+    finish: StepFinishPart | None = None
+    """The stream's finish, stored once the step's tools have ended (with the snapshot of that moment)."""
+    changed_files: bool = False
 
     def __attrs_post_init__(self) -> None:
         self.parts = StreamParts(self.write)
         self.output = OutputMeter(self.step.limits.step_output_bytes)
+        self.snapshots = StepSnapshots(self.processor.snapshots, self.step.start_snapshot)
 
     @property
     def message(self) -> AssistantMessage:
         return self.write.message
+
+    @property
+    def called_tools(self) -> bool:
+        """Whether this step called a tool (`tool_calls` also holds the turn's earlier steps' calls)."""
+        return len(self.tool_calls) > len(self.step.earlier_tool_calls)
 
     async def run(self) -> StepEnd:
         self.tool_calls = list(self.step.earlier_tool_calls)
         try:
             async with anyio.create_task_group() as group:
                 self.write.write_behind(group)
+                # Taken while the request goes out; the step-start part waits for it (before any tool runs).
+                group.start_soon(self.snapshots.take_start)
                 await self.write.message_info()
-                self.runner = ToolCallRunner(
-                    self.write,
-                    self.processor.permissions,
-                    self.processor.execute_tool,
-                    self.step.tools,
-                    self.step.tool_context,
-                    group,
-                    self.step.agent_ruleset,
-                    secrets=self.processor.secrets,
-                )
-                await self._consume()
-                if self.message.error is not None:
-                    # The step failed: its history is dropped, so calls still running would report to no one.
-                    group.cancel_scope.cancel()
+                async with anyio.create_task_group() as calls:
+                    self.runner = ToolCallRunner(
+                        self.write,
+                        self.processor.permissions,
+                        self.processor.execute_tool,
+                        self.step.tools,
+                        self.step.tool_context,
+                        calls,
+                        self.step.agent_ruleset,
+                        secrets=self.processor.secrets,
+                    )
+                    await self._consume()
+                    if self.message.error is not None:
+                        # The step failed: its history is dropped, so calls still running would report to no one.
+                        calls.cancel_scope.cancel()
+                await self._end_step()
             self._check_turn_limits()
         except anyio.get_cancelled_exc_class():
             self.message.error = MessageError(ABORTED_ERROR, ABORTED_MESSAGE)
@@ -215,6 +212,14 @@ class _StepRun:
             self.write.write_behind(None)
             with anyio.CancelScope(shield=True):
                 await self._cleanup()
+        if self.changed_files and not self.message.summary:
+            await summarize(
+                self.processor.store,
+                self.processor.bus,
+                self.processor.snapshots,
+                self.message.session_id,
+                self.message.parent_id,
+            )
         if self.needs_compaction:
             return StepEnd.COMPACT
         blocked = self.runner is not None and self.runner.blocked
@@ -256,7 +261,8 @@ class _StepRun:
             self.processor.bus.publish(SessionStatus(self.message.session_id, "busy"))
         if not self.started:
             self.started = True
-            await self.write.part(StepStartPart(**self.write.new_part_ids()))
+            snapshot = await self.snapshots.start()
+            await self.write.part(StepStartPart(**self.write.new_part_ids(), snapshot=snapshot))
 
     async def _retry(self, event: llm.RetryScheduled) -> None:
         error = message_error(event.error, self.message.provider_id)
@@ -286,7 +292,7 @@ class _StepRun:
         """After the step's calls ended: too many failed calls in a row, or the last step allowed, stop here."""
         if self.message.error is not None or self.needs_compaction:
             return
-        limits, called = self.step.limits, len(self.tool_calls) > len(self.step.earlier_tool_calls)
+        limits, called = self.step.limits, self.called_tools
         streak = failed_call_streak(self.tool_calls)
         if streak >= limits.tool_errors:
             self._stop(tool_errors_error(streak))
@@ -306,8 +312,7 @@ class _StepRun:
     async def _finish(self, event: llm.Finish) -> None:
         tokens = tokens_from_usage(event.usage)
         cost = llm.step_cost(event.usage, self.step.model.info.cost)
-        finish = StepFinishPart(**self.write.new_part_ids(), reason=event.reason, cost=cost, tokens=tokens)
-        await self.write.part(finish)
+        self.finish = StepFinishPart(**self.write.new_part_ids(), reason=event.reason, cost=cost, tokens=tokens)
         # The message itself is stored once, at cleanup, right after the stream and the step's tools end.
         self.message.finish = event.reason
         self.message.tokens = tokens
@@ -315,41 +320,16 @@ class _StepRun:
         if not self.message.summary and self.step.compact_at is not None:
             self.needs_compaction = tokens.count >= self.step.compact_at
 
+    async def _end_step(self) -> None:
+        """After the step's tools ended (OpenCode's order): its step-finish part, then its patch part."""
+        if self.finish is not None and self.message.error is None:
+            self.changed_files = await self.snapshots.finish(self.write, self.finish, ran_tools=self.called_tools)
+
     async def _cleanup(self) -> None:
         end = self.write.now()
         await self.parts.close(end)
         self.message.time.completed = end
         await self.write.message_info()
-
-
-@define
-class OutputMeter:
-    """Counts the bytes one step streamed (text, reasoning, tool arguments) against its limit."""
-
-    limit: int
-    used: int = 0
-
-    def over(self, event: llm.StreamEvent) -> bool:
-        """Adds `event`'s output; whether the step has now streamed more than its limit."""
-        if isinstance(event, llm.TextDelta | llm.ReasoningDelta):
-            self.used += len(event.text.encode())
-        elif isinstance(event, llm.ToolInputDelta):
-            self.used += len(event.delta.encode())
-        return self.used > self.limit
-
-    def error(self) -> MessageError:
-        return MessageError(
-            OUTPUT_LENGTH_ERROR,
-            f"the model streamed more than {self.limit:,} bytes in one step, so the step was ended "
-            f"(limits.step_output_bytes in strata.json raises the limit)",
-        )
-
-
-def turn_steps_error(steps: int) -> MessageError:
-    return MessageError(
-        UNKNOWN_ERROR,
-        f"the turn reached its limit of {steps} steps and was stopped (limits.turn_steps in strata.json raises it)",
-    )
 
 
 def message_error(error: BaseException, provider_id: str = "") -> MessageError:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from strata_core.session.export import message_data, parse_export_text, part_data, session_data
     from strata_core.session.lease import SessionBusyError
     from strata_core.session.opencode_db import OpenCodeSession, default_database
+    from strata_core.session.revert import RevertConflictError
     from strata_core.session.sanitize import sanitized
     from strata_core.session.service import MessageNotFoundError, SessionExistsError
     from strata_core.session.stats import Bucket, Stats, usage_stats
@@ -30,6 +31,7 @@ __all__ = [
     "Bucket",
     "MessageNotFoundError",
     "OpenCodeSession",
+    "RevertConflictError",
     "SessionBusyError",
     "SessionExistsError",
     "SessionNotFoundError",
@@ -57,6 +59,7 @@ __getattr__, __dir__ = lazy_exports(
         "Bucket": "strata_core.session.stats",
         "MessageNotFoundError": "strata_core.session.service",
         "OpenCodeSession": "strata_core.session.opencode_db",
+        "RevertConflictError": "strata_core.session.revert",
         "SessionBusyError": "strata_core.session.lease",
         "SessionExistsError": "strata_core.session.service",
         "SessionNotFoundError": "strata_core.session.store",

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attrs import define, evolve, frozen
+from attrs import define, evolve, field, frozen
 
 from strata_core import message as m
 from strata_core.bus import (
@@ -34,8 +34,11 @@ from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.session.export import export_data, parse_export_text, read_export
 from strata_core.session.lease import SessionBusyError
+from strata_core.session.revert import SessionReverter
 from strata_core.session.store import SessionNotFoundError, SessionStore
+from strata_core.session.summary import changes
 from strata_core.session_info import SessionInfo, SessionTime
+from strata_core.snapshot.contract import FileDiff, NoSnapshot, Snapshot
 
 if TYPE_CHECKING:
     from strata_core.project import Project
@@ -96,6 +99,8 @@ class SessionService:
     ids: Ids
     bus: Bus | None = None
     project: Project | None = None
+    snapshots: Snapshot = field(factory=NoSnapshot)
+    """The worktree snapshots the turns took: what `diff` reads and `revert` puts files back from."""
 
     async def create(
         self, *, parent_id: str | None = None, title: str | None = None, permission: list[dict[str, str]] | None = None
@@ -229,6 +234,41 @@ class SessionService:
             await self.store.put_part(part)
         if self.bus is not None:
             self.bus.part_updated(part)
+
+    async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
+        """The files the turn of the user message `message_id` changed (its `summary.diffs`), or with no
+        message every file the session's turns changed (OpenCode's `session.diff`)."""
+        await self.get(session_id)
+        history = await self.store.messages(session_id)
+        if message_id is None:
+            return await changes(self.snapshots, history)
+        for message in history:
+            if message.info.id == message_id and isinstance(message.info, m.UserMessage):
+                return [FileDiff.from_json(diff) for diff in (message.info.summary or {}).get("diffs", [])]
+        return []
+
+    async def revert(
+        self, session_id: str, message_id: str, part_id: str | None = None, *, force: bool = False
+    ) -> SessionInfo:
+        """Put the files the session's steps changed from `message_id` (or its part `part_id`) on back as they
+        were, and hide those messages until `unrevert` or the next prompt (`revert.py`)."""
+        info = await self.get(session_id)
+        async with self._idle(session_id):
+            return await self._reverter().revert(info, message_id, part_id, force=force)
+
+    async def unrevert(self, session_id: str, *, force: bool = False) -> SessionInfo:
+        """Put back what the session's revert took away, and show its messages again."""
+        info = await self.get(session_id)
+        async with self._idle(session_id):
+            return await self._reverter().unrevert(info, force=force)
+
+    async def drop_reverted(self, session_id: str) -> SessionInfo:
+        """Delete the messages a revert hid and clear it; only for the holder of the session's lease (the loop,
+        before a new prompt)."""
+        return await self._reverter().drop_reverted(await self.get(session_id))
+
+    def _reverter(self) -> SessionReverter:
+        return SessionReverter(self.store, self.bus or Bus(), self.snapshots, self.clock)
 
     @asynccontextmanager
     async def _idle(self, session_id: str) -> AsyncIterator[None]:

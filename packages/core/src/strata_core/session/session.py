@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from strata_core import message as m
     from strata_core.session.service import ImportResult
     from strata_core.session_info import SessionInfo
+    from strata_core.snapshot.contract import FileDiff
 
 __all__ = ["Session"]
 
@@ -51,5 +52,24 @@ class Session(Protocol):
     async def put_part(self, part: m.Part) -> None: ...
 
     async def export(self, session_id: str) -> dict[str, Any]: ...
+
+    async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
+        """The files a user message's turn changed, or with no message every file the session changed."""
+        ...
+
+    async def revert(
+        self, session_id: str, message_id: str, part_id: str | None = None, *, force: bool = False
+    ) -> SessionInfo:
+        """Take back the files changed from `message_id` on and hide those messages; `RevertConflictError` names
+        files changed outside the agent (nothing changed then), unless `force`."""
+        ...
+
+    async def unrevert(self, session_id: str, *, force: bool = False) -> SessionInfo:
+        """Put back what the revert took away; `RevertConflictError` as `revert`."""
+        ...
+
+    async def drop_reverted(self, session_id: str) -> SessionInfo:
+        """Delete the messages a revert hid and clear it (the loop does, under its lease, before a prompt)."""
+        ...
 
     async def import_session(self, data: Mapping[str, Any] | str, *, new_ids: bool = False) -> ImportResult: ...
