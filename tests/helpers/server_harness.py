@@ -199,3 +199,18 @@ def opencode_serve(tmp_path: Path, model_script: Path, files: Mapping[str, str] 
     # serve.sh prints `opencode serve: URL ...`; the harness reads the URL after "listening on " or this.
     with running_server(fixture, env, command=command, listening="opencode serve: ") as server:
         yield server
+
+
+def schema_problems(path: str, method: str, body: Any, status: int = 200) -> str | None:
+    """Where `body` does not fit OpenCode's response schema of `method path` (as `/doc` carries it), or None."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    from strata_server.openapi import document
+
+    operation = document()["paths"][path][method]
+    schema = operation["responses"][str(status)]["content"]["application/json"]["schema"]
+    error = best_match(Draft202012Validator({**schema, "components": document()["components"]}).iter_errors(body))
+    if error is None:
+        return None
+    return f"{method.upper()} {path}: {'/'.join(map(str, error.absolute_path))}: {error.message}"

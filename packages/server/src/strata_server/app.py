@@ -16,7 +16,18 @@ from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_server.browser_guard import BrowserGuard, cors_origins, server_names
 from strata_server.errors import ApiError, error_response, json_error
-from strata_server.routes import app_info, events, files, permissions, prompts, sessions, unimplemented
+from strata_server.routes import (
+    api_v2,
+    app_info,
+    events,
+    experimental,
+    files,
+    permissions,
+    prompts,
+    services,
+    sessions,
+    unimplemented,
+)
 from strata_server.security import BasicAuth, BodyLimit
 from strata_server.state import ServerState
 
@@ -31,6 +42,9 @@ def implemented_routes() -> list[BaseRoute]:
         *prompts.ROUTES,
         *permissions.ROUTES,
         *files.ROUTES,
+        *services.ROUTES,
+        *api_v2.ROUTES,
+        *experimental.ROUTES,
         *events.ROUTES,
         *unimplemented.ROUTES,
     ]
