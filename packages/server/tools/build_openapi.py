@@ -82,6 +82,19 @@ SUMMARIES = {
     "lsp.status": "The running language servers.",
     "formatter.status": "The formatters in force.",
     "find.symbols": "Workspace symbols from the running language servers.",
+    "tui.appendPrompt": "Append text to an attached TUI's prompt (publishes tui.prompt.append).",
+    "tui.openHelp": "Open the help dialog of an attached TUI.",
+    "tui.openSessions": "Open the session list of an attached TUI.",
+    "tui.openThemes": "Open the session list of an attached TUI (as OpenCode's route does).",
+    "tui.openModels": "Open the model list of an attached TUI.",
+    "tui.submitPrompt": "Submit an attached TUI's prompt.",
+    "tui.clearPrompt": "Clear an attached TUI's prompt.",
+    "tui.executeCommand": "Run a command in an attached TUI (publishes tui.command.execute).",
+    "tui.showToast": "Show a toast in an attached TUI (publishes tui.toast.show).",
+    "tui.selectSession": "Open a session in an attached TUI.",
+    "tui.publish": "Publish one of the TUI's events as given.",
+    "tui.control.next": "The oldest queued TUI control request, waiting for one.",
+    "tui.control.response": "Answer the oldest TUI control request.",
 }
 
 DOC_OPERATION = {

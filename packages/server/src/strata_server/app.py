@@ -26,6 +26,7 @@ from strata_server.routes import (
     prompts,
     services,
     sessions,
+    tui,
     unimplemented,
 )
 from strata_server.security import BasicAuth, BodyLimit
@@ -45,6 +46,7 @@ def implemented_routes() -> list[BaseRoute]:
         *services.ROUTES,
         *api_v2.ROUTES,
         *experimental.ROUTES,
+        *tui.ROUTES,
         *events.ROUTES,
         *unimplemented.ROUTES,
     ]
