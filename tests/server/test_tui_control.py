@@ -3,17 +3,23 @@ TUI attached over `/event` acts on it; `control/next` and `control/response` are
 
 from __future__ import annotations
 
-import json
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 import pytest
-from server_harness import OPENCODE, ORACLE, WAIT_SECONDS, ServeFactory, opencode_serve, run_sdk_script, sdk_missing
+from server_harness import (
+    OPENCODE,
+    ORACLE,
+    WAIT_SECONDS,
+    ServeFactory,
+    following,
+    opencode_serve,
+    run_sdk_script,
+    sdk_missing,
+)
 
 from strata_server.tui_control import TuiControl
 
@@ -23,35 +29,6 @@ EXPECTED = (
     "tui: ok tui.prompt.append:hello from the sdk tui.command.execute:prompt.submit "
     "tui.command.execute:agent.cycle tui.toast.show:done"
 )
-
-
-@contextmanager
-def following(url: str, route: str = "/event") -> Iterator[Callable[[Callable[[dict[str, Any]], bool]], Any]]:
-    """`wait(test)`: the first event of `route` passing `test` (reading from when the stream opened)."""
-    events: list[dict[str, Any]] = []
-    arrived = threading.Condition()
-
-    def listen() -> None:
-        with httpx.Client(base_url=url, timeout=WAIT_SECONDS) as reader, reader.stream("GET", route) as stream:
-            try:
-                for line in stream.iter_lines():
-                    if line.startswith("data:"):
-                        with arrived:
-                            events.append(json.loads(line.removeprefix("data:")))
-                            arrived.notify_all()
-            except httpx.HTTPError:
-                return  # the server stopped at the end of the test
-
-    threading.Thread(target=listen, daemon=True).start()
-
-    def wait(test: Callable[[dict[str, Any]], bool]) -> Any:
-        with arrived:
-            found = arrived.wait_for(lambda: next((e for e in events if test(e)), None), WAIT_SECONDS)
-        assert found is not None, f"no such event among {[e.get('type') for e in events]}"
-        return found
-
-    wait(lambda e: e.get("type") == "server.connected" or e.get("payload", {}).get("type") == "server.connected")
-    yield wait
 
 
 def exactly(kind: str, properties: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
