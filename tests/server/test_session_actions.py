@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from cli_harness import user_text
 from server_harness import WAIT_SECONDS, ServeFactory, Server, following, schema_problems, wait_until
 
 from strata_core.clock import SystemClock
@@ -69,7 +70,7 @@ def test_the_next_turn_reads_the_shell_call_like_any_other(serve: ServeFactory) 
         reply = client.post(f"/session/{session_id}/message", json={"parts": [{"type": "text", "text": "and?"}]})
     assert reply.status_code == 200, reply.text
     assert server.model is not None
-    (request,) = [r for r in server.model.requests if "title" not in str(r.body.get("messages", [{}])[0])]
+    (request,) = server.model.main_requests
     tool_results = [m for m in request.body["messages"] if m["role"] == "tool"]
     assert len(tool_results) == 1 and "shell-output" in str(tool_results[0]["content"])
 
@@ -173,3 +174,22 @@ def test_init_runs_the_init_command_as_a_turn(serve: ServeFactory, project: Path
     expected = read_prompt("commands/init.txt").splitlines()[0].split("(")[0]
     assert any(expected in part.get("text", "") for part in user["parts"])
     assert [p["text"] for p in assistant["parts"] if p["type"] == "text"] == ["Init done."]
+
+
+def test_a_command_runs_as_a_turn_with_its_template_filled(serve: ServeFactory, project: Path) -> None:
+    commands = project / ".opencode/command"
+    commands.mkdir(parents=True)
+    (commands / "greet.md").write_text("---\ndescription: Greet someone.\n---\nSay hello to $ARGUMENTS.\n")
+    server = serve([{"text": "Hello, world."}])
+    with httpx.Client(base_url=server.url, timeout=WAIT_SECONDS) as client:
+        session_id = new_session(client)
+        # The body OpenCode's TUI sends for `/greet world`.
+        body = {"command": "greet", "arguments": "world", "agent": "build", "model": "mock/gpt-4o-mock", "parts": []}
+        answer = client.post(f"/session/{session_id}/command", json=body)
+        unknown = client.post(f"/session/{session_id}/command", json={"command": "nope", "arguments": ""})
+    assert answer.status_code == 200, answer.text
+    assert schema_problems("/session/{sessionID}/command", "post", answer.json()) is None
+    assert [p["text"] for p in answer.json()["parts"] if p["type"] == "text"] == ["Hello, world."]
+    assert server.model is not None
+    assert "Say hello to world." in user_text(server.model.main_requests[0].body)
+    assert unknown.status_code == 400 and "nope" in unknown.json()["data"]["message"]

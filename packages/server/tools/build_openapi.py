@@ -85,6 +85,7 @@ SUMMARIES = {
     "session.share": "The session, unshared: Strata has no share service (as OpenCode with sharing disabled).",
     "session.unshare": "The session, unshared: Strata has no share service (as OpenCode with sharing disabled).",
     "session.shell": "Run the user's shell command in the session (no model call); the message holding it.",
+    "session.command": "Run a command (/name arguments) as a turn; answers with its last assistant message.",
     "session.init": "Run the init command (write AGENTS.md) as a turn, and wait for it.",
     "tui.appendPrompt": "Append text to an attached TUI's prompt (publishes tui.prompt.append).",
     "tui.openHelp": "Open the help dialog of an attached TUI.",
