@@ -85,3 +85,23 @@ def test_projects_list_the_served_one_and_its_directories(serve: ServeFactory, p
     assert schema_problems("/project", "get", listed) is None
     assert directories == [{"directory": str(project)}] and unknown == []
     assert schema_problems("/project/{projectID}/directories", "get", directories) is None
+
+
+def test_no_question_is_ever_open_and_an_answer_to_one_is_opencodes_404(serve: ServeFactory) -> None:
+    server = serve([])
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        listed = client.get("/question").json()
+        reply = client.post("/question/que_x/reply", json={"answers": []})
+        reject = client.post("/question/que_x/reject")
+    assert listed == []
+    missing = {"_tag": "QuestionNotFoundError", "requestID": "que_x", "message": "Question request not found: que_x"}
+    assert (reply.status_code, reply.json()) == (404, missing) and (reject.status_code, reject.json()) == (404, missing)
+
+
+def test_a_clients_log_line_is_taken_and_a_bad_one_refused(serve: ServeFactory) -> None:
+    server = serve([])
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        taken = client.post("/log", json={"service": "tui", "level": "warn", "message": "hello", "extra": {"a": 1}})
+        refused = client.post("/log", json={"service": "tui", "level": "loud", "message": "hello"})
+    assert (taken.status_code, taken.json()) == (200, True)
+    assert refused.status_code == 400 and "level" in refused.json()["data"]["message"]

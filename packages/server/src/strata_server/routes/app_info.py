@@ -1,5 +1,5 @@
-"""What a client asks about the server and its project: health, paths, vcs, project, config, providers,
-agents, skills and commands."""
+"""What a client asks about the server and its project: health, paths, vcs, projects, config, providers and
+their sign-in methods, agents, skills and commands; and `/log`, where a client writes to the server's log."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from strata_core.context import AgentInfo
+from strata_core.logging import get_logger
 from strata_core.permission import to_config
 from strata_core.session_info import SessionInfo
 from strata_server.provider_shapes import catalog_of, default_models, provider_data
@@ -129,6 +130,18 @@ async def provider_auth(request: Request) -> JSONResponse:
     return JSONResponse({})
 
 
+log = get_logger(__name__)
+
+
+async def client_log(request: Request) -> JSONResponse:
+    """A client's log line (OpenCode's `app.log`), written to the server's log under `server.client_log`."""
+    state = server_state(request)
+    body = await state.body(request, "app.log")
+    level = {"debug": log.debug, "info": log.info, "warn": log.warning, "error": log.error}[body["level"]]
+    level("server.client_log", service=body["service"], message=body["message"], extra=body.get("extra", {}))
+    return JSONResponse(True)
+
+
 SECRET_KEYS = ("apikey", "api_key", "password", "secret", "token")
 REDACTED = "<redacted>"
 
@@ -235,6 +248,7 @@ async def commands(request: Request) -> JSONResponse:
 
 ROUTES = [
     Route("/global/health", health, methods=["GET"]),
+    Route("/log", client_log, methods=["POST"]),
     Route("/path", paths, methods=["GET"]),
     Route("/vcs", vcs, methods=["GET"]),
     Route("/project", projects, methods=["GET"]),
