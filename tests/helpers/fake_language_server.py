@@ -2,7 +2,8 @@
 
 MODE `crash`: answers initialize, then exits at the first didOpen (each start appends a line to COUNTER_FILE);
 `silent`: answers initialize and everything else with nothing, never publishing diagnostics; `report`: pushes
-one error on line 1 for every opened or changed file ("fake error N", N the start count).
+one error on line 1 for every opened or changed file ("fake error N", N the start count), and answers
+`workspace/symbol` with one function, `<query>_fake`, on line 1 of each file opened so far.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def main(mode: str, counter: Path) -> None:
     with counter.open("a") as starts:
         starts.write("start\n")
     started = len(counter.read_text().splitlines())
+    opened: list[str] = []
     while (message := read()) is not None:
         method = message.get("method")
         if method == "initialize":
@@ -47,6 +49,7 @@ def main(mode: str, counter: Path) -> None:
                 sys.exit(3)
             if mode == "report":
                 uri = message["params"]["textDocument"]["uri"]
+                opened.extend([uri] if uri not in opened else [])
                 error = {
                     "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
                     "severity": 1,
@@ -54,6 +57,11 @@ def main(mode: str, counter: Path) -> None:
                 }
                 params = {"uri": uri, "diagnostics": [error]}
                 write({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
+        elif method == "workspace/symbol" and mode == "report":
+            line = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}
+            name = f"{message['params']['query']}_fake"
+            found = [{"name": name, "kind": 12, "location": {"uri": uri, "range": line}} for uri in opened]
+            write({"jsonrpc": "2.0", "id": message["id"], "result": found})
         elif method == "exit":
             return
         elif "id" in message:

@@ -199,3 +199,47 @@ def opencode_serve(tmp_path: Path, model_script: Path, files: Mapping[str, str] 
     # serve.sh prints `opencode serve: URL ...`; the harness reads the URL after "listening on " or this.
     with running_server(fixture, env, command=command, listening="opencode serve: ") as server:
         yield server
+
+
+def schema_problems(path: str, method: str, body: Any, status: int = 200) -> str | None:
+    """Where `body` does not fit OpenCode's response schema of `method path` (as `/doc` carries it), or None."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    from strata_server.openapi import document
+
+    operation = document()["paths"][path][method]
+    schema = operation["responses"][str(status)]["content"]["application/json"]["schema"]
+    error = best_match(Draft202012Validator({**schema, "components": document()["components"]}).iter_errors(body))
+    if error is None:
+        return None
+    return f"{method.upper()} {path}: {'/'.join(map(str, error.absolute_path))}: {error.message}"
+
+
+@contextmanager
+def following(url: str, route: str = "/event") -> Iterator[Callable[[Callable[[dict[str, Any]], bool]], Any]]:
+    """`wait(test)`: the first event of `route` passing `test` (reading from when the stream opened)."""
+    events: list[dict[str, Any]] = []
+    arrived = threading.Condition()
+
+    def listen() -> None:
+        with httpx.Client(base_url=url, timeout=WAIT_SECONDS) as reader, reader.stream("GET", route) as stream:
+            try:
+                for line in stream.iter_lines():
+                    if line.startswith("data:"):
+                        with arrived:
+                            events.append(json.loads(line.removeprefix("data:")))
+                            arrived.notify_all()
+            except httpx.HTTPError:
+                return  # the server stopped at the end of the test
+
+    threading.Thread(target=listen, daemon=True).start()
+
+    def wait(test: Callable[[dict[str, Any]], bool]) -> Any:
+        with arrived:
+            found = arrived.wait_for(lambda: next((e for e in events if test(e)), None), WAIT_SECONDS)
+        assert found is not None, f"no such event among {[e.get('type') for e in events]}"
+        return found
+
+    wait(lambda e: e.get("type") == "server.connected" or e.get("payload", {}).get("type") == "server.connected")
+    yield wait

@@ -90,12 +90,12 @@ def test_a_wrong_password_is_refused_and_the_right_one_is_let_in(serve: ServeFac
 def test_unimplemented_opencode_routes_answer_501_and_unknown_ones_404(serve: ServeFactory) -> None:
     server = serve([])
     with httpx.Client(base_url=server.url) as client:
-        lsp = client.get("/lsp")
-        share = client.post("/session/ses_x/share")
+        upgrade = client.post("/global/upgrade")
+        move = client.post("/experimental/control-plane/move-session")
         nothing = client.get("/no/such/route")
-        assert (lsp.status_code, lsp.json()["name"]) == (501, "NotImplementedError")
-        assert "GET /lsp is part of OpenCode's API" in lsp.json()["data"]["message"]
-        assert share.status_code == 501
+        assert (upgrade.status_code, upgrade.json()["name"]) == (501, "NotImplementedError")
+        assert "POST /global/upgrade is part of OpenCode's API" in upgrade.json()["data"]["message"]
+        assert move.status_code == 501
         assert (nothing.status_code, nothing.json()["name"]) == (404, "NotFoundError")
 
 

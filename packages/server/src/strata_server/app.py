@@ -17,13 +17,19 @@ from strata_core.logging import get_logger
 from strata_server.browser_guard import BrowserGuard, cors_origins, server_names
 from strata_server.errors import ApiError, error_response, json_error
 from strata_server.routes import (
+    api_v2,
     app_info,
     events,
+    experimental,
     files,
     permissions,
     prompts,
+    questions,
+    services,
+    session_actions,
     session_changes,
     sessions,
+    tui,
     unimplemented,
 )
 from strata_server.security import BasicAuth, BodyLimit
@@ -39,8 +45,14 @@ def implemented_routes() -> list[BaseRoute]:
         *sessions.ROUTES,
         *session_changes.ROUTES,
         *prompts.ROUTES,
+        *session_actions.ROUTES,
         *permissions.ROUTES,
+        *questions.ROUTES,
         *files.ROUTES,
+        *services.ROUTES,
+        *api_v2.ROUTES,
+        *experimental.ROUTES,
+        *tui.ROUTES,
         *events.ROUTES,
         *unimplemented.ROUTES,
     ]

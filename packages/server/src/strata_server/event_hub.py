@@ -97,6 +97,10 @@ class EventHub:
         for payload in payloads:
             self._deliver(payload)
 
+    def broadcast(self, kind: str, properties: Payload) -> None:
+        """Send an event of the server's own (not the core's bus), such as `tui.prompt.append`, to every client."""
+        self._deliver(self.shapes.event(kind, properties))
+
     def _deliver(self, payload: Payload) -> None:
         for client in list(self._clients):
             try:

@@ -63,12 +63,15 @@ def _part(index: int, raw: Mapping[str, Any], project: ProjectInfo) -> PromptPar
     if kind == "agent":
         return AgentInput(raw["name"])
     if kind == "file":
-        url = urlparse(raw["url"])
-        if url.scheme != "file":
-            raise bad_request(
-                f"parts[{index}].url: only file:// URLs are supported, not {url.scheme or 'a bare path'}:"
-            )
-        return FileInput(ordinary_path(project, unquote(url.path)), raw.get("mime"))
+        return file_input(index, raw, project)
     raise bad_request(
         f"parts[{index}]: {kind} parts are not supported by Strata's server; send text, file, agent or subtask parts."
     )
+
+
+def file_input(index: int, raw: Mapping[str, Any], project: ProjectInfo) -> FileInput:
+    """A `file` part's attachment: a `file://` URL naming an ordinary file in the project."""
+    url = urlparse(raw["url"])
+    if url.scheme != "file":
+        raise bad_request(f"parts[{index}].url: only file:// URLs are supported, not {url.scheme or 'a bare path'}:")
+    return FileInput(ordinary_path(project, unquote(url.path)), raw.get("mime"))

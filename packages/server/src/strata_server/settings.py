@@ -17,6 +17,10 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 """A prompt with inlined files fits; a body past this is refused before it is read (413)."""
 PERMISSION_TIMEOUT_SECONDS = 600.0
 """How long a permission question waits for an answer over the API before the tool call fails."""
+HEARTBEAT_SECONDS = 10.0
+"""How often each event stream sends `server.heartbeat`, as OpenCode 1.18.33 does (every 10 s per connection)."""
+HEARTBEAT_VARIABLE = "STRATA_SERVER_HEARTBEAT_SECONDS"
+"""Overrides the heartbeat interval (a proxy that ends quiet connections sooner; tests)."""
 PASSWORD_VARIABLES = ("STRATA_SERVER_PASSWORD", "OPENCODE_SERVER_PASSWORD")
 USERNAME_VARIABLES = ("STRATA_SERVER_USERNAME", "OPENCODE_SERVER_USERNAME")
 HOST_NAME = re.compile(r"(?i)[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?")
@@ -40,6 +44,7 @@ class ServerSettings:
     """With a password every request needs HTTP basic auth; without one only loopback binding is allowed."""
     max_body_bytes: int = MAX_BODY_BYTES
     permission_timeout: float = PERMISSION_TIMEOUT_SECONDS
+    heartbeat_seconds: float = HEARTBEAT_SECONDS
 
     @classmethod
     def from_env(
@@ -61,6 +66,7 @@ class ServerSettings:
             allowed_hosts=allowed_hosts,
             username=username,
             password=password,
+            heartbeat_seconds=_heartbeat(env.get(HEARTBEAT_VARIABLE)),
         )
         settings.check()
         return settings
@@ -84,6 +90,18 @@ class ServerSettings:
                     f"--allowed-host {name!r} is not a host name; give the name alone (no scheme, port or path), "
                     "like opencode.example.com."
                 )
+
+
+def _heartbeat(raw: str | None) -> float:
+    if not raw:
+        return HEARTBEAT_SECONDS
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise ServerSettingsError(f"{HEARTBEAT_VARIABLE}={raw!r} must be a number of seconds above 0, like 10.")
+    return seconds
 
 
 def is_loopback(hostname: str) -> bool:

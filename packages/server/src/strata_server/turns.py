@@ -2,7 +2,8 @@
 started it (`prompt_async` returns at once; a client that hangs up on `POST /message` does not abort it).
 
 A prompt is checked before it is handed to the loop (session, agent, model: the loop's own checks), so a
-bad one is refused with its error and stores nothing. A prompt to a busy session joins that session's loop,
+bad one is refused with its error and stores nothing; so is one to a session running a user's shell command
+(`shells`), which is busy until the command ends. A prompt to a busy session joins that session's loop,
 as OpenCode's does: it is stored, picked up by the running turn, and its caller gets the same answer.
 """
 
@@ -17,6 +18,8 @@ from attrs import define, field
 from strata_core.engine import PromptRequest, TurnChoice
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts
+from strata_core.session import SessionBusyError
+from strata_server.session_shell import SessionShells
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -49,10 +52,14 @@ class RunningTurn:
 class Turns:
     runtime: Runtime
     group: TaskGroup
+    shells: SessionShells = field(factory=SessionShells)
+    """The user's shell commands running in sessions (`POST /session/{id}/shell`)."""
 
     async def start(self, request: PromptRequest) -> RunningTurn:
         """Check the prompt, then run it in the background; raises what the loop would raise for a bad one."""
         await self.runtime.sessions.get(request.session_id)
+        if self.shells.is_running(request.session_id):
+            raise SessionBusyError(request.session_id, elsewhere=False)
         await self.runtime.loop.resolve(TurnChoice.of(request))
         return self._launch(request.session_id, lambda: self.runtime.loop.prompt(request))
 
@@ -65,6 +72,7 @@ class Turns:
         """Abort the session's running turn and wait until it has stored its end (before a delete, so the
         aborted answer is not written into a session that is gone)."""
         loop = self.runtime.loop
+        self.shells.cancel(session_id)
         await loop.cancel(session_id)
         with anyio.move_on_after(STOP_SECONDS):
             await loop.ended(session_id)

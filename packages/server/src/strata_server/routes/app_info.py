@@ -1,5 +1,5 @@
-"""What a client asks about the server and its project: health, paths, vcs, project, config, providers,
-agents, skills and commands."""
+"""What a client asks about the server and its project: health, paths, vcs, projects, config, providers and
+their sign-in methods, agents, skills and commands; and `/log`, where a client writes to the server's log."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from strata_core.context import AgentInfo
+from strata_core.logging import get_logger
 from strata_core.permission import to_config
+from strata_core.session_info import SessionInfo
 from strata_server.provider_shapes import catalog_of, default_models, provider_data
-from strata_server.state import server_state
+from strata_server.state import ServerState, server_state
 from strata_server.version import VERSION
 
 
@@ -63,8 +65,11 @@ async def _git(directory: Any, *args: str) -> str:
 
 async def current_project(request: Request) -> JSONResponse:
     state = server_state(request)
+    return JSONResponse(_project_data(state, await state.runtime.sessions.list_sessions()))
+
+
+def _project_data(state: ServerState, sessions: list[SessionInfo]) -> dict[str, Any]:
     project = state.runtime.project
-    sessions = await state.runtime.sessions.list_sessions()
     created = min((s.time.created for s in sessions), default=state.started_ms)
     updated = max((s.time.updated for s in sessions), default=created)
     data: dict[str, Any] = {
@@ -75,7 +80,66 @@ async def current_project(request: Request) -> JSONResponse:
     }
     if project.vcs:
         data["vcs"] = project.vcs
-    return JSONResponse(data)
+    return data
+
+
+async def projects(request: Request) -> JSONResponse:
+    """The served project, then every other project the store holds sessions of (most recent first); another
+    project's root is where its sessions ran, less their path inside it."""
+    state = server_state(request)
+    by_project: dict[str, list[SessionInfo]] = {}
+    for session in await state.runtime.store.list_sessions():
+        by_project.setdefault(session.project_id, []).append(session)
+    here = state.runtime.project.id
+    listed = [_project_data(state, by_project.pop(here, []))]
+    for project_id, sessions in by_project.items():
+        listed.append(
+            {
+                "id": project_id,
+                "worktree": _worktree_of(sessions[-1]),
+                "time": {"created": min(s.time.created for s in sessions), "updated": sessions[0].time.updated},
+                "sandboxes": [],
+            }
+        )
+    return JSONResponse(listed)
+
+
+def _worktree_of(session: SessionInfo) -> str:
+    inside = (session.path or "").strip("/")
+    if inside and session.directory.endswith("/" + inside):
+        return session.directory[: -len(inside) - 1] or "/"
+    return session.directory
+
+
+async def project_directories(request: Request) -> JSONResponse:
+    """The local directories a project's sessions ran in (the served one first); none for an unknown project,
+    as OpenCode answers."""
+    state = server_state(request)
+    project_id = str(request.path_params["projectID"])
+    found: list[str] = []
+    if project_id == state.runtime.project.id:
+        found.append(str(state.runtime.project.directory))
+    for session in await state.runtime.store.list_sessions(project_id):
+        found.append(session.directory)
+    return JSONResponse([{"directory": directory} for directory in dict.fromkeys(found)])
+
+
+async def provider_auth(request: Request) -> JSONResponse:
+    """Sign-in methods beyond an API key, per provider: OpenCode's come from its auth plugins (OAuth for
+    OpenAI, Copilot, ...); Strata has none, so every provider takes the key a client asks for by default."""
+    return JSONResponse({})
+
+
+log = get_logger(__name__)
+
+
+async def client_log(request: Request) -> JSONResponse:
+    """A client's log line (OpenCode's `app.log`), written to the server's log under `server.client_log`."""
+    state = server_state(request)
+    body = await state.body(request, "app.log")
+    level = {"debug": log.debug, "info": log.info, "warn": log.warning, "error": log.error}[body["level"]]
+    level("server.client_log", service=body["service"], message=body["message"], extra=body.get("extra", {}))
+    return JSONResponse(True)
 
 
 SECRET_KEYS = ("apikey", "api_key", "password", "secret", "token")
@@ -184,9 +248,13 @@ async def commands(request: Request) -> JSONResponse:
 
 ROUTES = [
     Route("/global/health", health, methods=["GET"]),
+    Route("/log", client_log, methods=["POST"]),
     Route("/path", paths, methods=["GET"]),
     Route("/vcs", vcs, methods=["GET"]),
+    Route("/project", projects, methods=["GET"]),
     Route("/project/current", current_project, methods=["GET"]),
+    Route("/project/{projectID}/directories", project_directories, methods=["GET"]),
+    Route("/provider/auth", provider_auth, methods=["GET"]),
     Route("/config", config, methods=["GET"]),
     Route("/config/providers", config_providers, methods=["GET"]),
     Route("/provider", providers, methods=["GET"]),

@@ -1,4 +1,5 @@
-"""Searching and reading the project's files: text search, file-name search, directory listing, content."""
+"""Searching and reading the project's files: text search, file-name search, directory listing, content, and
+the files changed since the last commit."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from strata_core.project import ProjectInfo
 from strata_core.tool import ToolFailure
 from strata_core.tool.support import Search, SearchError, real, walk_files
 from strata_server.errors import bad_request
+from strata_server.git_status import changed_files
 from strata_server.project_files import list_directory, open_regular, project_path, read_content
 from strata_server.state import server_state
 
@@ -147,9 +149,18 @@ async def file_content(request: Request) -> JSONResponse:
     return JSONResponse(await anyio.to_thread.run_sync(read_content, project, raw))
 
 
+async def file_status(request: Request) -> JSONResponse:
+    project = server_state(request).runtime.project
+    if project.vcs != "git":
+        return JSONResponse([])
+    changed = await changed_files(project.worktree, project.directory)
+    return JSONResponse([change.as_json() for change in changed])
+
+
 ROUTES = [
     Route("/find", find_text, methods=["GET"]),
     Route("/find/file", find_files, methods=["GET"]),
     Route("/file", list_files, methods=["GET"]),
     Route("/file/content", file_content, methods=["GET"]),
+    Route("/file/status", file_status, methods=["GET"]),
 ]

@@ -84,8 +84,11 @@ async def prompt_async(request: Request) -> Response:
 
 
 async def abort(request: Request) -> JSONResponse:
-    """Cancel the session's running turn with its tool calls and open questions (true even when idle)."""
-    await server_state(request).runtime.loop.cancel(session_id(request))
+    """Cancel the session's running turn with its tool calls and open questions, or its user's shell command
+    (true even when idle)."""
+    state = server_state(request)
+    state.turns.shells.cancel(session_id(request))
+    await state.runtime.loop.cancel(session_id(request))
     return JSONResponse(True)
 
 
