@@ -29,8 +29,9 @@ class Logged:
 def logging_proxy(upstream: str) -> Iterator[tuple[str, list[Logged]]]:
     """`(url, log)`: a proxy to `upstream` on a free loopback port, and the requests it has forwarded so far."""
     target = urlparse(upstream)
-    host, port = target.hostname, target.port
-    assert host is not None and port is not None
+    assert target.hostname is not None and target.port is not None
+    host: str = target.hostname
+    port: int = target.port
     log: list[Logged] = []
     lock = threading.Lock()
 
