@@ -82,7 +82,12 @@ def run_scenarios(
         done = subprocess.run(
             [node, str(SCENARIOS), *command],
             cwd=project,
-            env={**env, "STRATA_ACP_SDK_DIR": str(SDK_DIR), "ACP_SUMMARY": str(summary)},
+            env={
+                **env,
+                "STRATA_ACP_SDK_DIR": str(SDK_DIR),
+                "ACP_SUMMARY": str(summary),
+                "ACP_TRANSCRIPT": str(summary.with_name("transcript.json")),
+            },
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -126,6 +131,13 @@ def test_the_same_script_passes_against_opencode_acp_and_both_say_the_same(tmp_p
         said[name] = json.loads(summary.read_text(encoding="utf-8"))
 
     strata, opencode = said["strata"], said["opencode"]
+    # The one difference, which lies in the engine rather than in `strata acp`: OpenCode's bash answers a
+    # cancel itself, so the call ends `completed` with "User aborted the command"; Strata's loop ends it
+    # `failed` ("Tool execution aborted"). test_acp_agent's strict xfail holds Strata to OpenCode's end.
+    # `session/load` replays that end too: the cancelled call is the history's last.
+    for scenario in ("cancel", "load"):
+        assert opencode[scenario]["tools"].pop() == ["tool_call_update", None, "completed"]
+        strata[scenario]["tools"].pop()
     assert strata.keys() == opencode.keys()
     for scenario in strata:
         assert (scenario, strata[scenario]) == (scenario, opencode[scenario])

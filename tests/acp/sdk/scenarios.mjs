@@ -5,7 +5,8 @@
 //   opencode.json points a scripted model at scenarios-script.json, with edit and bash asking);
 //   env STRATA_ACP_SDK_DIR: the directory npm installed @agentclientprotocol/sdk into;
 //   env ACP_SUMMARY: where to write what each scenario said (method names, update kinds, tool kinds and
-//   statuses, stop reasons), for the test to compare two agents.
+//   statuses, stop reasons), for the test to compare two agents; env ACP_TRANSCRIPT (optional): where to
+//   write every message both ways of both agent processes.
 // Scenarios: initialize, session/new, a text turn, a read, a write allowed once (and handed to
 // fs/write_text_file), a command rejected, a cancel during `sleep 30`, set_mode plan and a turn in it; then
 // session/load in a second agent process and a turn there. Prints `acp-scenarios: ok N checks`.
@@ -28,9 +29,17 @@ const check = (condition, what) => {
   checks += 1;
 };
 
+const children = new Set();
+// A failed check ends the script: the agents (and what they run) go with it.
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
 // One agent process: the SDK's client over its stdio, every message recorded both ways.
 function startAgent() {
   const child = spawn(command, args, { cwd, stdio: ["pipe", "pipe", "inherit"] });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
   const transcript = [];
   const base = acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
   const tap = (direction) =>
@@ -97,15 +106,36 @@ function said(a, fromMessage, fromUpdate, stopReason) {
     const kind = update.sessionUpdate;
     if (!DROPPED.has(kind) && kinds[kinds.length - 1] !== kind) kinds.push(kind);
   }
-  const tools = a.state.updates
-    .slice(fromUpdate)
-    .filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update")
-    .map((u) => [u.sessionUpdate, u.kind ?? null, u.status ?? null]);
+  // Repeats of one update (a running command's output as it comes) collapse, as chunks do.
+  const tools = [];
+  for (const u of a.state.updates.slice(fromUpdate)) {
+    if (u.sessionUpdate !== "tool_call" && u.sessionUpdate !== "tool_call_update") continue;
+    const entry = [u.sessionUpdate, u.kind ?? null, u.status ?? null];
+    if (JSON.stringify(tools[tools.length - 1]) !== JSON.stringify(entry)) tools.push(entry);
+  }
   const methods = a.transcript
     .slice(fromMessage)
     .filter(([, m]) => m.method !== undefined && m.method !== "session/update")
     .map(([direction, m]) => `${direction} ${m.method}`);
   return { stop: stopReason ?? null, kinds, tools, methods };
+}
+
+// Polls /proc (Linux) until a process with this argv runs in `directory`.
+async function waitForProcess(argv, directory) {
+  const wanted = argv.join("\0") + "\0";
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    for (const pid of fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+      try {
+        const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        if (cmdline === wanted && fs.realpathSync(`/proc/${pid}/cwd`) === fs.realpathSync(directory)) return;
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`no ${argv.join(" ")} process ran in ${directory}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function turn(a, sessionId, text, answers = []) {
@@ -193,18 +223,16 @@ summary.reject = reject;
 // -- cancel during `sleep 30` ---------------------------------------------------------------------------------
 from = first.state.updates.length;
 const fromMessage = first.transcript.length;
+const asked = first.state.questions.length;
 first.state.answers.push("allow_once");
 const waiting = first.agent.request(acp.methods.agent.session.prompt, {
   sessionId,
   prompt: [{ type: "text", text: "wait a while" }],
 });
-await first.until(
-  () =>
-    first.state.updates
-      .slice(from)
-      .some((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress"),
-  "the command to run",
-);
+// Running once its process is: an `in_progress` update may come before the question (both agents send one
+// there at times) and nothing need follow the answer while a silent command runs.
+await first.until(() => first.state.questions.length > asked, "the command's question");
+await waitForProcess(["sleep", "30"], cwd);
 await first.agent.notify(acp.methods.agent.session.cancel, { sessionId });
 const cancelled = await Promise.race([
   waiting,
@@ -233,7 +261,7 @@ const replay = said(second, 0, 0, null);
 check(replay.kinds.includes("user_message_chunk"), "load: the user's messages replayed");
 check(replay.kinds.includes("agent_message_chunk"), "load: the answers replayed");
 check(textOf(second.state.updates, "user_message_chunk").includes("say hello"), "load: the first prompt");
-summary.load = { kinds: replay.kinds, tools: replay.tools.map(([update, kind]) => [update, kind]) };
+summary.load = { kinds: replay.kinds, tools: replay.tools };
 from = second.state.updates.length;
 const after = await turn(second, sessionId, "still there?");
 check(after.stop === "end_turn", "after load: end_turn");
@@ -243,4 +271,8 @@ await second.stop();
 
 for (const value of Object.values(summary)) delete value.answer;
 if (process.env.ACP_SUMMARY) fs.writeFileSync(process.env.ACP_SUMMARY, JSON.stringify(summary, null, 2));
+if (process.env.ACP_TRANSCRIPT) {
+  const transcripts = { first: first.transcript, second: second.transcript };
+  fs.writeFileSync(process.env.ACP_TRANSCRIPT, JSON.stringify(transcripts, null, 2));
+}
 console.log(`acp-scenarios: ok ${checks} checks`);
