@@ -4,7 +4,8 @@ Sessions are Strata's own (the store's): `session/new` creates one, `session/loa
 updates, list, fork, resume and close work on the store. `session/prompt` stores the user's message and
 runs the turn through the runtime's loop, forwarding the bus's events for that session as they come (an
 `UpdateStream`); the answer's end becomes the stop reason (`end_turn`, `cancelled` after `session/cancel`,
-`refusal` when the turn failed). Bad input (an unknown session, a prompt while one runs) is a JSON-RPC
+`refusal` when the turn failed). The MCP servers a client gives a session (new, load, resume, fork) start
+for it alone (`SessionMcp`) and close with it. Bad input (an unknown session, a prompt while one runs) is a JSON-RPC
 error; nothing reaches stdout but protocol messages.
 """
 
@@ -50,12 +51,13 @@ from acp.schema import (
     TextContentBlock,
     Usage,
 )
-from attrs import define, field
+from attrs import Factory, define, field
 
 from strata_acp.commands import available_commands, command_call
 from strata_acp.options import SessionSettings, config_options, default_settings
 from strata_acp.permission import ClientApprover
 from strata_acp.prompt_blocks import prompt_parts
+from strata_acp.session_mcp import SessionMcp, turn_of
 from strata_acp.updates import SessionUpdate, UpdateStream
 from strata_core.bus import Bus, BusEvent, MessageUpdated, PartDelta, PartUpdated
 from strata_core.engine import PromptPart, PromptRequest, TurnEnd
@@ -95,8 +97,11 @@ class StrataAgent:
     runtime: Runtime
     approver: ClientApprover
     background: TaskGroup
-    """Where notifications that follow a response run (the command list after `session/new`)."""
+    """Where notifications that follow a response run (the command list after `session/new`), and where the
+    sessions' MCP servers are held open."""
     version: str = "0.1.0"
+    mcp: SessionMcp = field(default=Factory(lambda self: SessionMcp(self.runtime, self.background), takes_self=True))
+    """The MCP servers the client gave each session (`install` it in the runtime's registry)."""
     client: Client | None = None
     settings: dict[str, SessionSettings] = field(factory=dict)
     writes_files: bool = False
@@ -152,6 +157,7 @@ class StrataAgent:
     ) -> NewSessionResponse:
         info = await self.runtime.sessions.create()
         settings = await self._settings(info.id)
+        await self.mcp.open(info.id, mcp_servers or [])
         self._announce_commands(info.id)
         return NewSessionResponse(session_id=info.id, config_options=await config_options(self.runtime, settings))
 
@@ -164,6 +170,7 @@ class StrataAgent:
         **kwargs: Any,
     ) -> LoadSessionResponse:
         settings = await self._settings(session_id)
+        await self.mcp.open(session_id, mcp_servers or [])
         await self._replay(session_id)
         self._announce_commands(session_id)
         return LoadSessionResponse(config_options=await config_options(self.runtime, settings))
@@ -177,6 +184,7 @@ class StrataAgent:
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         settings = await self._settings(session_id)
+        await self.mcp.open(session_id, mcp_servers or [])
         self._announce_commands(session_id)
         return ResumeSessionResponse(config_options=await config_options(self.runtime, settings))
 
@@ -191,6 +199,7 @@ class StrataAgent:
         await self._settings(session_id)
         forked = await self.runtime.sessions.fork(session_id)
         settings = await self._settings(forked.id)
+        await self.mcp.open(forked.id, mcp_servers or [])
         await self._replay(forked.id)
         self._announce_commands(forked.id)
         return ForkSessionResponse(session_id=forked.id, config_options=await config_options(self.runtime, settings))
@@ -212,6 +221,8 @@ class StrataAgent:
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         await self._settings(session_id)
         await self.runtime.loop.cancel(session_id)
+        await self.runtime.loop.ended(session_id)
+        await self.mcp.close(session_id)
         self.settings.pop(session_id, None)
         return CloseSessionResponse()
 
@@ -232,7 +243,8 @@ class StrataAgent:
         if self.runtime.loop.is_running(session_id):
             raise RequestError.invalid_request({"sessionId": session_id, "reason": "a prompt is already running"})
         request = await self._request(session_id, settings, prompt_parts(prompt, self.runtime.project.directory))
-        answer = await self._run_turn(request)
+        with turn_of(session_id):
+            answer = await self._run_turn(request)
         info = answer.info
         assert isinstance(info, AssistantMessage)
         tokens = info.tokens

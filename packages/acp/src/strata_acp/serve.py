@@ -19,5 +19,7 @@ async def serve_stdio(runtime: Runtime, approver: ClientApprover, *, version: st
     # fork, resume and close are still "unstable" methods in the library: without the flag it answers them
     # "Method not found", though editors (and opencode acp) use them.
     async with anyio.create_task_group() as background:
-        await run_agent(StrataAgent(runtime, approver, background, version=version), use_unstable_protocol=True)
+        agent = StrataAgent(runtime, approver, background, version=version)
+        agent.mcp.install()
+        await run_agent(agent, use_unstable_protocol=True)
         background.cancel_scope.cancel()

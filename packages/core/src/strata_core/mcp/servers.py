@@ -124,15 +124,17 @@ def configured_servers(
     paths: StrataPaths,
     project: ProjectInfo,
     bus: Bus | None = None,
+    servers: Mapping[str, McpServerConfig] | None = None,
 ) -> McpServersRunning:
     """The config's servers, ready to start: the one way the runtime and the CLI (`strata mcp list`) build them,
     so both bound each request by `experimental.mcp_timeout` by default and start local servers in the shell
-    sandbox the config and `--sandbox` put in force, as the model's commands run."""
+    sandbox the config and `--sandbox` put in force, as the model's commands run. `servers` replaces the
+    config's `mcp` block (the servers an ACP client gives one session), started under the same rules."""
     from strata_core.sandbox import configured_sandbox, writable_root
 
     root = writable_root(project.directory, project.worktree)
     return McpServersRunning(
-        config.blocks.mcp,
+        config.blocks.mcp if servers is None else servers,
         env=env,
         directory=project.directory,
         default_timeout_ms=config.blocks.experimental.mcp_timeout,
