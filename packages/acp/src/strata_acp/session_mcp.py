@@ -24,16 +24,16 @@ import anyio
 from acp.schema import AcpMcpServer, HttpMcpServer, McpServerStdio, SseMcpServer
 from attrs import define, field
 
-from strata_core.config.schema import McpLocalConfig, McpRemoteConfig, McpServerConfig
+from strata_core.config import McpLocalConfig, McpRemoteConfig, McpServerConfig
 from strata_core.logging import get_logger
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
     from strata_core.mcp import McpServers
-    from strata_core.permission.rules import Ruleset
+    from strata_core.permission import Ruleset
     from strata_core.runtime import Runtime
-    from strata_core.tool.contract import Tool
+    from strata_core.tool import Tool
 
 log = get_logger(__name__)
 

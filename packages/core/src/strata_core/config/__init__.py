@@ -13,12 +13,15 @@ if TYPE_CHECKING:
     from strata_core.config.merge import merge_deep
     from strata_core.config.paths import StrataPaths
     from strata_core.config.provider_schema import ModelConfig, ProviderConfig, ProviderOptions
-    from strata_core.config.schema import ConfigBlocks
+    from strata_core.config.schema import ConfigBlocks, McpLocalConfig, McpRemoteConfig, McpServerConfig
     from strata_core.config.service import ConfigInfo
 
 __all__ = [
     "ConfigBlocks",
     "ConfigInfo",
+    "McpLocalConfig",
+    "McpRemoteConfig",
+    "McpServerConfig",
     "ModelConfig",
     "ProviderConfig",
     "ProviderOptions",
@@ -31,6 +34,9 @@ __getattr__, __dir__ = lazy_exports(
     {
         "ConfigBlocks": "strata_core.config.schema",
         "ConfigInfo": "strata_core.config.service",
+        "McpLocalConfig": "strata_core.config.schema",
+        "McpRemoteConfig": "strata_core.config.schema",
+        "McpServerConfig": "strata_core.config.schema",
         "ModelConfig": "strata_core.config.provider_schema",
         "ProviderConfig": "strata_core.config.provider_schema",
         "ProviderOptions": "strata_core.config.provider_schema",

@@ -12,13 +12,14 @@ from strata_core._exports import lazy_exports
 if TYPE_CHECKING:
     from strata_core.permission.approval import Refuser, approve_all
     from strata_core.permission.bus_approver import BusApprover
-    from strata_core.permission.rules import NoResponderError, Rule, disabled, to_config
+    from strata_core.permission.rules import NoResponderError, Rule, Ruleset, disabled, to_config
 
 __all__ = [
     "BusApprover",
     "NoResponderError",
     "Refuser",
     "Rule",
+    "Ruleset",
     "approve_all",
     "disabled",
     "to_config",
@@ -31,6 +32,7 @@ __getattr__, __dir__ = lazy_exports(
         "NoResponderError": "strata_core.permission.rules",
         "Refuser": "strata_core.permission.approval",
         "Rule": "strata_core.permission.rules",
+        "Ruleset": "strata_core.permission.rules",
         "approve_all": "strata_core.permission.approval",
         "disabled": "strata_core.permission.rules",
         "to_config": "strata_core.permission.rules",
