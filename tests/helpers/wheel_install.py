@@ -9,7 +9,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+import tomllib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,44 @@ def install(uv: str, root: Path, wheels: Sequence[Path], package: str | None, ex
     run([uv, "pip", "install", "--offline", "--no-deps", "--python", python, *wheels], cwd=root)
     run([uv, "pip", "check", "--python", python], cwd=root)  # every requirement of the wheels is met
     return python
+
+
+def install_locked_tools(uv: str, root: Path, python: Path, names: Iterable[str]) -> None:
+    """`names` (dev tools such as pytest) and what they need, at the lock's versions, into `python`'s venv from
+    uv's cache: through a pylock file cut down to them, as `uv sync` fills the cache by the lock's URLs and not by
+    the index pages a plain `uv pip install NAME==VERSION --offline` would need."""
+    out = root / "tools"
+    out.mkdir(parents=True, exist_ok=True)
+    lock = out / "pylock.toml"
+    run(
+        [uv, "export", "--frozen", "--only-group", "dev", "--no-emit-workspace", "--format", "pylock.toml", "-o", lock],
+        REPO,
+    )
+    header, *blocks = lock.read_text(encoding="utf-8").split("\n[[packages]]\n")
+    wanted = _closure(names)
+    kept = [block for block in blocks if _block_name(block) in wanted]
+    lock.write_text("\n[[packages]]\n".join([header, *kept]), encoding="utf-8")
+    run([uv, "pip", "install", "--offline", "--python", python, "-r", lock], cwd=out)
+
+
+def _block_name(block: str) -> str:
+    return str(tomllib.loads(block)["name"])
+
+
+def _closure(names: Iterable[str]) -> set[str]:
+    """`names` and every package the lock says they depend on, at any depth."""
+    depends = {
+        package["name"]: [dependency["name"] for dependency in package.get("dependencies", [])]
+        for package in tomllib.loads((REPO / "uv.lock").read_text(encoding="utf-8"))["package"]
+    }
+    found: set[str] = set()
+    waiting = list(names)
+    while waiting:
+        name = waiting.pop()
+        if name not in found:
+            found.add(name)
+            waiting.extend(depends.get(name, []))
+    return found
 
 
 def distributions(uv: str, python: Path) -> list[str]:

@@ -10,11 +10,10 @@ runs it in the fresh environment, and anyio's pytest plugin comes with anyio, a 
 from __future__ import annotations
 
 import shutil
-import tomllib
 from pathlib import Path
 
 import pytest
-from wheel_install import REPO, build_all_wheels, install, run, run_app, uv_or_skip
+from wheel_install import REPO, build_all_wheels, install, install_locked_tools, run, run_app, uv_or_skip
 
 EXAMPLES = REPO / "examples"
 
@@ -72,14 +71,8 @@ def installed_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     uv = uv_or_skip()
     root = tmp_path_factory.mktemp("wheels")
     python = install(uv, root, build_all_wheels(uv, root / "dist"), None)
-    run([uv, "pip", "install", "--offline", "--python", python, f"pytest=={_locked_version('pytest')}"], cwd=root)
+    install_locked_tools(uv, root, python, ["pytest"])
     return python
-
-
-def _locked_version(name: str) -> str:
-    lock = tomllib.loads((REPO / "uv.lock").read_text())
-    (version,) = [package["version"] for package in lock["package"] if package["name"] == name]
-    return str(version)
 
 
 def _example_names() -> list[str]:
