@@ -158,11 +158,6 @@ async def test_cancel_during_a_long_command_ends_the_prompt_cancelled(project: P
     assert busy.value.code == -32600 and "already running" in str(busy.value.data)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: a cancelled bash call is stored failed ('Tool execution aborted'); OpenCode's bash answers "
-    "the cancel itself and the call ends completed with 'User aborted the command' (needs a loop/bash change)",
-)
 async def test_a_cancelled_command_ends_completed_with_the_abort_note_as_in_opencode(
     project: Path, env: dict[str, str]
 ) -> None:

@@ -296,6 +296,35 @@ async def test_an_abort_mid_tool_marks_the_call_interrupted_and_the_message_abor
 
 
 @pytest.mark.anyio
+async def test_a_tool_that_answers_the_abort_ends_its_call_completed_with_that_answer(
+    store: MemorySessionStore,
+) -> None:
+    started = anyio.Event()
+
+    async def patient(args: Mapping[str, Any], ctx: ToolContext) -> str:
+        started.set()
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            ctx.end_on_abort(ToolResult(output="so far\n\nstopped by the user", title="patient"))
+            raise
+        return "never"
+
+    harness = Harness(store)
+    with anyio.CancelScope() as scope:
+        async with anyio.create_task_group() as tg:
+            tool = FuncTool("patient", patient)
+            tg.start_soon(harness.run, FakeModel([[*tool_step(("c1", "patient", {}))[:-1], HANG]]), {"patient": tool})
+            await started.wait()
+            scope.cancel()
+    stored = await stored_message(store, "ses_1", "msg_2")
+    assert stored is not None and stored.info.error is not None and stored.info.error.name == ABORTED_ERROR
+    (part,) = _tool_parts(stored)
+    assert isinstance(part.state, ToolStateCompleted)
+    assert (part.state.output, part.state.title) == ("so far\n\nstopped by the user", "patient")
+
+
+@pytest.mark.anyio
 async def test_a_rejected_permission_is_the_tools_error_and_stops_the_turn(store: MemorySessionStore) -> None:
     async def ask_first(args: Mapping[str, Any], ctx: ToolContext) -> str:
         await ctx.ask("bash", ["make"], ["make *"], {})

@@ -327,7 +327,7 @@ class _StepRun:
 
     async def _cleanup(self) -> None:
         end = self.write.now()
-        await self.parts.close(end)
+        await self.parts.close(end, self.runner.ended_on_abort if self.runner is not None else {})
         self.message.time.completed = end
         await self.write.message_info()
 

@@ -25,7 +25,15 @@ from strata_core import llm
 from strata_core.engine.part_writer import PartWriter
 from strata_core.engine.streamed_text import StreamedText
 from strata_core.engine.tool_calls import interrupted
-from strata_core.message import PartTime, ReasoningPart, TextPart, ToolPart, ToolStatePending, ToolStateRunning
+from strata_core.message import (
+    PartTime,
+    ReasoningPart,
+    TextPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStatePending,
+    ToolStateRunning,
+)
 
 
 @define
@@ -120,14 +128,14 @@ class StreamParts:
         part.state = ToolStateRunning(input=dict(call.input or {}), time=PartTime(self.write.now()))
         return part
 
-    async def close(self, end: int) -> None:
+    async def close(self, end: int, ended_on_abort: Mapping[str, ToolStateCompleted]) -> None:
         """Store what the stream left open: texts and reasoning as they are, tools still pending or running as
-        interrupted."""
+        interrupted, or as their tool ended them when it answered the cancellation (`ended_on_abort`)."""
         for streamed in [*self.texts.values(), *self.reasoning.values()]:
             await self._end(streamed, end, None)
         for part in self.tools.values():
             if isinstance(part.state, ToolStatePending | ToolStateRunning):
-                part.state = interrupted(part.state, end)
+                part.state = ended_on_abort.get(part.call_id) or interrupted(part.state, end)
                 await self.write.part(part)
 
     async def _open(

@@ -4,7 +4,8 @@ Calls start as soon as the model has finished writing them and run concurrently 
 The turn's calls are looked back on for a doom loop (the same call again and again) and for a streak of
 failed calls (config `limits.tool_errors`), which the processor stops the turn on.
 Whatever happens is recorded as a result the model sees (invalid arguments, an unknown tool, a refusal, a
-crash in the tool); only cancellation propagates, and the processor's cleanup marks such calls interrupted.
+crash in the tool); only cancellation propagates, and the processor's cleanup marks such calls interrupted,
+or completed with the result a tool answered the cancellation with (`ToolContext.end_on_abort`: bash).
 A result holding a secret file's content (`ToolResult.secret_files`) is stored as a placeholder, its clear
 output kept in memory (`strata_core.secret_outputs`) for the requests that follow. What a tool gives back
 comes from outside (files, commands, MCP servers) and is made valid text here (`strata_core.text`), where it
@@ -143,6 +144,9 @@ class ToolCallRunner:
     secrets: SecretOutputs = field(factory=SecretOutputs)
     """Where a secret file's output waits for the next request, while its part stores a placeholder."""
     blocked: bool = False
+    ended_on_abort: dict[str, ToolStateCompleted] = field(factory=dict)
+    """By call id: the completed state a cancelled call's tool answered its cancellation with (`end_on_abort`),
+    which the step's cleanup stores in place of the interrupted one."""
 
     def repaired_name(self, name: str) -> str:
         """The offered tool a call means (`Read` -> `read`), or the name as given when none is offered."""
@@ -170,16 +174,21 @@ class ToolCallRunner:
                 metadata=dict(result.metadata) or None,
             )
         else:
-            output, attachments = self._kept(part, result)
-            part.state = ToolStateCompleted(
-                input=args,
-                output=output,
-                title=result.title or part.tool,
-                metadata=dict(result.metadata),
-                time=ToolCompletedTime(start=state.time.start, end=end),
-                attachments=attachments,
-            )
+            part.state = self._completed(part, state, args, result, end)
         await self.writer.part(part)
+
+    def _completed(
+        self, part: ToolPart, state: ToolStateRunning, args: dict[str, Any], result: ToolResult, end: int
+    ) -> ToolStateCompleted:
+        output, attachments = self._kept(part, result)
+        return ToolStateCompleted(
+            input=args,
+            output=output,
+            title=result.title or part.tool,
+            metadata=dict(result.metadata),
+            time=ToolCompletedTime(start=state.time.start, end=end),
+            attachments=attachments,
+        )
 
     def _kept(self, part: ToolPart, result: ToolResult) -> tuple[str, list[FilePart] | None]:
         """The output and attachments the part stores: a placeholder for a secret file's content, which
@@ -240,8 +249,19 @@ class ToolCallRunner:
                 state.metadata = valid_strings(dict(metadata))
                 self.writer.queue(part)
 
+        def end_on_abort(result: ToolResult) -> None:
+            state = part.state
+            if isinstance(state, ToolStateRunning):
+                completed = self._completed(part, state, dict(state.input), valid_result(result), self.writer.now())
+                self.ended_on_abort[part.call_id] = completed
+
         return evolve(
-            self.template, message_id=message.id, call_id=part.call_id, ask=ask, update_metadata=update_metadata
+            self.template,
+            message_id=message.id,
+            call_id=part.call_id,
+            ask=ask,
+            update_metadata=update_metadata,
+            end_on_abort=end_on_abort,
         )
 
     def _attachments(self, attachments: Sequence[Attachment]) -> list[FilePart]:

@@ -92,6 +92,14 @@ def _ignore_metadata(title: str | None, metadata: Mapping[str, Any]) -> None:
     return None
 
 
+AbortResult = Callable[["ToolResult"], None]
+"""`end_on_abort(result)`: the result a cancelled call ends with, for a tool that answers a cancellation itself."""
+
+
+def _no_abort_result(result: ToolResult) -> None:
+    return None
+
+
 async def _nobody_to_answer(
     permission: str, patterns: Sequence[str], always: Sequence[str], metadata: Mapping[str, Any]
 ) -> None:
@@ -141,6 +149,10 @@ class ToolContext:
     ask: AskPermission = _nobody_to_answer
     """Who decides an ask: the runtime's permission flow. Without one, every ask is refused (`NoResponderError`)."""
     update_metadata: MetadataUpdate = _ignore_metadata
+    end_on_abort: AbortResult = _no_abort_result
+    """Called by a tool that answers the turn's cancellation itself (bash: the output so far and `User aborted
+    the command`, as OpenCode's shell tool does) with the result its call ends with, completed; a call without
+    one is stored interrupted (`Tool execution aborted`)."""
     extra: Mapping[str, Any] = field(factory=dict)
     """Caller flags, e.g. `bypass_agent_check` for a task the user started directly."""
 
