@@ -35,6 +35,17 @@ def test_strict_config_stops_before_any_model_call(
     assert server.main_requests == []
 
 
+def test_the_strict_flag_refuses_the_unknown_key_as_the_variable_does(
+    cli: Cli, scripted: Callable[[list[dict[str, Any]]], ScriptedServer]
+) -> None:
+    server = scripted([{"text": "hello"}])
+    write_config(cli.project, {**mock_provider_config(server.base_url), "modle": "mock/other"})
+    result = cli("--strict", "run", "say hello")
+    assert result.returncode == 1
+    assert 'unknown config key "modle" (did you mean "model"?)' in result.stderr
+    assert server.main_requests == []
+
+
 def line_of(cli: Cli, key: str) -> int:
     lines = (cli.project / "opencode.json").read_text().splitlines()
     return next(number for number, line in enumerate(lines, 1) if f'"{key}"' in line)

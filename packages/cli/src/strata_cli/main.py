@@ -61,6 +61,13 @@ def _print_version(ctx: click.Context, _: click.Parameter, wanted: bool) -> None
     ctx.exit()
 
 
+def _strict_config(ctx: click.Context, param: click.Parameter, strict: bool) -> None:
+    """`strata --strict CMD`: the config's unknown keys stop the command, as `STRATA_CONFIG_STRICT=1` makes them
+    (the config is read from the environment the command runs in, so the flag sets the variable)."""
+    if strict:
+        os.environ["STRATA_CONFIG_STRICT"] = "1"
+
+
 @click.group(
     cls=LazyGroup,
     invoke_without_command=True,
@@ -73,6 +80,14 @@ def _print_version(ctx: click.Context, _: click.Parameter, wanted: bool) -> None
     is_eager=True,
     callback=_print_version,
     help="Show the version and exit.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_strict_config,
+    help="Refuse config files with keys Strata does not know, as OpenCode does (default: warn and go on).",
 )
 @options.directory
 @options.model
