@@ -242,6 +242,8 @@ class LoadRun:
     """Model calls (assistant messages) of each session's turn."""
     tool_calls: int = 0
     model_calls: int = 0
+    other_answers: list[dict[str, Any]] = field(default_factory=list)
+    """The answers that were not the script's closing text (their info and parts as served), to say why."""
 
     def per_session_kib(self, mib: float) -> float:
         return (mib - self.baseline_mib) * 1024 / self.sessions
@@ -308,6 +310,7 @@ async def _load(url: str, run: LoadRun, memory: RssSampler) -> tuple[float, floa
             run.wall = time.perf_counter() - started
             ended = time.time()
             run.completed = sum(_answer_text(answer) == CLOSING for answer in answers)
+            run.other_answers = [answer for answer in answers if _answer_text(answer) != CLOSING]
             await anyio.sleep(IDLE_PAUSE)
             run.idle_mib = memory.now()
             background.cancel_scope.cancel()

@@ -163,6 +163,7 @@ def test_server_load_runs_sessions_at_once_and_checks_every_answer() -> None:
     from benchmarks import server_load
 
     (run,), others = server_load.measure(runs=1, sessions=2, with_opencode=False)
+    assert run.other_answers == []
     assert run.completed == 2 and run.health_ms and not others
 
 

@@ -9,7 +9,14 @@ import pytest
 from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results
 
 from strata_core.bus import PartUpdated, SessionRetry
-from strata_core.message import ABORTED_ERROR, AssistantMessage, RetryPart, ToolPart, ToolStateError, ToolStateRunning
+from strata_core.message import (
+    ABORTED_ERROR,
+    AssistantMessage,
+    RetryPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateRunning,
+)
 
 
 @pytest.mark.anyio
@@ -51,7 +58,7 @@ async def test_a_stream_cut_mid_way_records_the_error_and_the_next_prompt_contin
 
 
 @pytest.mark.anyio
-async def test_an_abort_mid_tool_interrupts_it_and_leaves_a_resumable_session(
+async def test_an_abort_mid_command_ends_it_with_its_output_and_leaves_a_resumable_session(
     project: Path, env: dict[str, str]
 ) -> None:
     script: Script = [
@@ -74,9 +81,10 @@ async def test_an_abort_mid_tool_interrupts_it_and_leaves_a_resumable_session(
     info = aborted[-1].info
     assert isinstance(info, AssistantMessage) and info.error is not None and info.error.name == ABORTED_ERROR
     assert info.time.completed is not None
+    # The command answers the abort itself, as OpenCode's shell tool does: completed, with what it printed.
     (part,) = tool_parts(aborted)
-    assert isinstance(part.state, ToolStateError) and part.state.metadata is not None
-    assert part.state.metadata.get("interrupted") is True
+    assert isinstance(part.state, ToolStateCompleted)
+    assert part.state.output.startswith("started\n") and "User aborted the command" in part.state.output
     assert texts(answer) == ["Stopped waiting."]
     # The interrupted call is answered in the next request (with what it printed), so no call dangles.
     (result,) = tool_results(server.main_requests[1].body)
