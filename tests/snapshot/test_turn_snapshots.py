@@ -43,7 +43,8 @@ def recorded_script(work: Path) -> Script:
 
 
 def part_shapes(messages: list[dict[str, Any]], work: str) -> list[list[dict[str, Any]]]:
-    """Per message, each part's type, and for patch parts their files relative to the work dir."""
+    """Per message, each part's type; for patch parts their files relative to the work dir, for tool parts the
+    tool, its status, input and output (paths relative to the work dir), for text parts the text."""
     shapes = []
     for message in messages:
         parts = []
@@ -53,6 +54,13 @@ def part_shapes(messages: list[dict[str, Any]], work: str) -> list[list[dict[str
                 shape["files"] = [file.removeprefix(work + "/") for file in part["files"]]
             if part["type"] in ("step-start", "step-finish"):
                 shape["snapshot"] = bool(part.get("snapshot"))
+            if part["type"] == "step-finish":
+                shape["reason"] = part.get("reason")
+            if part["type"] == "tool":
+                state = json.loads(json.dumps(part["state"]).replace(work + "/", ""))
+                shape.update(tool=part["tool"], status=state["status"], input=state["input"], output=state["output"])
+            if part["type"] == "text":
+                shape["text"] = part["text"].removeprefix('"').removesuffix('"')  # `opencode run` quotes its argument
             parts.append(shape)
         shapes.append(parts)
     return shapes
