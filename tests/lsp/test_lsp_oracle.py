@@ -4,6 +4,8 @@ Two sessions, each run live by both CLIs through the oracle's capture.sh (once p
 tools' bin dirs first on PATH; compare.py then compares what they sent, tool results included:
 - `pyright`: `tests/oracle_fixtures/lsp-pyright/`, a Python project with `"lsp": true`, whose script edits
   calc.py into a type error, then writes use.py with an error of its own (so the write reports both files);
+- `apply_patch`: the same Python project with a GPT-5 model (OpenCode offers it apply_patch instead of edit and
+  write), one patch putting a type error in each of the two files (each reported under its relative name);
 - `typescript`: a TypeScript project (built here: it links the installed TypeScript 5 and prettier into its
   node_modules) with `"lsp": true, "formatter": true`: two edits of main.ts, the second a type error, a
   Python file written unformatted and read (ruff formats it), a TypeScript file likewise (prettier).
@@ -18,6 +20,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from cli_harness import STRATA
 from lsp_tools import NPM_BIN, NPM_MODULES, tool, tools_path
@@ -56,6 +59,24 @@ def pyright_session(root: Path) -> tuple[Path, Path]:
     return PYRIGHT_FIXTURE / "fixture", PYRIGHT_FIXTURE / "script.json"
 
 
+PATCH = (
+    '*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a + b\n+    return "x" + a\n'
+    "*** Update File: use.py\n@@\n-total: int = add(1, 2)\n+total: str = add(1, 2)\n*** End Patch"
+)
+
+
+def apply_patch_session(root: Path) -> tuple[Path, Path]:
+    tool(NPM_BIN / "pyright-langserver")
+    fixture = root / "fixture"
+    shutil.copytree(PYRIGHT_FIXTURE / "fixture", fixture)
+    config = json.loads((fixture / "opencode.json").read_text())
+    config["provider"]["mock"]["models"] = {"gpt-5-mock": {"name": "GPT-5 mock", "tool_call": True}}
+    (fixture / "opencode.json").write_text(json.dumps({**config, "model": "mock/gpt-5-mock"}))
+    script = root / "script.json"
+    script.write_text(json.dumps([call("apply_patch", patchText=PATCH), {"text": "Done."}]))
+    return fixture, script
+
+
 def typescript_session(root: Path) -> tuple[Path, Path]:
     tool(NPM_BIN / "typescript-language-server")
     prettier = tool(NPM_BIN / "prettier")
@@ -76,7 +97,32 @@ def typescript_session(root: Path) -> tuple[Path, Path]:
     return fixture, script
 
 
-SESSIONS = {"pyright": pyright_session, "typescript": typescript_session}
+SESSIONS = {"pyright": pyright_session, "apply_patch": apply_patch_session, "typescript": typescript_session}
+THIS_FILE, OTHER_FILES = "LSP errors detected in this file, please fix:\n", "LSP errors detected in other files:\n"
+EXPECTED = {
+    "pyright": [
+        THIS_FILE,
+        OTHER_FILES,
+        '<diagnostics file="<WORK>/calc.py">\nERROR [2:12] Operator "+" not supported',
+        '<diagnostics file="<WORK>/use.py">\nERROR [3:14] Type "int" is not assignable to declared type "str"',
+    ],
+    "apply_patch": ["LSP errors detected in calc.py, please fix:\n", "LSP errors detected in use.py, please fix:\n"],
+    "typescript": [
+        THIS_FILE,
+        OTHER_FILES,
+        "ERROR [1:7] Type 'string' is not assignable to type 'number'.",
+        "1: x = [1, 2]\n",
+        "1: const a = { b: 1 };\n",
+    ],
+}
+"""What OpenCode's tool results carry in each session (so that agreeing cannot mean both sent nothing)."""
+
+
+@attrs.frozen
+class Captures:
+    session: str
+    opencode: Path
+    strata: Path
 
 
 def capture(implementation: str, fixture: Path, script: Path, out: Path) -> Path:
@@ -94,12 +140,13 @@ def _read(path: Path) -> str:
 
 
 @pytest.fixture(scope="module", params=list(SESSIONS))
-def captures(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def captures(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Captures:
     if shutil.which("git") is None:
         pytest.skip("git is not installed (capture.sh commits the fixture)")
     root = tmp_path_factory.mktemp(f"lsp-oracle-{request.param}")
     fixture, script = SESSIONS[request.param](root)
-    return capture("opencode", fixture, script, root / "opencode"), capture("strata", fixture, script, root / "strata")
+    opencode = capture("opencode", fixture, script, root / "opencode")
+    return Captures(request.param, opencode, capture("strata", fixture, script, root / "strata"))
 
 
 def tool_results(capture_dir: Path) -> list[str]:
@@ -110,24 +157,19 @@ def tool_results(capture_dir: Path) -> list[str]:
     return [str(m["content"]).replace(work, "<WORK>") for m in body["messages"] if m["role"] == "tool"]
 
 
-def test_opencodes_results_carry_the_diagnostics_and_formatted_files(captures: tuple[Path, Path]) -> None:
-    results = "\n".join(tool_results(captures[0]))
-    assert "LSP errors detected in this file, please fix:\n" in results
-    assert "LSP errors detected in other files:\n" in results
-    if "main.ts" in results:
-        assert "ERROR [1:7] Type 'string' is not assignable to type 'number'." in results
-        assert "1: x = [1, 2]\n" in results and "1: const a = { b: 1 };\n" in results
-    else:
-        assert '<diagnostics file="<WORK>/calc.py">\nERROR [2:12] Operator "+" not supported' in results
-        assert '<diagnostics file="<WORK>/use.py">' in results
+def test_opencodes_results_carry_the_diagnostics_and_formatted_files(captures: Captures) -> None:
+    results = "\n".join(tool_results(captures.opencode))
+    for expected in EXPECTED[captures.session]:
+        assert expected in results
 
 
-def test_strata_sends_the_same_tool_results(captures: tuple[Path, Path]) -> None:
-    assert tool_results(captures[1]) == tool_results(captures[0])
+def test_strata_sends_the_same_tool_results(captures: Captures) -> None:
+    assert tool_results(captures.strata) == tool_results(captures.opencode)
 
 
-def test_every_request_agrees_on_the_conversation(captures: tuple[Path, Path]) -> None:
-    fields = history_fields(compare(*captures))
+def test_every_request_agrees_on_the_conversation(captures: Captures) -> None:
+    fields = history_fields(compare(captures.opencode, captures.strata))
     assert any(name.endswith(".result") for name in fields), "compare.py found no tool results"
     assert {name: row for name, row in fields.items() if row[0] == "DIFF"} == {}
-    assert len(list(captures[1].glob("[0-9][0-9][0-9].json"))) == len(list(captures[0].glob("[0-9][0-9][0-9].json")))
+    main = [len(list(folder.glob("[0-9][0-9][0-9].json"))) for folder in (captures.strata, captures.opencode)]
+    assert main[0] == main[1]
