@@ -207,3 +207,52 @@ def test_both_servers_agree_on_diff_revert_and_unrevert(tmp_path: Path) -> None:
     del strata["revert again"]
     for name, expected in opencode.items():
         assert strata[name] == expected, name
+
+
+PART_TURN: list[dict[str, Any]] = [
+    TURN[0],
+    {"text": "Now the shell.", "tool_calls": TURN[1]["tool_calls"]},
+    {"text": "Changed."},
+]
+"""The turn again, its second step saying something before its shell command: a revert from that command's part
+takes back the command's changes only (OpenCode keeps a part's message when text or a tool came before it)."""
+
+
+def part_walk(url: str, work: Path) -> dict[str, Any]:
+    """The turn, then a revert from the shell command's part and an unrevert: answers and the disk after each."""
+    seen: dict[str, Any] = {}
+    with httpx.Client(base_url=url, timeout=120) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        answer = client.post(f"/session/{session_id}/message", json={"parts": [{"type": "text", "text": "go"}]})
+        assert answer.status_code == 200, answer.text
+        seen["disk after the turn"] = disk(work)
+        messages = client.get(f"/session/{session_id}/message").json()
+        (message_id, part_id) = next(
+            (m["info"]["id"], p["id"]) for m in messages for p in m["parts"] if p.get("tool") == "bash"
+        )
+        reverted = client.post(f"/session/{session_id}/revert", json={"messageID": message_id, "partID": part_id})
+        assert reverted.status_code == 200, reverted.text
+        revert = reverted.json()["revert"]
+        seen["revert"] = {
+            "at the part": (revert["messageID"], revert.get("partID")) == (message_id, part_id),
+            "diff": revert.get("diff"),
+        }
+        seen["disk after revert"] = disk(work)
+        assert client.post(f"/session/{session_id}/unrevert").status_code == 200
+        seen["disk after unrevert"] = disk(work)
+    return seen
+
+
+def test_both_servers_revert_from_a_part_alike(tmp_path: Path) -> None:
+    with opencode_server(tmp_path, make_fixture(tmp_path / "oc"), PART_TURN) as (url, work):
+        opencode = part_walk(url, work)
+    with strata_server(tmp_path, make_fixture(tmp_path / "st"), PART_TURN) as (url, work):
+        strata = part_walk(url, work)
+    assert strata["revert"]["at the part"] and (strata["disk after revert"]["edit.txt"][0] == b"one\nTWO\nthree\n")
+    assert strata["disk after revert"] != strata["disk after the turn"]
+    # As in the whole-turn walk, OpenCode's unrevert leaves the file the command deleted; Strata's does not.
+    kept = opencode["disk after unrevert"].pop(DELETED_BY_THE_TURN)
+    assert kept == opencode["disk after revert"][DELETED_BY_THE_TURN]
+    assert strata["disk after unrevert"] == strata["disk after the turn"]
+    for name, expected in opencode.items():
+        assert strata[name] == expected, name
