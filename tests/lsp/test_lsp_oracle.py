@@ -6,6 +6,9 @@ tools' bin dirs first on PATH; compare.py then compares what they sent, tool res
   calc.py into a type error, then writes use.py with an error of its own (so the write reports both files);
 - `apply_patch`: the same Python project with a GPT-5 model (OpenCode offers it apply_patch instead of edit and
   write), one patch putting a type error in each of the two files (each reported under its relative name);
+- `custom_server`: the same project with pyright disabled and python-lsp-server (pyflakes) configured as a
+  server of its own (`"lsp": {"pylsp": {"command": [...], "extensions": [".py"]}}`): undefined names in an
+  edit and a write;
 - `typescript`: a TypeScript project (built here: it links the installed TypeScript 5 and prettier into its
   node_modules) with `"lsp": true, "formatter": true`: two edits of main.ts, the second a type error, a
   Python file written unformatted and read (ruff formats it), a TypeScript file likewise (prettier).
@@ -23,7 +26,7 @@ from typing import Any
 import attrs
 import pytest
 from cli_harness import STRATA
-from lsp_tools import NPM_BIN, NPM_MODULES, tool, tools_path
+from lsp_tools import NPM_BIN, NPM_MODULES, PY_BIN, tool, tools_path
 from opencode_oracle import ORACLE, compare, history_fields, missing_reason
 
 pytestmark = [
@@ -77,6 +80,24 @@ def apply_patch_session(root: Path) -> tuple[Path, Path]:
     return fixture, script
 
 
+def custom_server_session(root: Path) -> tuple[Path, Path]:
+    pylsp = tool(PY_BIN / "pylsp")
+    fixture = root / "fixture"
+    shutil.copytree(PYRIGHT_FIXTURE / "fixture", fixture)
+    config = json.loads((fixture / "opencode.json").read_text())
+    servers = {"pyright": {"disabled": True}, "pylsp": {"command": [str(pylsp)], "extensions": [".py"]}}
+    (fixture / "opencode.json").write_text(json.dumps({**config, "lsp": servers}))
+    script = root / "script.json"
+    use = "import os\nfrom calc import add\n\ntotal = add(1, missing)\n"
+    turns = [
+        call("edit", filePath="__WORK__/calc.py", oldString="return a + b", newString="return a + undefined_name"),
+        call("write", filePath="__WORK__/use.py", content=use),
+        {"text": "Done."},
+    ]
+    script.write_text(json.dumps(turns))
+    return fixture, script
+
+
 def typescript_session(root: Path) -> tuple[Path, Path]:
     tool(NPM_BIN / "typescript-language-server")
     prettier = tool(NPM_BIN / "prettier")
@@ -97,7 +118,12 @@ def typescript_session(root: Path) -> tuple[Path, Path]:
     return fixture, script
 
 
-SESSIONS = {"pyright": pyright_session, "apply_patch": apply_patch_session, "typescript": typescript_session}
+SESSIONS = {
+    "pyright": pyright_session,
+    "apply_patch": apply_patch_session,
+    "custom_server": custom_server_session,
+    "typescript": typescript_session,
+}
 THIS_FILE, OTHER_FILES = "LSP errors detected in this file, please fix:\n", "LSP errors detected in other files:\n"
 EXPECTED = {
     "pyright": [
@@ -107,6 +133,12 @@ EXPECTED = {
         '<diagnostics file="<WORK>/use.py">\nERROR [3:14] Type "int" is not assignable to declared type "str"',
     ],
     "apply_patch": ["LSP errors detected in calc.py, please fix:\n", "LSP errors detected in use.py, please fix:\n"],
+    "custom_server": [
+        THIS_FILE,
+        OTHER_FILES,
+        "ERROR [2:16] undefined name 'undefined_name'",
+        "ERROR [4:16] undefined name 'missing'",
+    ],
     "typescript": [
         THIS_FILE,
         OTHER_FILES,
