@@ -1,6 +1,6 @@
 """`opencode run` (1.18.33) and `strata run` with real language servers and formatters send the same requests.
 
-Two sessions, each run live by both CLIs through the oracle's capture.sh (once per module), with the LSP
+Four sessions, each run live by both CLIs through the oracle's capture.sh (once per module and session), with the LSP
 tools' bin dirs first on PATH; compare.py then compares what they sent, tool results included:
 - `pyright`: `tests/oracle_fixtures/lsp-pyright/`, a Python project with `"lsp": true`, whose script edits
   calc.py into a type error, then writes use.py with an error of its own (so the write reports both files);
