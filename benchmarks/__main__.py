@@ -44,6 +44,7 @@ MODULES = (
     "server_load",
     "sandbox_cost",
     "snapshots",
+    "lsp_edit",
     "base_install",
 )
 README = Path(__file__).with_name("README.md")

@@ -7,6 +7,7 @@ installed `strata` console script imports its packages instead of the workspace'
 
     git archive <commit> packages prompts | (mkdir -p /tmp/before && tar -x -C /tmp/before)
     uv run python -m benchmarks.source_ab /tmp/before --runs 12
+    uv run python -m benchmarks.source_ab /tmp/before --after /tmp/after   # two exported trees
 
 Not part of `python -m benchmarks`: it compares code, it does not measure the product.
 """
@@ -53,9 +54,11 @@ def line(scenario: Scenario, name: str, samples: Sequence[ProcessSample]) -> str
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("before", type=Path, help="an exported source tree (with packages/ and prompts/)")
+    parser.add_argument("--after", type=Path, default=None, help="another exported tree (default: the workspace)")
     parser.add_argument("--runs", type=int, default=12)
     args = parser.parse_args(argv)
-    clis = [strata_from("before", args.before.resolve()), strata_from("after", None)]
+    after = args.after.resolve() if args.after else None
+    clis = [strata_from("before", args.before.resolve()), strata_from("after", after)]
     print(f"load average at the start: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     for scenario in (HELLO, TOOL_SESSION):
         for name, samples in compare(scenario, clis, args.runs).items():

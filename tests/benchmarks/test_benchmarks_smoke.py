@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import common, prompt_assembly
+from benchmarks import common, lsp_edit, prompt_assembly  # lsp_edit: its tools dir from the real HOME
 from benchmarks.__main__ import command_line, main, report, run_module, update_readme
 from benchmarks.common import (
     Result,
@@ -187,3 +187,15 @@ def test_sandbox_cost_quick_run_has_a_row_per_mechanism_and_mode() -> None:
         "process only, inside bwrap, 150 .env masks (bwrap's own binds)",
     ]
     assert rows[0].strata is not None and rows[3].strata is not None and rows[6].strata is not None
+
+
+def test_lsp_edit_quick_run_times_the_checks_with_pyright_and_without_servers() -> None:
+    rows = {row.scenario: row.strata for row in lsp_edit.run(quick=True, runs=1)}
+    assert list(rows) == [
+        "lsp: edit, pyright warm, error edit",
+        "lsp: edit, pyright warm, clean edit",
+        "lsp: edit, not configured",
+    ]
+    assert rows["lsp: edit, not configured"] is not None
+    pyright_rows = [rows["lsp: edit, pyright warm, error edit"], rows["lsp: edit, pyright warm, clean edit"]]
+    assert all(value is not None for value in pyright_rows) == lsp_edit.PYRIGHT.exists()

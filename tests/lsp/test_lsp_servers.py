@@ -136,13 +136,10 @@ async def test_prettier_formats_where_the_project_depends_on_it(project: Path, e
     (project / "node_modules" / ".bin").mkdir(parents=True)
     (project / "node_modules" / ".bin" / "prettier").symlink_to(prettier)
     main = project / "main.ts"
-    await turn(
-        project,
-        env,
-        [call("write", filePath=str(main), content="const a = {b:1}\n"), {"text": "ok"}],
-        {"formatter": True},
-    )
+    script = [call("write", filePath=str(main), content="const a = {b:1}\n"), call("read", filePath=str(main))]
+    _, read = await turn(project, env, [*script, {"text": "ok"}], {"formatter": True})
     assert main.read_text() == "const a = { b: 1 };\n"
+    assert "1: const a = { b: 1 };\n" in read
 
 
 @pytest.mark.anyio

@@ -1,8 +1,8 @@
 """OpenCode's own full-screen TUI (`opencode attach`, 1.18.33, in a pty) drives `strata serve` through a session:
 start, a prompt, a tool call with its permission question that changes a file, `/undo` (which reverts the
-turn: the file is back), `/init`, the `!ls` shell, and a toast and an appended prompt sent with the SDK's
-routes while it is attached. Its request log, taken by a proxy in between, shows no server error: every route
-it called is served, the turn's diff among them.
+turn: the file is back, and the TUI lists the turn's diff, `notes.txt +1 -1`), `/init`, the `!ls` shell, and a
+toast and an appended prompt sent with the SDK's routes while it is attached. Its request log, taken by a proxy
+in between, shows no server error: every route it called is served, the turn's diff among them.
 """
 
 from __future__ import annotations
@@ -98,6 +98,9 @@ def test_opencodes_tui_runs_a_whole_session_on_strata_serve(
 
         send_command(screen, log, "/undo", "POST", "/revert")
         wait_until(lambda: (project / "notes.txt").read_text() == "hi\n", "notes.txt restored by the undo")
+        # The TUI shows the reverted turn's diff (from the session's `revert.diff`): its file and line counts.
+        screen.expect("1 message reverted")
+        screen.expect("notes.txt +1 -1")
         screen.send("\x03")  # the TUI puts the reverted prompt back in the input: clear it
 
         send_command(screen, log, "/init", "POST", "/command")

@@ -34,7 +34,7 @@ def test_diff_revert_and_unrevert_over_http(serve: ServeFactory, project: Path) 
         ("notes.txt", "modified", 1, 1),
     ]
     assert diff[1]["patch"].startswith("Index: notes.txt\n") and "-hi\n+HI\n" in diff[1]["patch"]
-    assert whole == diff
+    assert whole == []  # without a messageID OpenCode 1.18.33 answers no files
     assert reverted.status_code == 200, reverted.text
     assert reverted.json()["revert"]["messageID"] == user_id and reverted.json()["revert"]["snapshot"]
     assert after_revert == ("hi\n", False)

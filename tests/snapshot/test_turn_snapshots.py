@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 from attrs import define, field
+from cli_harness import Cli, isolated_env
 from engine_harness import Script, ask, engine, scripted, stored
 
 from strata_core.message import PatchPart, StepFinishPart, StepStartPart
 from strata_core.snapshot.git_snapshot import GitSnapshot, snapshot_dir
+from strata_providers.testing import ScriptedServer
 
 RECORDING = Path(__file__).parents[1] / "oracle_fixtures" / "snapshot-turn"
 
@@ -43,7 +45,8 @@ def recorded_script(work: Path) -> Script:
 
 
 def part_shapes(messages: list[dict[str, Any]], work: str) -> list[list[dict[str, Any]]]:
-    """Per message, each part's type, and for patch parts their files relative to the work dir."""
+    """Per message, each part's type; for patch parts their files relative to the work dir, for tool parts the
+    tool, its status, input and output (paths relative to the work dir), for text parts the text."""
     shapes = []
     for message in messages:
         parts = []
@@ -53,6 +56,13 @@ def part_shapes(messages: list[dict[str, Any]], work: str) -> list[list[dict[str
                 shape["files"] = [file.removeprefix(work + "/") for file in part["files"]]
             if part["type"] in ("step-start", "step-finish"):
                 shape["snapshot"] = bool(part.get("snapshot"))
+            if part["type"] == "step-finish":
+                shape["reason"] = part.get("reason")
+            if part["type"] == "tool":
+                state = json.loads(json.dumps(part["state"]).replace(work + "/", ""))
+                shape.update(tool=part["tool"], status=state["status"], input=state["input"], output=state["output"])
+            if part["type"] == "text":
+                shape["text"] = part["text"].removeprefix('"').removesuffix('"')  # `opencode run` quotes its argument
             parts.append(shape)
         shapes.append(parts)
     return shapes
@@ -112,3 +122,23 @@ async def test_a_turn_scans_the_worktree_at_its_start_and_after_each_step_that_r
     assert snapshots.scans == 3
     patches = [p for m in history for p in m.parts if isinstance(p, PatchPart)]
     assert [sorted(Path(f).name for f in p.files) for p in patches] == [["f.txt"], ["d.txt", "g.txt", "n.txt"]]
+
+
+def test_strata_run_then_export_agrees_with_opencodes_export(tmp_path: Path) -> None:
+    """The whole CLI path: `strata run` on the fixture with the fixture's own config, then `strata export`."""
+    work = tmp_path / "work"
+    shutil.copytree(RECORDING / "fixture", work)
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    cli = Cli(work, isolated_env(tmp_path))
+    with ScriptedServer(recorded_script(work)) as server:
+        config = work / "opencode.json"
+        config.write_text(config.read_text().replace("__PORT__", str(server.port)))
+        done = cli("run", "change the files")
+        assert done.returncode == 0, done.stderr
+    exported = cli("export")
+    assert exported.returncode == 0, exported.stderr
+    ours = json.loads(exported.stdout[exported.stdout.index("{") :])
+    expected = opencode_export()
+    recorded_work = (RECORDING / "workdir.txt").read_text().strip()
+    assert part_shapes(ours["messages"], str(work)) == part_shapes(expected["messages"], recorded_work)
+    assert ours["messages"][0]["info"]["summary"] == expected["messages"][0]["info"]["summary"]

@@ -48,10 +48,13 @@ class _Running:
         if self.process.stderr is None:
             return
         pending = b""
-        async for chunk in self.process.stderr:
-            lines = (pending + chunk).split(b"\n")
-            pending = lines.pop()
-            self.stderr.extend(line.decode("utf-8", "replace")[:500] for line in lines if line.strip())
+        try:
+            async for chunk in self.process.stderr:
+                lines = (pending + chunk).split(b"\n")
+                pending = lines.pop()
+                self.stderr.extend(line.decode("utf-8", "replace")[:500] for line in lines if line.strip())
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return  # the server was stopped (its pipes closed) while this was still reading
 
 
 class ProjectLanguageServers:
@@ -235,4 +238,7 @@ class ProjectLanguageServers:
             except ProcessLookupError:
                 pass
             await running.process.wait()
+        # Its pipes closed now, in this event loop: left to the garbage collector, they close after the loop
+        # has ended, and asyncio raises "Event loop is closed" from the transport's __del__.
+        await running.process.aclose()
         running.finish()

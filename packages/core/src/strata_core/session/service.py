@@ -237,7 +237,8 @@ class SessionService:
 
     async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
         """The files the turn of the user message `message_id` changed (its `summary.diffs`), or with no
-        message every file the session's turns changed (OpenCode's `session.diff`)."""
+        message every file the session's turns changed (what the `session.diff` event carries; the HTTP
+        route answers `[]` without a message, as OpenCode's does)."""
         await self.get(session_id)
         history = await self.store.messages(session_id)
         if message_id is None:

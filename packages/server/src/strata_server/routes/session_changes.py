@@ -1,6 +1,8 @@
 """What a session's turns changed on disk, and taking it back: `/session/{id}/diff`, `/revert`, `/unrevert`.
 
 OpenCode's TUI reads the diff after every turn and offers undo (revert from a message) and redo (unrevert).
+`/diff` answers the files of one turn (`messageID`); without one it answers `[]`, as OpenCode 1.18.33's
+`SessionSummary.diff` does (clients get the whole session's files from the `session.diff` event instead).
 A revert over files edited outside the agent answers 409 `RevertConflictError` naming them (nothing was
 changed); `?force=true` reverts anyway. A turn running in the session answers 409 `SessionBusyError`.
 """
@@ -23,6 +25,9 @@ def _forced(request: Request) -> bool:
 async def diff(request: Request) -> JSONResponse:
     state = server_state(request)
     message_id = request.query_params.get("messageID") or None
+    if message_id is None:
+        await state.runtime.sessions.get(session_id(request))  # an unknown session still answers 404
+        return JSONResponse([])
     diffs = await state.runtime.sessions.diff(session_id(request), message_id)
     return JSONResponse([change.to_json() for change in diffs])
 
