@@ -50,6 +50,8 @@ NEVER_ON_START_UP = (
     "lsprotocol",
     "strata_core.lsp.service",
     "strata_core.formatter.service",
+    "strata_core.sandbox.sandbox",
+    "strata_core.sandbox.bubblewrap",
     "starlette",
     "sse_starlette",
     "uvicorn",
@@ -71,8 +73,8 @@ NEVER_ON_START_UP = (
 )
 """Heavy or optional modules none of the three needs: the server and its web stack, MCP's SDK (and the
 pydantic it brings), terminal rendering (a run off a terminal writes plain text), the tools' parsers and
-matchers (loaded at a tool's first call), language servers and formatters (loaded when configured), the
-models.dev catalogue (a configured provider needs none of it)."""
+matchers (loaded at a tool's first call), language servers and formatters (loaded when configured), the shell
+sandbox (loaded at the first `bash` call), the models.dev catalogue (a configured provider needs none of it)."""
 
 ONLY_A_RUN_NEEDS = (
     "httpx",
