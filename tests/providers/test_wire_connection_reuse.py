@@ -14,7 +14,7 @@ from anyio.abc import SocketAttribute, SocketStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 from provider_kit import WIRES, Wire, collect, info_for, of_type
 
-from strata_core.llm import LanguageModel, TextDelta
+from strata_core.llm import LanguageModel, StreamFailed, TextDelta
 from strata_providers.anthropic_messages import AnthropicMessagesModel
 from strata_providers.openai_chat import OpenAIChatModel
 from strata_providers.retry import RetryPolicy
@@ -30,11 +30,13 @@ HEAD = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding
 
 class KeepAliveServer:
     """Answers every request on a connection with one streamed text, keeping the connection open; counts
-    connections. With `end_body=False` the body is never ended (no last chunk), as a broken proxy might."""
+    connections. With `end_body=False` the body is never ended (no last chunk), as a broken proxy might; with
+    `cut_body` the connection is closed right after the answer, without the body's last chunk."""
 
-    def __init__(self, wire: Wire, end_body: bool = True) -> None:
+    def __init__(self, wire: Wire, end_body: bool = True, cut_body: bool = False) -> None:
         self.wire = wire
-        self.end_body = end_body
+        self.end_body = end_body and not cut_body
+        self.cut_body = cut_body
         self.connections = 0
         self.requests = 0
 
@@ -47,6 +49,8 @@ class KeepAliveServer:
                 events = sse_events(Turn(text="Hello there"), self.wire, self.requests, "m")
                 chunks = b"".join(b"%x\r\n%s\r\n" % (len(event), event) for event in events)
                 await stream.send(HEAD + chunks + (b"0\r\n\r\n" if self.end_body else b""))
+                if self.cut_body:
+                    return
                 if not self.end_body:
                     await anyio.sleep_forever()
 
@@ -93,3 +97,13 @@ async def test_a_body_left_open_after_the_answer_does_not_hold_the_call(wire: Wi
             assert "".join(delta.text for delta in of_type(events, TextDelta)) == "Hello there"
     assert server.requests == 2
     assert server.connections == 2  # the unfinished body's connection could not be reused
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_body_broken_off_after_the_answer_keeps_the_answer(wire: Wire, client: httpx.AsyncClient) -> None:
+    server = KeepAliveServer(wire, cut_body=True)
+    async with serving(server) as base_url:
+        with anyio.fail_after(10):
+            events = await collect(model(wire, base_url, client))
+    assert "".join(delta.text for delta in of_type(events, TextDelta)) == "Hello there"
+    assert not of_type(events, StreamFailed) and server.requests == 1

@@ -165,10 +165,14 @@ async def _drain(rest: AsyncIterator[ServerSentEvent]) -> None:
     A response closed before the end of its body takes its connection with it, so every step would connect
     again (and shake hands again over TLS); read to the end, the connection returns to the client's pool for
     the next call. OpenCode's client reads a stream to its end too. A server that keeps the body open past
-    the end of the answer gets `_DRAIN_GRACE`, then the connection is closed as before.
+    the end of the answer gets `_DRAIN_GRACE`, then the connection is closed as before; one that breaks the
+    body off (closes without its last chunk) costs the connection only, never the complete answer.
     """
     with anyio.move_on_after(_DRAIN_GRACE):
-        async for _ in rest:
+        try:
+            async for _ in rest:
+                pass
+        except (httpx.HTTPError, SSEError):
             pass
 
 
