@@ -6,7 +6,7 @@ import re
 from datetime import UTC, date, datetime, timedelta, timezone
 
 from strata_core.clock import FrozenClock, SystemClock
-from strata_core.ids import TIME_PART_MODULUS, Ids, random_base62, seeded_entropy, time_part
+from strata_core.ids import BASE62, TIME_PART_MODULUS, Ids, random_base62, seeded_entropy, time_part
 
 ID_FORMAT = re.compile(r"^(msg|ses)_[0-9a-f]{12}[0-9A-Za-z]{14}$")
 
@@ -100,6 +100,13 @@ def test_seeded_entropy_makes_the_whole_id_reproducible() -> None:
     assert run() == run()
     assert run()[0] != Ids(FrozenClock(1_780_000_000_000), seeded_entropy(43)).new("ses")
     assert random_base62(14) != random_base62(14)  # the default entropy is random
+
+
+def test_the_default_entropy_gives_the_length_asked_from_all_of_base62() -> None:
+    for length in (1, 14, 300):
+        assert len(random_base62(length)) == length
+    drawn = "".join(random_base62(14) for _ in range(2000))
+    assert set(drawn) == set(BASE62)  # 28,000 draws: each of the 62 characters ~450 times
 
 
 def test_ids_advanced_past_an_id_made_elsewhere_sort_after_it_and_keep_ascending() -> None:

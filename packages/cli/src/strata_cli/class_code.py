@@ -98,7 +98,7 @@ class _CodeCache:
         if args or kwargs or mode != "exec" or not isinstance(source, str) or not isinstance(filename, str):
             return compile(source, filename, mode, *args, **kwargs)  # not the call attrs makes: as asked
         number = _HASH_NUMBER.search(source)
-        script = source if number is None else _HASH_NUMBER.sub(rf"\g<1>{_PLACEHOLDER}\g<3>", source, count=1)
+        script = source if number is None else f"{source[: number.start(2)]}{_PLACEHOLDER}{source[number.end(2) :]}"
         key = (filename, script)
         code = self.stored.get(key)
         if code is None:
@@ -115,16 +115,20 @@ class _CodeCache:
 
 
 def _with_number(code: types.CodeType, number: int) -> types.CodeType:
-    """`code` with the placeholder constant, wherever it is nested, replaced by `number`."""
-    consts = tuple(
-        number
-        if type(const) is int and const == _PLACEHOLDER
-        else _with_number(const, number)
-        if isinstance(const, types.CodeType)
-        else const
-        for const in code.co_consts
-    )
-    return code if consts == code.co_consts else code.replace(co_consts=consts)
+    """`code` with the placeholder constant, wherever it is nested, replaced by `number`.
+
+    A script holds one placeholder (`compile` stores one), so the walk ends at the first: it runs once per
+    class at start-up, and rebuilding every nested constant tuple cost ~2 ms of a run."""
+    consts = code.co_consts
+    for index, const in enumerate(consts):
+        if type(const) is int and const == _PLACEHOLDER:
+            replaced: object = number
+        elif isinstance(const, types.CodeType) and (replaced := _with_number(const, number)) is not const:
+            pass
+        else:
+            continue
+        return code.replace(co_consts=(*consts[:index], replaced, *consts[index + 1 :]))
+    return code
 
 
 def _future_flags(module: types.ModuleType) -> int:

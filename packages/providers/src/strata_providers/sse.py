@@ -36,6 +36,8 @@ from strata_providers.retry import RetryPolicy, stream_with_retries
 
 _CLOSE_GRACE = 5.0
 """Seconds a cancelled caller still grants us to close the response cleanly."""
+_DRAIN_GRACE = 0.25
+"""Seconds the rest of a finished stream may take to arrive (see `_drain`)."""
 
 
 @frozen
@@ -139,6 +141,7 @@ async def stream_attempt(
                 for event in events:
                     yield event
                 if decoder.finished:
+                    await _drain(sse_events)
                     return
             for event in decoder.end_of_stream():
                 yield event
@@ -154,6 +157,23 @@ async def stream_attempt(
         raise TransportError(f"connection to {request.url} failed: {_describe(exc)}") from exc
     except SSEError as exc:
         raise BadResponseError(f"not a valid event stream: {exc}") from exc
+
+
+async def _drain(rest: AsyncIterator[ServerSentEvent]) -> None:
+    """Read what a finished stream still sends (its end: the last chunk of the body) and drop it.
+
+    A response closed before the end of its body takes its connection with it, so every step would connect
+    again (and shake hands again over TLS); read to the end, the connection returns to the client's pool for
+    the next call. OpenCode's client reads a stream to its end too. A server that keeps the body open past
+    the end of the answer gets `_DRAIN_GRACE`, then the connection is closed as before; one that breaks the
+    body off (closes without its last chunk) costs the connection only, never the complete answer.
+    """
+    with anyio.move_on_after(_DRAIN_GRACE):
+        try:
+            async for _ in rest:
+                pass
+        except (httpx.HTTPError, SSEError):
+            pass
 
 
 async def _check_response(response: httpx.Response) -> None:

@@ -10,17 +10,24 @@ inside, `protected.py` for what stays read-only or hidden in the project (`proje
 `environment.py` for the environment's scrubbing.
 """
 
-from strata_core.sandbox.describe import describe
-from strata_core.sandbox.environment import SECRET_PATTERNS, looks_secret, scrubbed_environment
-from strata_core.sandbox.sandbox import (
-    PreparedCommand,
-    SandboxState,
-    ShellSandbox,
-    configured_sandbox,
-    shell_sandbox,
-    writable_root,
-)
-from strata_core.sandbox.settings import SandboxSettingError, SandboxSettings, parse_mode
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from strata_core._exports import by_module, lazy_exports
+
+if TYPE_CHECKING:
+    from strata_core.sandbox.describe import describe
+    from strata_core.sandbox.environment import SECRET_PATTERNS, looks_secret, scrubbed_environment
+    from strata_core.sandbox.sandbox import (
+        PreparedCommand,
+        SandboxState,
+        ShellSandbox,
+        configured_sandbox,
+        shell_sandbox,
+        writable_root,
+    )
+    from strata_core.sandbox.settings import SandboxSettingError, SandboxSettings, parse_mode
 
 __all__ = [
     "SECRET_PATTERNS",
@@ -37,3 +44,24 @@ __all__ = [
     "shell_sandbox",
     "writable_root",
 ]
+
+# Lazy: a run that never starts a shell command (`strata run "say hello"`) imports `sandbox.protected` alone
+# (which files a snapshot leaves out), not bubblewrap's machinery (~6 ms).
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    by_module(
+        {
+            "strata_core.sandbox.describe": ["describe"],
+            "strata_core.sandbox.environment": ["SECRET_PATTERNS", "looks_secret", "scrubbed_environment"],
+            "strata_core.sandbox.sandbox": [
+                "PreparedCommand",
+                "SandboxState",
+                "ShellSandbox",
+                "configured_sandbox",
+                "shell_sandbox",
+                "writable_root",
+            ],
+            "strata_core.sandbox.settings": ["SandboxSettingError", "SandboxSettings", "parse_mode"],
+        }
+    ),
+)
