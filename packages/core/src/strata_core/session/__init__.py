@@ -1,4 +1,4 @@
-"""Sessions: the store protocol, the SQLite and in-memory stores, the service, export and import.
+"""Sessions: the store protocol, the SQLite, PostgreSQL and in-memory stores, the service, export and import.
 
 What other packages use is re-exported here; each name loads with its module on first use.
 """
@@ -10,9 +10,16 @@ from typing import TYPE_CHECKING
 from strata_core._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from strata_core.session.database_url import (
+        DatabaseUnavailableError,
+        DatabaseUrlError,
+        checked_database_url,
+        configured_database_url,
+    )
     from strata_core.session.export import message_data, parse_export_text, part_data, session_data
     from strata_core.session.lease import SessionBusyError
     from strata_core.session.opencode_db import OpenCodeSession, default_database
+    from strata_core.session.postgres_store import PostgresSessionStore
     from strata_core.session.revert import RevertConflictError
     from strata_core.session.sanitize import sanitized
     from strata_core.session.service import MessageNotFoundError, SessionExistsError
@@ -29,8 +36,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Bucket",
+    "DatabaseUnavailableError",
+    "DatabaseUrlError",
     "MessageNotFoundError",
     "OpenCodeSession",
+    "PostgresSessionStore",
     "RevertConflictError",
     "SessionBusyError",
     "SessionExistsError",
@@ -43,6 +53,8 @@ __all__ = [
     "StorageLockedError",
     "StorageReadOnlyError",
     "UsageTotals",
+    "checked_database_url",
+    "configured_database_url",
     "default_database",
     "message_data",
     "parse_export_text",
@@ -57,8 +69,11 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "Bucket": "strata_core.session.stats",
+        "DatabaseUnavailableError": "strata_core.session.database_url",
+        "DatabaseUrlError": "strata_core.session.database_url",
         "MessageNotFoundError": "strata_core.session.service",
         "OpenCodeSession": "strata_core.session.opencode_db",
+        "PostgresSessionStore": "strata_core.session.postgres_store",
         "RevertConflictError": "strata_core.session.revert",
         "SessionBusyError": "strata_core.session.lease",
         "SessionExistsError": "strata_core.session.service",
@@ -71,6 +86,8 @@ __getattr__, __dir__ = lazy_exports(
         "StorageLockedError": "strata_core.session.storage_errors",
         "StorageReadOnlyError": "strata_core.session.storage_errors",
         "UsageTotals": "strata_core.session.usage",
+        "checked_database_url": "strata_core.session.database_url",
+        "configured_database_url": "strata_core.session.database_url",
         "default_database": "strata_core.session.opencode_db",
         "message_data": "strata_core.session.export",
         "parse_export_text": "strata_core.session.export",
