@@ -24,6 +24,21 @@ from strata_providers.testing import ScriptedModel
 pytestmark = pytest.mark.anyio
 
 
+async def test_a_postgresql_url_by_keyword_or_variable_opens_the_shared_store(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    from strata_core.session import PostgresSessionStore
+
+    project, env = _setup(tmp_path)
+    async with open_runtime(project, env, store=postgres_url, models=OneModel(ScriptedModel())) as runtime:
+        assert isinstance(runtime.store, PostgresSessionStore)
+        session = await runtime.sessions.create()
+    shared_env = {**env, "STRATA_DATABASE_URL": postgres_url}
+    async with open_runtime(project, shared_env, models=OneModel(ScriptedModel())) as runtime:
+        assert isinstance(runtime.store, PostgresSessionStore)
+        assert await runtime.store.get_session(session.id) == session
+
+
 @define
 class OneModel:
     """A model resolver that knows one model: the scripted one."""
@@ -170,8 +185,10 @@ async def test_a_custom_tool_named_like_a_built_in_replaces_it(tmp_path: Path) -
 
 async def test_contradicting_or_missing_options_are_refused_with_what_to_pass(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
-    with pytest.raises(RuntimeOptionsError, match='store= takes a SessionStore, a Path or "memory"'):
-        async with open_runtime(project, env, store="disk", models=OneModel(ScriptedModel())):  # type: ignore[arg-type]
+    with pytest.raises(
+        RuntimeOptionsError, match='store= takes a SessionStore, a Path, a postgresql:// URL or "memory"'
+    ):
+        async with open_runtime(project, env, store="disk", models=OneModel(ScriptedModel())):
             pass
     with pytest.raises(RuntimeOptionsError, match="needs a model resolver: pass models="):
         open_runtime(project, env, store="memory")

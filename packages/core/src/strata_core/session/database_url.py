@@ -36,11 +36,13 @@ def checked_database_url(url: str, *, source: str) -> str:
         raise DatabaseUrlError(f"{source}: {redacted(url)!r} is not a valid URL ({error})") from None
     if parts.scheme not in SCHEMES:
         raise DatabaseUrlError(
-            f"{source}: {redacted(url)!r} is not a PostgreSQL URL; expected postgresql://user:password@host:port/"
-            "database (SQLite, the default, needs no URL: leave it unset)"
+            f"{source}: {redacted(url)!r} is not a PostgreSQL URL; expected a URL like postgresql://HOST:PORT/DATABASE"
+            " (a user and password may go before the host; SQLite, the default, needs no URL: leave it unset)"
         )
     if not parts.hostname and "host=" not in parts.query:
-        raise DatabaseUrlError(f"{source}: {redacted(url)!r} names no host; expected postgresql://user@host/database")
+        raise DatabaseUrlError(
+            f"{source}: {redacted(url)!r} names no host; expected a URL like postgresql://HOST:PORT/DATABASE"
+        )
     return url
 
 
