@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from attrs import define, field
 from custom_tools import RecordingTool
@@ -22,6 +23,25 @@ from strata_core.session.memory_store import MemorySessionStore
 from strata_providers.testing import ScriptedModel
 
 pytestmark = pytest.mark.anyio
+
+
+async def test_sessions_stored_under_a_repository_s_path_id_move_to_its_root_commit(tmp_path: Path) -> None:
+    from strata_core.project import root_commit
+
+    project, env = _setup(tmp_path)
+    who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    await anyio.run_process(["git", "init", "-q"], cwd=project)
+    await anyio.run_process(["git", "commit", "-q", "--allow-empty", "-m", "root"], cwd=project, env={**env, **who})
+    database = tmp_path / "sessions.db"
+    async with open_runtime(project, env, store=database, models=OneModel(ScriptedModel())) as runtime:
+        old = await runtime.sessions.create()
+        path_id = runtime.project.path_id
+        assert path_id is not None and runtime.project.id == root_commit(project) != path_id
+        old.project_id = path_id  # as a Strata before the root-commit ids stored it
+        await runtime.store.put_session(old)
+    async with open_runtime(project, env, store=database, models=OneModel(ScriptedModel())) as runtime:
+        assert [s.id for s in await runtime.sessions.list_sessions()] == [old.id]
+        assert await runtime.store.list_sessions(path_id) == []
 
 
 async def test_a_postgresql_url_by_keyword_or_variable_opens_the_shared_store(

@@ -241,6 +241,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         c.web_client.override(providers.Object(given))
         project = await c.project().info()
         c.project_id.override(providers.Object(project.id))
+        await _adopt_path_keyed_sessions(c.store(), project)
         c.config_info.override(providers.Object(await c.config().get()))
         config: ConfigInfo = c.config_info()
         models = options["models"]
@@ -353,6 +354,16 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
                 f'open_runtime: store= takes a SessionStore, a Path, a postgresql:// URL or "memory", not {choice!r}'
             )
         return choice
+
+
+async def _adopt_path_keyed_sessions(store: SessionStore, project: ProjectInfo) -> None:
+    """Sessions stored under the project's former id (its worktree path's hash) move to its id (the root commit),
+    so a repository's sessions stay listed in it after the change; one indexed query when there are none."""
+    if project.path_id is None or project.path_id == project.id:
+        return
+    for info in await store.list_sessions(project.path_id):
+        info.project_id = project.id
+        await store.put_session(info)
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
