@@ -23,8 +23,10 @@ from strata_core.engine import settle_if_idle
 from strata_core.errors import StrataError
 from strata_core.permission import BusApprover
 from strata_core.runtime import Runtime, RuntimeOptions
+from strata_core.session import SessionStore, SharedStore
 from strata_server.app import create_app
 from strata_server.event_hub import EventHub
+from strata_server.event_relay import EventRelay
 from strata_server.event_shapes import EventShapes
 from strata_server.settings import ServerSettings
 from strata_server.state import ServerState
@@ -53,7 +55,8 @@ async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[
     sock = listen(settings)
     await settle_crashed_calls(runtime)
     async with anyio.create_task_group() as group:
-        hub = EventHub(runtime.bus, EventShapes(runtime.store, runtime.container.ids(), runtime.clock))
+        shapes = EventShapes(runtime.store, runtime.container.ids(), runtime.clock)
+        hub = EventHub(runtime.bus, shapes, relay=_relay(runtime.store, shapes))
         await group.start(hub.run)
         state = ServerState(runtime, settings, Turns(runtime, group), hub, runtime.clock.now_ms(), questions)
         config = uvicorn.Config(
@@ -127,3 +130,10 @@ async def _announce(server: uvicorn.Server, settings: ServerSettings, ready: Cal
     port = server.servers[0].sockets[0].getsockname()[1] if server.servers else settings.port  # port 0: the real one
     host = f"[{settings.hostname}]" if ":" in settings.hostname else settings.hostname
     ready(f"http://{host}:{port}")
+
+
+def _relay(store: SessionStore, shapes: EventShapes) -> EventRelay | None:
+    """The event relay to the other servers sharing the store, if it is shared (PostgreSQL)."""
+    if not isinstance(store, SharedStore):
+        return None
+    return EventRelay(store, shapes, store.event_channel())

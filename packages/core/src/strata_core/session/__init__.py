@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from strata_core.session.export import message_data, parse_export_text, part_data, session_data
     from strata_core.session.lease import SessionBusyError
     from strata_core.session.opencode_db import OpenCodeSession, default_database
+    from strata_core.session.postgres_events import NotifyChannel, fits_one_notification
     from strata_core.session.postgres_store import PostgresSessionStore
     from strata_core.session.revert import RevertConflictError
     from strata_core.session.sanitize import sanitized
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
         StorageLockedError,
         StorageReadOnlyError,
     )
-    from strata_core.session.store import SessionNotFoundError, SessionStore
+    from strata_core.session.store import SessionNotFoundError, SessionStore, SharedStore
     from strata_core.session.usage import UsageTotals, usage_of
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "DatabaseUnavailableError",
     "DatabaseUrlError",
     "MessageNotFoundError",
+    "NotifyChannel",
     "OpenCodeSession",
     "PostgresSessionStore",
     "RevertConflictError",
@@ -46,6 +48,7 @@ __all__ = [
     "SessionExistsError",
     "SessionNotFoundError",
     "SessionStore",
+    "SharedStore",
     "Stats",
     "StorageDamagedError",
     "StorageError",
@@ -56,6 +59,7 @@ __all__ = [
     "checked_database_url",
     "configured_database_url",
     "default_database",
+    "fits_one_notification",
     "message_data",
     "parse_export_text",
     "part_data",
@@ -72,6 +76,7 @@ __getattr__, __dir__ = lazy_exports(
         "DatabaseUnavailableError": "strata_core.session.database_url",
         "DatabaseUrlError": "strata_core.session.database_url",
         "MessageNotFoundError": "strata_core.session.service",
+        "NotifyChannel": "strata_core.session.postgres_events",
         "OpenCodeSession": "strata_core.session.opencode_db",
         "PostgresSessionStore": "strata_core.session.postgres_store",
         "RevertConflictError": "strata_core.session.revert",
@@ -79,6 +84,7 @@ __getattr__, __dir__ = lazy_exports(
         "SessionExistsError": "strata_core.session.service",
         "SessionNotFoundError": "strata_core.session.store",
         "SessionStore": "strata_core.session.store",
+        "SharedStore": "strata_core.session.store",
         "Stats": "strata_core.session.stats",
         "StorageDamagedError": "strata_core.session.storage_errors",
         "StorageError": "strata_core.session.storage_errors",
@@ -89,6 +95,7 @@ __getattr__, __dir__ = lazy_exports(
         "checked_database_url": "strata_core.session.database_url",
         "configured_database_url": "strata_core.session.database_url",
         "default_database": "strata_core.session.opencode_db",
+        "fits_one_notification": "strata_core.session.postgres_events",
         "message_data": "strata_core.session.export",
         "parse_export_text": "strata_core.session.export",
         "part_data": "strata_core.session.export",

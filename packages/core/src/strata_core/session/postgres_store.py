@@ -47,6 +47,7 @@ with needing("postgres", "a PostgreSQL session store (STRATA_DATABASE_URL)"):
     import psycopg
     import psycopg_pool
 
+    from strata_core.session.postgres_events import NotifyChannel
     from strata_core.session.postgres_lease import AdvisoryLeases
 
 T = TypeVar("T")
@@ -141,6 +142,10 @@ class PostgresSessionStore:
             pool, self._pool = self._pool, None
             if pool is not None:
                 await pool.close()
+
+    def event_channel(self) -> NotifyChannel:
+        """A new end of the event channel of the processes sharing this database (`postgres_events.py`)."""
+        return NotifyChannel(self.url)
 
     def lease(
         self, session_id: str, *, wait: bool = False, on_wait: Callable[[], None] | None = None
