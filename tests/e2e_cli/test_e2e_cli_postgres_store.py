@@ -69,3 +69,35 @@ def test_an_unreachable_database_is_named_without_its_password(cli: Cli, postgre
     assert done.returncode == 1
     assert "cannot be reached" in done.stderr and f"127.0.0.1:{port}/sessions" in done.stderr
     assert "hunter2" not in done.stderr and "unexpected internal error" not in done.stderr
+
+
+def test_db_migrate_copies_the_local_sessions_verifies_them_and_resumes_what_is_missing(
+    cli: Cli, scripted: Scripted, postgres_url: str, postgres_server: Any
+) -> None:
+    server = scripted([{"text": "One."}, {"text": "Two."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    for title in ("First", "Second"):
+        assert cli("run", "--title", title, "hello").returncode == 0
+    local = {s["id"]: s["title"] for s in json.loads(cli("session", "list", "--json").stdout)}
+
+    copied = cli("db", "migrate", "--to", postgres_url)
+    assert copied.returncode == 0, copied.stderr
+    assert "Copied 2 sessions (0 already there) of 2" in copied.stdout and "4 messages" in copied.stdout
+    assert "Verified" in copied.stdout
+    shared = json.loads(cli("session", "list", "--json", "--database", postgres_url).stdout)
+    assert {s["id"]: s["title"] for s in shared} == local
+
+    # A copy cut off part way: one session lost its answer in the target. Run again: only it is copied.
+    cut = next(iter(local))
+    postgres_server.psql(
+        f"DELETE FROM message WHERE session_id = '{cut}' AND data::jsonb ->> 'role' = 'assistant'", postgres_url
+    )
+    again = cli("db", "migrate", "--to", postgres_url)
+    assert again.returncode == 0 and "Copied 1 sessions (1 already there) of 2" in again.stdout, again.stdout
+    shown = cli("session", "export", cut, "--database", postgres_url)
+    assert [m["info"]["role"] for m in json.loads(shown.stdout)["messages"]] == ["user", "assistant"]
+
+
+def test_db_migrate_refuses_a_url_that_is_not_postgresql(cli: Cli) -> None:
+    done = cli("db", "migrate", "--to", "sqlite:///tmp/x.db")
+    assert done.returncode == 2 and "is not a PostgreSQL URL" in done.stderr

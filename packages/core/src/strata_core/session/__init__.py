@@ -33,10 +33,12 @@ if TYPE_CHECKING:
         StorageReadOnlyError,
     )
     from strata_core.session.store import SessionNotFoundError, SessionStore, SharedStore
+    from strata_core.session.store_copy import CopyReport, copy_sessions
     from strata_core.session.usage import UsageTotals, usage_of
 
 __all__ = [
     "Bucket",
+    "CopyReport",
     "DatabaseUnavailableError",
     "DatabaseUrlError",
     "MessageNotFoundError",
@@ -58,6 +60,7 @@ __all__ = [
     "UsageTotals",
     "checked_database_url",
     "configured_database_url",
+    "copy_sessions",
     "default_database",
     "fits_one_notification",
     "message_data",
@@ -73,6 +76,7 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "Bucket": "strata_core.session.stats",
+        "CopyReport": "strata_core.session.store_copy",
         "DatabaseUnavailableError": "strata_core.session.database_url",
         "DatabaseUrlError": "strata_core.session.database_url",
         "MessageNotFoundError": "strata_core.session.service",
@@ -94,6 +98,7 @@ __getattr__, __dir__ = lazy_exports(
         "UsageTotals": "strata_core.session.usage",
         "checked_database_url": "strata_core.session.database_url",
         "configured_database_url": "strata_core.session.database_url",
+        "copy_sessions": "strata_core.session.store_copy",
         "default_database": "strata_core.session.opencode_db",
         "fits_one_notification": "strata_core.session.postgres_events",
         "message_data": "strata_core.session.export",
