@@ -4,6 +4,7 @@ processes (busy at once, taken over when the holder dies), and clear errors when
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 import anyio
@@ -156,23 +157,58 @@ async def test_a_lease_survives_the_database_dropping_its_connection_by_taking_a
         assert await store.get_session(session.id) == session
 
 
-async def test_a_database_restart_between_calls_is_survived_and_nothing_half_written(
+async def test_a_database_restart_is_ridden_out_and_one_that_stays_down_is_a_clear_error(
     postgres_url: str, postgres_server: Any
 ) -> None:
-    async with PostgresSessionStore(postgres_url, pool_timeout=2) as store:
+    async with PostgresSessionStore(postgres_url, pool_timeout=20) as store:
         session = session_info()
         user = user_message(session.id)
         await store.put_session(session)
         postgres_server.stop("fast")
+        back = threading.Timer(1.0, postgres_server.start)
+        back.start()
         try:
-            with pytest.raises(DatabaseUnavailableError, match=r"not answering|cannot be reached"):
-                await store.put_message(user)
+            await store.put_message(user)  # the pool's connections died: it waits for a new one, then writes
         finally:
-            postgres_server.start()
-        await store.put_message(user)
+            back.join()
         await store.put_part(text_part(session.id, user.id, "after the restart"))
         (stored,) = await store.messages(session.id)
         assert stored.info == user and len(stored.parts) == 1
+
+    async with PostgresSessionStore(postgres_url, pool_timeout=2) as store:
+        postgres_server.stop("fast")
+        try:
+            with pytest.raises(DatabaseUnavailableError, match=r"not answering|cannot be reached"):
+                await store.put_message(user_message(session.id))
+        finally:
+            postgres_server.start()
+        assert len(await store.messages(session.id)) == 1  # nothing of the failed write, the rest intact
+
+
+async def test_a_statement_slower_than_the_timeout_is_cancelled_and_a_full_pool_refuses_at_once(
+    postgres_url: str,
+) -> None:
+    async with PostgresSessionStore(postgres_url, pool_size=1, pool_timeout=0.3, statement_timeout_ms=1500) as store:
+        session = session_info()
+        await store.put_session(session)
+        import psycopg
+
+        async with await psycopg.AsyncConnection.connect(postgres_url) as blocker:
+            await blocker.execute("LOCK TABLE session IN ACCESS EXCLUSIVE MODE")  # held until its transaction ends
+            with pytest.raises(DatabaseUnavailableError, match=r"ran longer than 1\.5 s"):
+                await store.get_session(session.id)
+            async with anyio.create_task_group() as group:
+                group.start_soon(_expect_slow, store, session.id)  # holds the pool's one connection
+                await anyio.sleep(0.1)
+                with pytest.raises(DatabaseUnavailableError, match=r"gave no connection within 0\.3 s"):
+                    await store.newest_message_id(session.id)
+            await blocker.rollback()
+        assert await store.get_session(session.id) == session
+
+
+async def _expect_slow(store: PostgresSessionStore, session_id: str) -> None:
+    with pytest.raises(DatabaseUnavailableError, match="ran longer"):
+        await store.get_session(session_id)
 
 
 async def test_a_tool_part_settled_as_interrupted_is_an_error_state(postgres_url: str) -> None:

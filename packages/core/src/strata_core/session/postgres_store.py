@@ -10,7 +10,8 @@ it; other tasks of this process wait for it to end, as the SQLite store's do. A 
 cancellation: it is committed whole or rolled back whole, never left half done.
 
 Faults: a connection found broken (the database restarted, the network dropped it) is replaced and the call
-tried once more, which is safe because every write is an idempotent upsert or delete of named rows; inside a
+tried once more, which is safe because every write is an idempotent upsert or delete of named rows; the retry
+waits up to `pool_timeout` for the pool to reconnect, so a turn rides out a database restart that short. Inside a
 batch nothing is retried (the transaction is gone) and the batch fails whole. A database that cannot be reached,
 a pool with no free connection within `pool_timeout`, or a statement slower than `statement_timeout_ms` comes
 out as a `DatabaseUnavailableError` naming the database (password hidden) and what to check.
@@ -208,10 +209,20 @@ class PostgresSessionStore:
                             if snapshot:  # several SELECTs of one call see one state, even while others write
                                 await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                             return await work(conn)
+                except psycopg.errors.QueryCanceled:
+                    raise  # too slow: trying again would only double the wait
                 except psycopg.OperationalError:
                     if attempt == 2 or self._in_own_batch():
                         raise
+                    await self._drop_broken_connections()
         raise AssertionError("unreachable")
+
+    async def _drop_broken_connections(self) -> None:
+        """After the database restarted, every idle connection of the pool is dead: drop them all, so the retry
+        waits (up to `pool_timeout`) for a new one rather than taking the next dead one."""
+        pool = self._pool
+        if pool is not None:
+            await pool.check()
 
     def _in_own_batch(self) -> bool:
         return self._batch_task is not None and self._batch_task == anyio.get_current_task().id
