@@ -348,7 +348,11 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             from strata_core.session.postgres_store import PostgresSessionStore
 
             url = checked_database_url(choice, source="open_runtime: store=")
-            return await self._stack.enter_async_context(PostgresSessionStore.open(url, self._container.clock()))
+            store = await self._stack.enter_async_context(PostgresSessionStore.open(url, self._container.clock()))
+            keeper = await self._stack.enter_async_context(anyio.create_task_group())
+            self._stack.callback(keeper.cancel_scope.cancel)  # runs first on exit: the keeper never delays it
+            keeper.start_soon(store.keep_leases)
+            return store
         if isinstance(choice, str):
             raise RuntimeOptionsError(
                 f'open_runtime: store= takes a SessionStore, a Path, a postgresql:// URL or "memory", not {choice!r}'

@@ -8,8 +8,13 @@ never outlive its holder.
 
 The locks live on one dedicated connection per process, never on a pooled one (a pooled connection goes back to
 the pool, and its locks with it). Inside the process the lease is re-entrant, as `FileLeases` is: the first
-holder takes the lock, the last gives it back. If the dedicated connection breaks, its locks are gone; the next
-lease opens a new connection, and the turns still running are logged as having lost theirs.
+holder takes the lock, the last gives it back.
+
+If the dedicated connection breaks (the database restarted), its locks are gone. `keep` (run by the runtime that
+opened the store) checks the connection every `KEEP_SECONDS` while leases are held, and the next lease call
+checks it too; a new connection takes the held sessions' locks again at once. A session another process took in
+that gap is logged as lost (its turn goes on, but is no longer the only writer): the window is the database's
+restart plus at most `KEEP_SECONDS`.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from strata_core.logging import get_logger
 from strata_core.session.lease import POLL_SECONDS, SessionBusyError
 
 log = get_logger(__name__)
+
+KEEP_SECONDS = 2.0
 
 OnWait = Callable[[], None]
 
@@ -102,12 +109,41 @@ class AdvisoryLeases:
             if conn is not None and not conn.closed and not conn.broken:
                 return conn
             if conn is not None:
-                if self._holders:
-                    log.warning("session leases lost with their connection", sessions=sorted(self._holders))
                 with contextlib.suppress(Exception):
                     await conn.close()
             self._conn = await self.connect()
+            await self._take_again(self._conn)
             return self._conn
+
+    async def _take_again(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """On a new connection, the locks of the sessions this process still holds (its old one lost them)."""
+        for session_id in sorted(self._holders):
+            cursor = await conn.execute("SELECT pg_try_advisory_lock(%s)", (lease_key(session_id),))
+            row = await cursor.fetchone()
+            if row and row[0]:
+                log.warning("session lease taken again on a new connection", session_id=session_id)
+            else:
+                log.error(
+                    "session lease lost: another process took it while the database was away", session_id=session_id
+                )
+
+    async def keep(self, interval: float = KEEP_SECONDS) -> None:
+        """Until cancelled: while leases are held, check their connection, and replace a broken one (taking the
+        locks again)."""
+        while True:
+            await anyio.sleep(interval)
+            if not self._holders:
+                continue
+            try:
+                conn = await self._connection()
+                await conn.execute("SELECT 1")
+            except psycopg.OperationalError:
+                try:
+                    await self._connection()  # found broken by the probe: replaced now
+                except Exception as error:
+                    log.warning("session leases: the database is away", error=str(error))
+            except Exception as error:
+                log.warning("session leases: the database is away", error=str(error))
 
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):

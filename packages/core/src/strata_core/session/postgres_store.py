@@ -144,6 +144,10 @@ class PostgresSessionStore:
             if pool is not None:
                 await pool.close()
 
+    async def keep_leases(self) -> None:
+        """Until cancelled: keep this process's leases held across a lost connection (`postgres_lease.py`)."""
+        await self._leases.keep()
+
     def event_channel(self) -> NotifyChannel:
         """A new end of the event channel of the processes sharing this database (`postgres_events.py`)."""
         return NotifyChannel(self.url)
