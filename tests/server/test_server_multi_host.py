@@ -61,8 +61,12 @@ def hosts(tmp_path: Path, clones: tuple[Path, Path], postgres_url: str) -> Itera
             model = stack.enter_context(ScriptedServer(script))
             config = {**mock_provider_config(model.base_url), "permission": {"bash": "allow"}}
             (work / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
-            env = {**isolated_env(tmp_path / f"host-{name}"), "STRATA_DATABASE_URL": postgres_url}
-            server = stack.enter_context(running_server(work, env))
+            # A by the variable, B by the option: both ways of naming the shared database.
+            env = isolated_env(tmp_path / f"host-{name}")
+            if name == "a":
+                server = stack.enter_context(running_server(work, {**env, "STRATA_DATABASE_URL": postgres_url}))
+            else:
+                server = stack.enter_context(running_server(work, env, ("--database", postgres_url)))
             return Server(server.url, server.process, server.output, model)
 
         yield {"start": start}
