@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 from attrs import define, field
@@ -52,6 +52,7 @@ with needing("postgres", "a PostgreSQL session store (STRATA_DATABASE_URL)"):
     from strata_core.session.postgres_lease import AdvisoryLeases
 
 T = TypeVar("T")
+Scope = Literal["statement", "transaction", "snapshot"]
 Connection = psycopg.AsyncConnection[Any]
 Work = Callable[[Connection], Awaitable[T]]
 
@@ -201,16 +202,17 @@ class PostgresSessionStore:
         async with pool.connection() as conn:
             yield conn, False
 
-    async def _run(self, work: Work[T], *, snapshot: bool = False) -> T:
-        """`work` in a transaction of its own (or the batch's), tried once more on a connection found broken."""
+    async def _run(self, work: Work[T], scope: Scope) -> T:
+        """`work` as one statement (autocommit: atomic on its own, one round trip), in a transaction of its own, or
+        in the batch's; tried once more on a connection found broken."""
         for attempt in (1, 2):
             with self._reported():
                 try:
                     async with self._connection() as (conn, in_batch):
-                        if in_batch:
+                        if in_batch or scope == "statement":
                             return await work(conn)
                         async with conn.transaction():
-                            if snapshot:  # several SELECTs of one call see one state, even while others write
+                            if scope == "snapshot":  # several SELECTs of one call see one state while others write
                                 await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                             return await work(conn)
                 except psycopg.errors.QueryCanceled:
@@ -231,13 +233,15 @@ class PostgresSessionStore:
     def _in_own_batch(self) -> bool:
         return self._batch_task is not None and self._batch_task == anyio.get_current_task().id
 
-    async def _write(self, work: Work[T]) -> T:
+    async def _write(self, work: Work[T], scope: Scope = "statement") -> T:
+        """A write of one statement, or (`scope="transaction"`) of several together."""
         with anyio.CancelScope(shield=True):  # whole or not at all; bounded by the statement timeout
-            result = await self._run(work)
+            result = await self._run(work, scope)
         return result
 
-    async def _read(self, work: Work[T]) -> T:
-        return await self._run(work, snapshot=True)
+    async def _read(self, work: Work[T], scope: Scope = "statement") -> T:
+        """A read of one statement, or (`scope="snapshot"`) of several seeing one state."""
+        return await self._run(work, scope)
 
     @asynccontextmanager
     async def batch(self) -> AsyncIterator[None]:
@@ -296,7 +300,7 @@ class PostgresSessionStore:
             await conn.execute("DELETE FROM message WHERE session_id = %s", (session_id,))
             await conn.execute("DELETE FROM session WHERE id = %s", (session_id,))
 
-        await self._write(work)
+        await self._write(work, "transaction")
 
     # -----------------------------------------------------------------------------------------------------
     # Messages and parts
@@ -315,14 +319,14 @@ class PostgresSessionStore:
             await conn.execute("DELETE FROM part WHERE session_id = %s AND message_id = %s", args)
             await conn.execute("DELETE FROM message WHERE session_id = %s AND id = %s", args)
 
-        await self._write(work)
+        await self._write(work, "transaction")
 
     async def delete_part(self, session_id: str, message_id: str, part_id: str) -> None:
         query = "DELETE FROM part WHERE session_id = %s AND message_id = %s AND id = %s"
         await self._write(lambda conn: conn.execute(query, (session_id, message_id, part_id)))
 
     async def messages(self, session_id: str) -> list[MessageWithParts]:
-        return await self._read(lambda conn: _load_messages(conn, session_id))
+        return await self._read(lambda conn: _load_messages(conn, session_id), "snapshot")
 
     async def newest_message_id(self, session_id: str) -> str | None:
         async def work(conn: Connection) -> str | None:
