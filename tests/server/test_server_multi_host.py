@@ -136,6 +136,7 @@ def test_two_hosts_share_sessions_events_the_one_writer_lease_and_take_over_a_de
         started = on_a.post(f"/session/{session_id}/prompt_async", json={"parts": [{"type": "text", "text": "wait"}]})
         assert started.status_code == 204, started.text
         wait_until(lambda: [s for s in tool_states(on_b, session_id) if s["status"] == "running"], "A's call to run")
+        assert wait_until(lambda: session_id in on_b.get("/session/status").json(), "B to see the session busy")
         busy = prompt(b.url, session_id, "now")
         assert busy.status_code == 409 and busy.json()["_tag"] == "SessionBusyError", busy.text
 
