@@ -39,10 +39,6 @@ def checked_database_url(url: str, *, source: str) -> str:
             f"{source}: {redacted(url)!r} is not a PostgreSQL URL; expected a URL like postgresql://HOST:PORT/DATABASE"
             " (a user and password may go before the host; SQLite, the default, needs no URL: leave it unset)"
         )
-    if not parts.hostname and "host=" not in parts.query:
-        raise DatabaseUrlError(
-            f"{source}: {redacted(url)!r} names no host; expected a URL like postgresql://HOST:PORT/DATABASE"
-        )
     return url
 
 
