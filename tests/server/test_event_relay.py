@@ -37,7 +37,13 @@ async def test_events_big_and_small_reach_the_other_server_whole_and_in_order(po
             if payload is not None and payload["properties"].get("last"):
                 all_arrived.set()
 
-        delta = {"sessionID": "ses_1", "messageID": "msg_1", "partID": big.id, "field": "text", "delta": "é" * 9000}
+        delta = {
+            "sessionID": "ses_1",
+            "messageID": "msg_1",
+            "partID": big.id,
+            "field": "text",
+            "delta": "\x01" * 6000 + "é" * 3000,
+        }
         sent = [
             shapes_here.event("session.status", {"sessionID": "ses_1", "status": {"type": "busy"}}),
             shapes_here.event("message.part.delta", delta),
@@ -53,11 +59,15 @@ async def test_events_big_and_small_reach_the_other_server_whole_and_in_order(po
                 await all_arrived.wait()
             group.cancel_scope.cancel()
 
+    assert sender.channel.dropped == 0
     kinds = [p["type"] for p in received]
     pieces = kinds.count("message.part.delta")
     assert kinds == ["session.status", *["message.part.delta"] * pieces, "message.part.updated", "session.idle"]
     assert pieces > 1
-    assert "".join(p["properties"]["delta"] for p in received if p["type"] == "message.part.delta") == "é" * 9000
+    assert (
+        "".join(p["properties"]["delta"] for p in received if p["type"] == "message.part.delta")
+        == "\x01" * 6000 + "é" * 3000
+    )
     (updated,) = [p for p in received if p["type"] == "message.part.updated"]
     assert updated["properties"]["part"] == part_data(big) and updated["properties"]["time"] == 1
 

@@ -25,8 +25,9 @@ log = get_logger(__name__)
 
 PART_REFERENCE = "strata.part.ref"
 """The relay's own message naming a stored part; never sent to a client."""
-DELTA_PIECE_CHARS = 1500
-"""A piece of a delta cut to fit: at most 4 bytes a character in UTF-8 (and escapes), well under the limit."""
+DELTA_PIECE_CHARS = 1000
+"""A piece of a delta cut to fit: a character takes at most 6 bytes in the JSON (a control character's
+six-character escape; UTF-8 takes at most 4), so a piece stays under the limit with its ids around it."""
 
 
 @define(eq=False)

@@ -123,13 +123,23 @@ class NotifyChannel:
             try:
                 async with await self._connect() as conn:
                     async for first in self._pending:
-                        burst = [first, *_waiting(self._pending)]
-                        async with conn.pipeline():
-                            for envelope in burst:
-                                await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, envelope))
+                        await self._send_burst(conn, [first, *_waiting(self._pending)])
             except psycopg.OperationalError as error:
                 log.warning("shared events: sending connection lost", database=redacted(self.url), error=str(error))
             await anyio.sleep(RECONNECT_SECONDS)
+
+    async def _send_burst(self, conn: psycopg.AsyncConnection[Any], burst: list[str]) -> None:
+        try:
+            async with conn.pipeline():
+                for envelope in burst:
+                    await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, envelope))
+        except psycopg.OperationalError:
+            raise  # the connection: opened again by the caller
+        except (
+            psycopg.Error
+        ) as error:  # a message the database refused (one too big): the burst is lost, not the channel
+            self.dropped += len(burst)
+            log.error("shared events: the database refused a burst", events=len(burst), error=str(error))
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
         return await psycopg.AsyncConnection.connect(
