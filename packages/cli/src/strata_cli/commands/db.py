@@ -59,6 +59,12 @@ def migrate(url: str, source: Path | None) -> None:
         f"Copied {report.copied} sessions ({report.already_there} already there) of {report.sessions} from {path}: "
         f"{report.messages} messages, {report.parts} parts."
     )
+    if report.newer_there:
+        click.echo(
+            "Left alone, as the database holds them in a later state (continued there): "
+            + ", ".join(report.newer_there)
+            + "."
+        )
     if report.mismatched:
         raise CliError(
             "These sessions do not read back from the database as they are stored here: "

@@ -3,9 +3,10 @@
 Each session is copied whole in one batch (one transaction on the target): it is there completely or not at
 all, so a copy cut off at any moment leaves only whole sessions behind. Run again, the copy skips the sessions
 the target already holds as the source does (same record, same messages and parts), and copies the rest; the
-writes are upserts, so a session changed since is simply replaced. Parts are put in their order, which the
-target keeps. At the end each copied session is read back from the target and its messages and parts counted
-against the source's: a difference is reported, never hidden.
+writes are upserts, so a session changed here since is replaced there. A session updated in the target after
+the source's copy of it (continued on another host) is left alone and reported: copying would roll it back.
+Parts are put in their order, which the target keeps. At the end each copied session is read back from the
+target and its messages and parts counted against the source's: a difference is reported, never hidden.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class CopyReport:
     """Sessions in the source."""
     copied: int = 0
     already_there: int = 0
+    newer_there: list[str] = field(factory=list)
+    """Sessions the target holds in a later state than the source (continued there): not copied."""
     messages: int = 0
     parts: int = 0
     """Messages and parts of the source, all sessions (the target holds at least these once verified)."""
@@ -41,7 +44,10 @@ async def copy_sessions(
         history = await source.messages(info.id)
         report.messages += len(history)
         report.parts += sum(len(message.parts) for message in history)
-        if await target.get_session(info.id) == info and _counts(await target.messages(info.id)) == _counts(history):
+        there = await target.get_session(info.id)
+        if there is not None and there.time.updated > info.time.updated:
+            report.newer_there.append(info.id)
+        elif there == info and _counts(await target.messages(info.id)) == _counts(history):
             report.already_there += 1
         else:
             async with target.batch():
