@@ -1,5 +1,6 @@
 """Two `strata serve` processes as two hosts: different HOMEs, each on its own clone of one repository, one PostgreSQL
-database. They are one project; a session made on one is listed, streamed, continued and taken over by the other;
+database. They are one project; a session made on one is listed, streamed, continued, aborted and taken over by
+the other;
 they never run two turns of one session at once; many sessions prompted through both at once are all answered,
 each answer stored once."""
 
@@ -90,7 +91,11 @@ def tool_states(client: httpx.Client, session_id: str) -> list[dict[str, Any]]:
 def test_two_hosts_share_sessions_events_the_one_writer_lease_and_take_over_a_dead_host(
     hosts: dict[str, Any],
 ) -> None:
-    answers_a = [{"text": "Hello from A."}, *({"text": f"A answers {i}."} for i in range(CONCURRENT // 2)), SLEEP]
+    answers_a: list[dict[str, Any]] = [
+        {"text": "Hello from A."},
+        *({"text": f"A answers {i}."} for i in range(CONCURRENT // 2)),
+    ]
+    answers_a += [SLEEP, SLEEP]  # the first is aborted from B, the second cut off by the kill
     answers_b = [{"text": "B continues."}, *({"text": f"B answers {i}."} for i in range(CONCURRENT // 2))]
     answers_b.append({"text": "B took over."})
     a, b = hosts["start"]("a", answers_a), hosts["start"]("b", answers_b)
@@ -132,6 +137,14 @@ def test_two_hosts_share_sessions_events_the_one_writer_lease_and_take_over_a_de
             assert [m["info"]["role"] for m in stored] == ["user", "assistant"]
         assert sorted(answer_of(on_a, session) for session in ids) == sorted(expected)
 
+        # B's abort ends the turn A is running.
+        started = on_a.post(f"/session/{session_id}/prompt_async", json={"parts": [{"type": "text", "text": "wait"}]})
+        assert started.status_code == 204, started.text
+        wait_until(lambda: [s for s in tool_states(on_b, session_id) if s["status"] == "running"], "A's call to run")
+        assert on_b.post(f"/session/{session_id}/abort").json() is True
+        wait_until(lambda: not on_a.get("/session/status").json(), "A's turn to end")
+        assert [s for s in tool_states(on_b, session_id) if s["status"] in ("running", "pending")] == []
+
         # While A runs a turn (a tool call), B's prompt for the session is refused at once.
         started = on_a.post(f"/session/{session_id}/prompt_async", json={"parts": [{"type": "text", "text": "wait"}]})
         assert started.status_code == 204, started.text
@@ -145,7 +158,8 @@ def test_two_hosts_share_sessions_events_the_one_writer_lease_and_take_over_a_de
         a.process.wait(WAIT)
         assert answer_text(prompt(b.url, session_id, "are you there?")) == "B took over."
         states = tool_states(on_b, session_id)
-        assert [s["status"] for s in states] == ["error"] and states[0]["metadata"]["interrupted"] is True
+        assert [s["status"] for s in states][-1] == "error" and states[-1]["metadata"]["interrupted"] is True
+        assert [s for s in states if s["status"] in ("running", "pending")] == []
 
 
 def answer_of(client: httpx.Client, session_id: str) -> str:

@@ -14,7 +14,7 @@ events to its clients as its own (`event_relay.py`), so every host's clients see
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import anyio
@@ -23,7 +23,7 @@ from attrs import define, field
 
 from strata_core import bus as b
 from strata_core.logging import get_logger
-from strata_server.event_relay import EventRelay
+from strata_server.event_relay import SESSION_ABORT, EventRelay
 from strata_server.event_shapes import EventShapes, Payload, status_data
 
 log = get_logger(__name__)
@@ -68,6 +68,8 @@ class EventHub:
     statuses: StatusBoard = field(factory=StatusBoard)
     relay: EventRelay | None = None
     """The other servers sharing the store, when there are (PostgreSQL)."""
+    on_abort: Callable[[str], object] | None = None
+    """What to do when another server passes on an `abort` for a session (this server may be running its turn)."""
     _clients: list[MemoryObjectSendStream[Payload]] = field(factory=list, init=False)
     _events: MemoryObjectReceiveStream[b.BusEvent] | None = field(default=None, init=False)
 
@@ -84,6 +86,10 @@ class EventHub:
 
     async def _from_other_server(self, message: Payload) -> None:
         assert self.relay is not None
+        session_id = message.get("properties", {}).get("sessionID")
+        if message.get("type") == SESSION_ABORT and isinstance(session_id, str) and self.on_abort is not None:
+            self.on_abort(session_id)
+            return
         payload = await self.relay.incoming(message)
         if payload is not None:
             self.statuses.observe_shaped(payload)

@@ -25,6 +25,9 @@ log = get_logger(__name__)
 
 PART_REFERENCE = "strata.part.ref"
 """The relay's own message naming a stored part; never sent to a client."""
+SESSION_ABORT = "strata.session.abort"
+"""The relay's own message asking the server running a session's turn to abort it (an `abort` sent to another
+host); never sent to a client."""
 DELTA_PIECE_CHARS = 1000
 """A piece of a delta cut to fit: a character takes at most 6 bytes in the JSON (a control character's
 six-character escape; UTF-8 takes at most 4), so a piece stays under the limit with its ids around it."""
@@ -41,6 +44,10 @@ class EventRelay:
         """Send one event this server shaped to the other servers."""
         for message in self._fitted(payload):
             self.channel.send(message)
+
+    def abort_elsewhere(self, session_id: str) -> None:
+        """Ask the other servers to abort the session's turn, should one of them be running it."""
+        self.channel.send({"type": SESSION_ABORT, "properties": {"sessionID": session_id}})
 
     def _fitted(self, payload: Payload) -> list[Payload]:
         from strata_core.session import fits_one_notification
@@ -62,6 +69,8 @@ class EventRelay:
 
     async def incoming(self, message: dict[str, Any]) -> Payload | None:
         """The event another server sent, as this server's clients get it (None: nothing to show)."""
+        if message.get("type") == SESSION_ABORT:
+            return None  # handled by the hub (`aborted_by_other_server`)
         if message.get("type") != PART_REFERENCE:
             return message
         properties = message.get("properties", {})

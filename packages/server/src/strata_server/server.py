@@ -58,7 +58,9 @@ async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[
         shapes = EventShapes(runtime.store, runtime.container.ids(), runtime.clock)
         hub = EventHub(runtime.bus, shapes, relay=_relay(runtime.store, shapes))
         await group.start(hub.run)
-        state = ServerState(runtime, settings, Turns(runtime, group), hub, runtime.clock.now_ms(), questions)
+        turns = Turns(runtime, group)
+        hub.on_abort = lambda session_id: group.start_soon(turns.stop, session_id)  # another host's `abort`
+        state = ServerState(runtime, settings, turns, hub, runtime.clock.now_ms(), questions)
         config = uvicorn.Config(
             create_app(state),
             host=settings.hostname,
