@@ -1,6 +1,6 @@
 """Two `strata serve` processes as two hosts: different HOMEs, each on its own clone of one repository, one PostgreSQL
-database. They are one project; a session made on one is listed, streamed, continued, aborted and taken over by
-the other;
+database. They are one project; a session made on one is listed, streamed, continued, answered (a permission
+question), aborted and taken over by the other;
 they never run two turns of one session at once; many sessions prompted through both at once are all answered,
 each answer stored once."""
 
@@ -60,7 +60,7 @@ def hosts(tmp_path: Path, clones: tuple[Path, Path], postgres_url: str) -> Itera
         def start(name: str, script: list[dict[str, Any]]) -> Server:
             work = clones[0] if name == "a" else clones[1]
             model = stack.enter_context(ScriptedServer(script))
-            config = {**mock_provider_config(model.base_url), "permission": {"bash": "allow"}}
+            config = {**mock_provider_config(model.base_url), "permission": {"bash": {"*": "allow", "cat *": "ask"}}}
             (work / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
             # A by the variable, B by the option: both ways of naming the shared database.
             env = isolated_env(tmp_path / f"host-{name}")
@@ -91,10 +91,9 @@ def tool_states(client: httpx.Client, session_id: str) -> list[dict[str, Any]]:
 def test_two_hosts_share_sessions_events_the_one_writer_lease_and_take_over_a_dead_host(
     hosts: dict[str, Any],
 ) -> None:
-    answers_a: list[dict[str, Any]] = [
-        {"text": "Hello from A."},
-        *({"text": f"A answers {i}."} for i in range(CONCURRENT // 2)),
-    ]
+    read = {"tool_calls": [{"name": "bash", "arguments": {"command": "cat README.md", "description": "Read it"}}]}
+    answers_a: list[dict[str, Any]] = [{"text": "Hello from A."}, read, {"text": "Read it."}]
+    answers_a += [{"text": f"A answers {i}."} for i in range(CONCURRENT // 2)]
     answers_a += [SLEEP, SLEEP]  # the first is aborted from B, the second cut off by the kill
     answers_b = [{"text": "B continues."}, *({"text": f"B answers {i}."} for i in range(CONCURRENT // 2))]
     answers_b.append({"text": "B took over."})
@@ -122,6 +121,16 @@ def test_two_hosts_share_sessions_events_the_one_writer_lease_and_take_over_a_de
         assert b.model is not None
         sent = json.dumps(b.model.main_requests[-1].body["messages"])
         assert "first" in sent and "Hello from A." in sent and "second" in sent
+
+        # A permission question of A's turn is answered through B.
+        with following(b.url) as seen_on_b, ThreadPoolExecutor(1) as waiting:
+            answer = waiting.submit(prompt, a.url, session_id, "read the readme")
+            asked = seen_on_b(
+                lambda e: e.get("type") == "permission.asked" and e["properties"]["sessionID"] == session_id
+            )
+            replied = on_b.post(f"/permission/{asked['properties']['id']}/reply", json={"reply": "once"})
+            assert replied.status_code == 200 and replied.json() is True
+            assert answer_text(answer.result(WAIT)) == "Read it."
 
         # Many sessions prompted at once through both servers: all answered, each answer stored once.
         sessions = [(a if i % 2 else b).url for i in range(CONCURRENT)]

@@ -23,7 +23,7 @@ from attrs import define, field
 
 from strata_core import bus as b
 from strata_core.logging import get_logger
-from strata_server.event_relay import SESSION_ABORT, EventRelay
+from strata_server.event_relay import REQUESTS, EventRelay
 from strata_server.event_shapes import EventShapes, Payload, status_data
 
 log = get_logger(__name__)
@@ -68,8 +68,9 @@ class EventHub:
     statuses: StatusBoard = field(factory=StatusBoard)
     relay: EventRelay | None = None
     """The other servers sharing the store, when there are (PostgreSQL)."""
-    on_abort: Callable[[str], object] | None = None
-    """What to do when another server passes on an `abort` for a session (this server may be running its turn)."""
+    on_request: Callable[[Payload], object] | None = None
+    """What to do with another server's request (`event_relay.REQUESTS`: an abort, a permission reply) that this
+    server may be the one to carry out."""
     _clients: list[MemoryObjectSendStream[Payload]] = field(factory=list, init=False)
     _events: MemoryObjectReceiveStream[b.BusEvent] | None = field(default=None, init=False)
 
@@ -86,9 +87,9 @@ class EventHub:
 
     async def _from_other_server(self, message: Payload) -> None:
         assert self.relay is not None
-        session_id = message.get("properties", {}).get("sessionID")
-        if message.get("type") == SESSION_ABORT and isinstance(session_id, str) and self.on_abort is not None:
-            self.on_abort(session_id)
+        if message.get("type") in REQUESTS:
+            if self.on_request is not None:
+                self.on_request(message)
             return
         payload = await self.relay.incoming(message)
         if payload is not None:

@@ -28,6 +28,11 @@ PART_REFERENCE = "strata.part.ref"
 SESSION_ABORT = "strata.session.abort"
 """The relay's own message asking the server running a session's turn to abort it (an `abort` sent to another
 host); never sent to a client."""
+PERMISSION_REPLY = "strata.permission.reply"
+"""The relay's own message carrying a reply to a permission question another server asked (`properties`: the
+request id, the reply and its message); never sent to a client."""
+REQUESTS = (SESSION_ABORT, PERMISSION_REPLY)
+"""The relay's messages that ask something of the server that receives them, rather than show an event."""
 DELTA_PIECE_CHARS = 1000
 """A piece of a delta cut to fit: a character takes at most 6 bytes in the JSON (a control character's
 six-character escape; UTF-8 takes at most 4), so a piece stays under the limit with its ids around it."""
@@ -49,6 +54,11 @@ class EventRelay:
         """Ask the other servers to abort the session's turn, should one of them be running it."""
         self.channel.send({"type": SESSION_ABORT, "properties": {"sessionID": session_id}})
 
+    def reply_elsewhere(self, request_id: str, reply: str, message: str | None) -> None:
+        """Pass a permission reply to the other servers: the one that asked the question takes it."""
+        properties = {"requestID": request_id, "reply": reply, "message": message}
+        self.channel.send({"type": PERMISSION_REPLY, "properties": properties})
+
     def _fitted(self, payload: Payload) -> list[Payload]:
         from strata_core.session import fits_one_notification
 
@@ -69,8 +79,8 @@ class EventRelay:
 
     async def incoming(self, message: dict[str, Any]) -> Payload | None:
         """The event another server sent, as this server's clients get it (None: nothing to show)."""
-        if message.get("type") == SESSION_ABORT:
-            return None  # handled by the hub (`aborted_by_other_server`)
+        if message.get("type") in REQUESTS:
+            return None  # handled by the hub (`on_request`)
         if message.get("type") != PART_REFERENCE:
             return message
         properties = message.get("properties", {})
