@@ -42,6 +42,7 @@ MODULES = (
     "streaming_memory",
     "hostile_model",
     "server_load",
+    "multi_host",
     "sandbox_cost",
     "snapshots",
     "lsp_edit",

@@ -38,6 +38,28 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """One real PostgreSQL server for the whole session (of this worker), stopped at the end; skips saying why
+    when Debian's server binaries are missing or cannot run here (`.ci/run` installs them)."""
+    from postgres_server import PostgresUnavailable, remove, start_postgres
+
+    try:
+        server = start_postgres()
+    except PostgresUnavailable as error:
+        pytest.skip(f"no PostgreSQL server for the shared-store tests: {error}")
+    try:
+        yield server
+    finally:
+        remove(server)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: Any) -> str:
+    """The URL of a new, empty database on the session's PostgreSQL server."""
+    return str(postgres_server.fresh_database())
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """After the whole suite: no MCP server process a test started is still running (each carries its test
     process's pid in `STRATA_TEST_MCP_OWNER`); a leftover fails the run."""

@@ -167,6 +167,16 @@ def test_server_load_runs_sessions_at_once_and_checks_every_answer() -> None:
     assert run.completed == 2 and run.health_ms and not others
 
 
+def test_multi_host_answers_every_turn_and_sees_each_turn_end_on_the_other_hosts(postgres_url: str) -> None:
+    from benchmarks import multi_host
+
+    outcome = multi_host.measure(hosts=2, sessions_per_host=2, database_url=postgres_url)
+    assert outcome.answered == outcome.turns == 4 and len(outcome.latencies) == 4
+    assert len(outcome.cross_host_delays) == 4  # each session's end, seen by the one other host
+    rows = {row.metric: row for row in multi_host.results(outcome)}
+    assert rows["turns answered"].strata == 4 and "event delay across hosts p99" in rows
+
+
 def test_sandbox_cost_quick_run_has_a_row_per_mechanism_and_mode() -> None:
     from benchmarks import sandbox_cost
 

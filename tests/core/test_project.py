@@ -1,8 +1,11 @@
-"""Project discovery: the worktree is the nearest directory with `.git`, else `/` and the `global` id."""
+"""Project discovery: the worktree is the nearest directory with `.git`, else `/` and the `global` id; the id of
+a repository is its root commit (OpenCode's), so clones of it are one project."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -61,3 +64,45 @@ def test_platform_names_follow_opencode() -> None:
     assert current_platform("win32") == "win32"
     assert current_platform("linux") == "linux"
     assert current_platform(sys.platform) in ("linux", "darwin", "win32")
+
+
+def _git(*args: str, cwd: Path) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env={**os.environ, **env}, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+@pytest.mark.anyio
+async def test_two_clones_of_one_repository_are_one_project_named_by_its_root_commit(tmp_path: Path) -> None:
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    _git("init", "-q", cwd=origin)
+    (origin / "a.txt").write_text("a\n")
+    _git("add", "a.txt", cwd=origin)
+    _git("commit", "-q", "-m", "first", cwd=origin)
+    root = _git("rev-parse", "HEAD", cwd=origin)
+    (origin / "b.txt").write_text("b\n")
+    _git("add", "b.txt", cwd=origin)
+    _git("commit", "-q", "-m", "second", cwd=origin)
+    _git("clone", "-q", str(origin), str(tmp_path / "elsewhere" / "clone"), cwd=tmp_path)
+
+    here, there = await ProjectService(origin).info(), await ProjectService(tmp_path / "elsewhere" / "clone").info()
+
+    assert here.id == there.id == root
+    assert here.path_id == hashlib.sha1(str(origin).encode()).hexdigest() != there.path_id
+
+
+@pytest.mark.anyio
+async def test_a_repository_without_a_commit_is_named_by_its_path(tmp_path: Path) -> None:
+    _git("init", "-q", cwd=tmp_path)
+    info = await ProjectService(tmp_path).info()
+    assert info.id == info.path_id == hashlib.sha1(str(tmp_path).encode()).hexdigest()
+
+
+@pytest.mark.anyio
+async def test_opencode_s_cached_project_id_is_used_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "opencode").write_text("31029f46d89df63f0d9057f7d1dfb8f1b5b74f87")
+    assert (await ProjectService(tmp_path).info()).id == "31029f46d89df63f0d9057f7d1dfb8f1b5b74f87"

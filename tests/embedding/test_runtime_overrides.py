@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from attrs import define, field
 from custom_tools import RecordingTool
@@ -22,6 +23,40 @@ from strata_core.session.memory_store import MemorySessionStore
 from strata_providers.testing import ScriptedModel
 
 pytestmark = pytest.mark.anyio
+
+
+async def test_sessions_stored_under_a_repository_s_path_id_move_to_its_root_commit(tmp_path: Path) -> None:
+    from strata_core.project import root_commit
+
+    project, env = _setup(tmp_path)
+    who = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    await anyio.run_process(["git", "init", "-q"], cwd=project)
+    await anyio.run_process(["git", "commit", "-q", "--allow-empty", "-m", "root"], cwd=project, env={**env, **who})
+    database = tmp_path / "sessions.db"
+    async with open_runtime(project, env, store=database, models=OneModel(ScriptedModel())) as runtime:
+        old = await runtime.sessions.create()
+        path_id = runtime.project.path_id
+        assert path_id is not None and runtime.project.id == root_commit(project) != path_id
+        old.project_id = path_id  # as a Strata before the root-commit ids stored it
+        await runtime.store.put_session(old)
+    async with open_runtime(project, env, store=database, models=OneModel(ScriptedModel())) as runtime:
+        assert [s.id for s in await runtime.sessions.list_sessions()] == [old.id]
+        assert await runtime.store.list_sessions(path_id) == []
+
+
+async def test_a_postgresql_url_by_keyword_or_variable_opens_the_shared_store(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    from strata_core.session import PostgresSessionStore
+
+    project, env = _setup(tmp_path)
+    async with open_runtime(project, env, store=postgres_url, models=OneModel(ScriptedModel())) as runtime:
+        assert isinstance(runtime.store, PostgresSessionStore)
+        session = await runtime.sessions.create()
+    shared_env = {**env, "STRATA_DATABASE_URL": postgres_url}
+    async with open_runtime(project, shared_env, models=OneModel(ScriptedModel())) as runtime:
+        assert isinstance(runtime.store, PostgresSessionStore)
+        assert await runtime.store.get_session(session.id) == session
 
 
 @define
@@ -170,8 +205,10 @@ async def test_a_custom_tool_named_like_a_built_in_replaces_it(tmp_path: Path) -
 
 async def test_contradicting_or_missing_options_are_refused_with_what_to_pass(tmp_path: Path) -> None:
     project, env = _setup(tmp_path)
-    with pytest.raises(RuntimeOptionsError, match='store= takes a SessionStore, a Path or "memory"'):
-        async with open_runtime(project, env, store="disk", models=OneModel(ScriptedModel())):  # type: ignore[arg-type]
+    with pytest.raises(
+        RuntimeOptionsError, match='store= takes a SessionStore, a Path, a postgresql:// URL or "memory"'
+    ):
+        async with open_runtime(project, env, store="disk", models=OneModel(ScriptedModel())):
             pass
     with pytest.raises(RuntimeOptionsError, match="needs a model resolver: pass models="):
         open_runtime(project, env, store="memory")

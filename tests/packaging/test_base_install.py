@@ -18,7 +18,18 @@ from wheel_install import REPO, build_wheel, distributions, install, run_app, uv
 
 PACKAGES_BEFORE_THE_EXTRAS = 53
 """`strata-core` + `strata-providers` at commit b141971, installed from their wheels (benchmarks/README.md)."""
-EXTRAS_ONLY = {"mcp", "pydantic", "starlette", "uvicorn", "cryptography", "pillow", "tree-sitter", "markdownify"}
+EXTRAS_ONLY = {
+    "mcp",
+    "pydantic",
+    "starlette",
+    "uvicorn",
+    "cryptography",
+    "pillow",
+    "tree-sitter",
+    "markdownify",
+    "psycopg",
+    "psycopg-pool",
+}
 
 SCRIPTED_TURN = """
 import tempfile

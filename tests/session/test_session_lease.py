@@ -6,7 +6,7 @@ import fcntl
 import os
 import subprocess
 import sys
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from strata_core.engine.session_writer import settle_interrupted_calls
 from strata_core.message import PartTime, ToolCompletedTime, ToolPart, ToolStateCompleted, ToolStateRunning
 from strata_core.session.lease import FileLeases, SessionBusyError
 from strata_core.session.memory_store import MemorySessionStore
+from strata_core.session.postgres_store import PostgresSessionStore
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore
 
@@ -66,16 +67,21 @@ def tool_part(part_id: str, session_id: str, state: ToolStateRunning | ToolState
     return ToolPart(id=part_id, session_id=session_id, message_id="msg_1", call_id=part_id, tool="bash", state=state)
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "memory"])
+@pytest.mark.parametrize("kind", ["sqlite", "memory", "postgres"])
 async def test_unfinished_tool_parts_are_found_and_settled_without_loading_the_session(
-    tmp_path: Path, kind: str
+    tmp_path: Path, kind: str, request: pytest.FixtureRequest
 ) -> None:
     running = ToolStateRunning(input={"command": "sleep 60"}, time=PartTime(1))
     done = ToolStateCompleted(input={}, output="ok", title="t", metadata={}, time=ToolCompletedTime(start=1, end=2))
     async with AsyncExitStack() as stack:
-        store: SessionStore = await stack.enter_async_context(
-            SqliteSessionStore.open(tmp_path / "s.db") if kind == "sqlite" else MemorySessionStore.open()
-        )
+        opened: AbstractAsyncContextManager[SessionStore]
+        if kind == "sqlite":
+            opened = SqliteSessionStore.open(tmp_path / "s.db")
+        elif kind == "memory":
+            opened = MemorySessionStore.open()
+        else:
+            opened = PostgresSessionStore.open(request.getfixturevalue("postgres_url"))
+        store: SessionStore = await stack.enter_async_context(opened)
         for part in (tool_part("prt_1", "ses_1", running), tool_part("prt_2", "ses_1", done)):
             await store.put_part(part)
         await store.put_part(tool_part("prt_3", "ses_2", running))

@@ -1,4 +1,4 @@
-"""`SessionService`: create, list, fork, delete, rename, touch, export and re-import, on both stores."""
+"""`SessionService`: create, list, fork, delete, rename, touch, export and re-import, on every store."""
 
 from __future__ import annotations
 

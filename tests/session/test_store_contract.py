@@ -1,4 +1,4 @@
-"""The `SessionStore` contract, run against both the SQLite store and the in-memory store."""
+"""The `SessionStore` contract, run against the SQLite, in-memory and PostgreSQL stores."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from session_records import IDS, assistant_message, session_info, stored_message
 
 from strata_core import message as m
 from strata_core.session.memory_store import MemorySessionStore
+from strata_core.session.postgres_store import PostgresSessionStore
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore, StoreClosedError
 
@@ -262,7 +263,7 @@ async def test_other_tasks_wait_for_a_batch_to_finish(store: SessionStore) -> No
 
 async def test_a_closed_store_refuses_calls(store: SessionStore) -> None:
     # Closing is the implementation's (whoever opened a store closes it), not the protocol's.
-    assert isinstance(store, SqliteSessionStore | MemorySessionStore)
+    assert isinstance(store, SqliteSessionStore | MemorySessionStore | PostgresSessionStore)
     await store.close()
     with pytest.raises(StoreClosedError):
         await store.get_session("ses_x")

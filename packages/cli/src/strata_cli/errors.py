@@ -62,6 +62,9 @@ _SELF_EXPLAINING = frozenset(
         "OpenCodeSessionNotFoundError",
         "MessageNotFoundError",
         "StorageError",
+        "DatabaseUrlError",
+        "DatabaseUnavailableError",
+        "SchemaTooNewError",
         "RevertConflictError",
         "SnapshotError",
     }

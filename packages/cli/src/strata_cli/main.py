@@ -32,6 +32,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("strata_cli.commands.transfer", "export"),
     "import": ("strata_cli.commands.transfer", "import_file"),
     "acp": ("strata_cli.commands.acp", "acp"),
+    "db": ("strata_cli.commands.db", "db"),
 }
 
 

@@ -22,6 +22,33 @@ continue_last = click.option(
 session_id = click.option("-s", "--session", "session_id", default=None, metavar="ID", help="Continue this session.")
 json_output = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 
+DATABASE_VARIABLE = "STRATA_DATABASE_URL"
+"""`strata_core.session.database_url.DATABASE_URL_ENV`: how `--database` reaches the runtime (and nested runs)."""
+
+
+def _set_database(context: click.Context, parameter: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from strata_core.session import DatabaseUrlError, checked_database_url
+
+    try:
+        checked_database_url(value, source="--database")
+    except DatabaseUrlError as error:
+        raise click.BadParameter(str(error).removeprefix("--database: "), context, parameter) from None
+    os.environ[DATABASE_VARIABLE] = value
+    return value
+
+
+database = click.option(
+    "--database",
+    metavar="URL",
+    default=None,
+    expose_value=False,
+    callback=_set_database,
+    help="Keep sessions in this PostgreSQL database (postgresql://user@host/db), shared with other hosts; "
+    "default: $STRATA_DATABASE_URL, else the local SQLite file.",
+)
+
 SANDBOX_MODES = ("read-only", "workspace-write", "danger-full-access")
 """`strata_core.config.schema.SANDBOX_MODES`, spelled out so `--help` imports nothing (a test keeps them equal)."""
 SANDBOX_VARIABLE = "STRATA_SANDBOX"

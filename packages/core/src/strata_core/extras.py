@@ -9,8 +9,9 @@ loop, and the built-in tools in pure Python. The rest is opt-in:
     strata-core[ripgrep]   ripgrep                        grep and glob run `rg` (else the pure-Python walk)
     strata-core[mcp]       mcp                            the config's `mcp` servers
     strata-core[lsp]       lsprotocol                     the config's `lsp` language servers
+    strata-core[postgres]  psycopg, psycopg-pool          sessions in a PostgreSQL database shared by hosts
     strata-core[tools]     bash, images, webfetch, ripgrep: every built-in tool at full strength
-    strata-core[all]       tools, mcp and lsp (what the `strata` CLI installs)
+    strata-core[all]       tools, mcp, lsp and postgres (what the `strata` CLI installs)
 
 A feature imports its optional module inside `needing(extra, feature)`, so a missing one is a
 `MissingExtraError` naming the extra to install, never an `ImportError` traceback.
@@ -29,6 +30,7 @@ EXTRAS: dict[str, tuple[tuple[str, ...], str]] = {
     "webfetch": (("markdownify",), "markdownify"),
     "mcp": (("mcp",), "the MCP SDK (mcp)"),
     "lsp": (("lsprotocol",), "lsprotocol"),
+    "postgres": (("psycopg", "psycopg_pool"), "psycopg 3 with its pool"),
 }
 """Each extra a feature can ask for by import: the top-level modules it installs, and the distributions as a
 message names them. (ripgrep is a binary, looked up on PATH instead.) Plain tuples: this module is loaded by

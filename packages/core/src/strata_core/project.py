@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Literal, Protocol, TypeAlias
@@ -25,7 +27,12 @@ class ProjectInfo:
     vcs: Literal["git"] | None
     platform: Platform
     id: str
-    """Stable project id: the sha1 of the worktree path, or `global` outside a repository."""
+    """Stable project id, as OpenCode's: the repository's root commit, so two clones of one repository (on two
+    hosts sharing a store) are one project; the sha1 of the worktree path in a repository with no commit yet;
+    `global` outside a repository."""
+    path_id: str | None = None
+    """The worktree path's sha1, the id Strata gave a repository before it used the root commit (sessions stored
+    under it are moved to `id` when a runtime opens)."""
 
 
 class Project(Protocol):
@@ -57,8 +64,37 @@ def discover_project(directory: Path) -> ProjectInfo:
     root = find_git_root(directory)
     if root is None:
         return ProjectInfo(directory, Path("/"), None, current_platform(), GLOBAL_PROJECT_ID)
-    project_id = hashlib.sha1(str(root).encode(), usedforsecurity=False).hexdigest()
-    return ProjectInfo(directory, root, "git", current_platform(), project_id)
+    path_id = hashlib.sha1(str(root).encode(), usedforsecurity=False).hexdigest()
+    project_id = root_commit(root) or path_id
+    return ProjectInfo(directory, root, "git", current_platform(), project_id, path_id)
+
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def root_commit(worktree: Path) -> str | None:
+    """The repository's root commit (the smallest, when it has several), as OpenCode's project id; first from
+    OpenCode's cache of it (`.git/opencode`), else from git. None without a commit, or without git."""
+    cached = worktree / ".git" / "opencode"
+    try:
+        text = cached.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    if _COMMIT.fullmatch(text):
+        return text
+    try:
+        done = subprocess.run(
+            ["git", "rev-list", "--max-parents=0", "--all"],
+            cwd=worktree,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    roots = sorted(line for line in done.stdout.split() if _COMMIT.fullmatch(line)) if done.returncode == 0 else []
+    return roots[0] if roots else None
 
 
 @define

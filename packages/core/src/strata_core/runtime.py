@@ -28,7 +28,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, contextmanag
 from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, TypeAlias, TypedDict
 
 import anyio
 import anyio.to_thread
@@ -58,6 +58,7 @@ from strata_core.permission.approval import Approver
 from strata_core.permission.flow import Permission
 from strata_core.project import ProjectInfo
 from strata_core.prompt.system import SystemPrompt
+from strata_core.session.database_url import checked_database_url, configured_database_url, is_database_url
 from strata_core.session.session import Session
 from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore
@@ -75,8 +76,9 @@ if TYPE_CHECKING:
 ClientHandle: TypeAlias = "Callable[[], AsyncClient]"
 ModelResolverFactory: TypeAlias = "Callable[[ConfigInfo, Mapping[str, str], ClientHandle], llm.ModelResolver]"
 """Builds the model resolver once the config is loaded, e.g. `ProviderCatalog(config.blocks, env, client)`."""
-StoreChoice: TypeAlias = "SessionStore | Path | Literal['memory']"
-"""The caller's own store (it opens and closes it), a SQLite file, or a store in memory."""
+StoreChoice: TypeAlias = "SessionStore | Path | str"
+"""The caller's own store (it opens and closes it), a SQLite file, a PostgreSQL database (a `postgresql://`
+URL), or `"memory"`: a store in memory."""
 HiddenEnv: TypeAlias = "Collection[str] | Callable[[llm.ModelResolver], Collection[str]]"
 """Variables shell commands must not see, or how to tell them from the runtime's model resolver."""
 
@@ -87,7 +89,7 @@ class RuntimeOptions(TypedDict, total=False):
     """The keywords of `open_runtime` and `overrides`: each replaces one service for the runtime."""
 
     store: StoreChoice
-    """Default: SQLite under the data directory."""
+    """Default: the PostgreSQL database of `STRATA_DATABASE_URL` when set, else SQLite under the data directory."""
     models: llm.ModelResolver | ModelResolverFactory
     """A resolver, or a factory building one from the loaded config, the env and the shared HTTP client."""
     title_model: TitleModel | None
@@ -239,6 +241,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         c.web_client.override(providers.Object(given))
         project = await c.project().info()
         c.project_id.override(providers.Object(project.id))
+        await _adopt_path_keyed_sessions(c.store(), project)
         c.config_info.override(providers.Object(await c.config().get()))
         config: ConfigInfo = c.config_info()
         models = options["models"]
@@ -335,12 +338,36 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             from strata_core.session.memory_store import MemorySessionStore
 
             return await self._stack.enter_async_context(MemorySessionStore.open())
-        if choice is None or isinstance(choice, Path):
-            path = choice or self._container.paths().database
-            return await self._stack.enter_async_context(SqliteSessionStore.open(path, self._container.clock()))
+        if choice is None:
+            url = configured_database_url(self._container.env())  # STRATA_DATABASE_URL: the shared store
+            choice = url if url is not None else self._container.paths().database
+        if isinstance(choice, Path):
+            return await self._stack.enter_async_context(SqliteSessionStore.open(choice, self._container.clock()))
+        if isinstance(choice, str) and is_database_url(choice):
+            # Imported here: only a runtime configured with a URL loads the driver.
+            from strata_core.session.postgres_store import PostgresSessionStore
+
+            url = checked_database_url(choice, source="open_runtime: store=")
+            store = await self._stack.enter_async_context(PostgresSessionStore.open(url, self._container.clock()))
+            keeper = await self._stack.enter_async_context(anyio.create_task_group())
+            self._stack.callback(keeper.cancel_scope.cancel)  # runs first on exit: the keeper never delays it
+            keeper.start_soon(store.keep_leases)
+            return store
         if isinstance(choice, str):
-            raise RuntimeOptionsError(f'open_runtime: store= takes a SessionStore, a Path or "memory", not {choice!r}')
+            raise RuntimeOptionsError(
+                f'open_runtime: store= takes a SessionStore, a Path, a postgresql:// URL or "memory", not {choice!r}'
+            )
         return choice
+
+
+async def _adopt_path_keyed_sessions(store: SessionStore, project: ProjectInfo) -> None:
+    """Sessions stored under the project's former id (its worktree path's hash) move to its id (the root commit),
+    so a repository's sessions stay listed in it after the change; one indexed query when there are none."""
+    if project.path_id is None or project.path_id == project.id:
+        return
+    for info in await store.list_sessions(project.path_id):
+        info.project_id = project.id
+        await store.put_session(info)
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:

@@ -19,6 +19,7 @@ from strata_core.engine import AgentNotFoundError, MessageIdError
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.session import (
+    DatabaseUnavailableError,
     MessageNotFoundError,
     RevertConflictError,
     SessionBusyError,
@@ -82,6 +83,9 @@ def as_api_error(error: Exception) -> ApiError:
         return ApiError(409, "RevertConflictError", str(error), files=list(error.files))
     if isinstance(error, StorageError):
         return storage_api_error(error)
+    if isinstance(error, DatabaseUnavailableError):
+        # The shared PostgreSQL database is away, its pool full or a statement too slow: the client may try again.
+        return ApiError(503, "DatabaseUnavailableError", str(error))
     return ApiError(500, "UnknownError", f"{type(error).__name__}: {error}")
 
 

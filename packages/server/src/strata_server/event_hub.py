@@ -7,11 +7,14 @@ limit; a client that disconnects is forgotten at once and costs nothing from the
 bus event already waiting at each wake-up (`Bus.waiting`), so it keeps up with a fast stream's bursts of
 deltas; each delta is shaped as `message.part.delta` carrying only its piece, so a client's buffer holds at
 most its length in events, never copies of a growing part.
+
+With a shared store (PostgreSQL), the hub also relays what it shaped to the other servers, and hands their
+events to its clients as its own (`event_relay.py`), so every host's clients see every host's turns.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import anyio
@@ -20,6 +23,7 @@ from attrs import define, field
 
 from strata_core import bus as b
 from strata_core.logging import get_logger
+from strata_server.event_relay import REQUESTS, EventRelay
 from strata_server.event_shapes import EventShapes, Payload, status_data
 
 log = get_logger(__name__)
@@ -45,23 +49,52 @@ class StatusBoard:
         elif isinstance(event, b.SessionStatus | b.SessionRetry):
             self.statuses[event.session_id] = status_data(event, now_ms)
 
+    def observe_shaped(self, payload: Payload) -> None:
+        """The same, from an event another server shaped (`session.status` with OpenCode's status object)."""
+        properties = payload.get("properties", {})
+        session_id, status = properties.get("sessionID"), properties.get("status")
+        if payload.get("type") != "session.status" or not isinstance(session_id, str) or not isinstance(status, dict):
+            return
+        if status.get("type") == "idle":
+            self.statuses.pop(session_id, None)
+        else:
+            self.statuses[session_id] = status
+
 
 @define
 class EventHub:
     bus: b.Bus
     shapes: EventShapes
     statuses: StatusBoard = field(factory=StatusBoard)
+    relay: EventRelay | None = None
+    """The other servers sharing the store, when there are (PostgreSQL)."""
+    on_request: Callable[[Payload], object] | None = None
+    """What to do with another server's request (`event_relay.REQUESTS`: an abort, a permission reply) that this
+    server may be the one to carry out."""
     _clients: list[MemoryObjectSendStream[Payload]] = field(factory=list, init=False)
     _events: MemoryObjectReceiveStream[b.BusEvent] | None = field(default=None, init=False)
 
     async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Read the bus until cancelled (started in the server's task group before it accepts requests)."""
-        async with self.bus.subscribe() as events:
+        async with self.bus.subscribe() as events, anyio.create_task_group() as group:
             self._events = events
+            if self.relay is not None:
+                await group.start(self.relay.channel.run, self._from_other_server)
             task_status.started()
             async for first in events:
                 for event in [first, *self.bus.waiting(events)]:
                     await self._handle(event)
+
+    async def _from_other_server(self, message: Payload) -> None:
+        assert self.relay is not None
+        if message.get("type") in REQUESTS:
+            if self.on_request is not None:
+                self.on_request(message)
+            return
+        payload = await self.relay.incoming(message)
+        if payload is not None:
+            self.statuses.observe_shaped(payload)
+            self._deliver(payload)
 
     async def delivered(self, wait: float = DELIVERY_WAIT_SECONDS) -> None:
         """Return once every event published so far has been written to each client (at most `wait` s), and,
@@ -87,7 +120,7 @@ class EventHub:
 
     async def _handle(self, event: b.BusEvent) -> None:
         self.statuses.observe(event, self.shapes.clock.now_ms())
-        if not self._clients:
+        if not self._clients and self.relay is None:
             return  # nobody listening: skip the shaping (a title event reads the store)
         try:
             payloads = await self.shapes.shape(event)
@@ -96,6 +129,8 @@ class EventHub:
             return
         for payload in payloads:
             self._deliver(payload)
+            if self.relay is not None:
+                self.relay.outgoing(payload)
 
     def broadcast(self, kind: str, properties: Payload) -> None:
         """Send an event of the server's own (not the core's bus), such as `tui.prompt.append`, to every client."""

@@ -14,6 +14,7 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import anyio
 import uvicorn
@@ -23,12 +24,17 @@ from strata_core.engine import settle_if_idle
 from strata_core.errors import StrataError
 from strata_core.permission import BusApprover
 from strata_core.runtime import Runtime, RuntimeOptions
+from strata_core.session import SessionStore, SharedStore
 from strata_server.app import create_app
 from strata_server.event_hub import EventHub
-from strata_server.event_shapes import EventShapes
+from strata_server.event_relay import PERMISSION_REPLY, SESSION_ABORT, EventRelay
+from strata_server.event_shapes import EventShapes, Payload
 from strata_server.settings import ServerSettings
 from strata_server.state import ServerState
 from strata_server.turns import Turns
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
 
 SHUTDOWN_GRACE_SECONDS = 2
 
@@ -53,9 +59,12 @@ async def serve(runtime: Runtime, settings: ServerSettings, *, ready: Callable[[
     sock = listen(settings)
     await settle_crashed_calls(runtime)
     async with anyio.create_task_group() as group:
-        hub = EventHub(runtime.bus, EventShapes(runtime.store, runtime.container.ids(), runtime.clock))
+        shapes = EventShapes(runtime.store, runtime.container.ids(), runtime.clock)
+        hub = EventHub(runtime.bus, shapes, relay=_relay(runtime.store, shapes))
         await group.start(hub.run)
-        state = ServerState(runtime, settings, Turns(runtime, group), hub, runtime.clock.now_ms(), questions)
+        turns = Turns(runtime, group)
+        hub.on_request = lambda message: _carry_out(message, turns, questions, group)
+        state = ServerState(runtime, settings, turns, hub, runtime.clock.now_ms(), questions)
         config = uvicorn.Config(
             create_app(state),
             host=settings.hostname,
@@ -127,3 +136,20 @@ async def _announce(server: uvicorn.Server, settings: ServerSettings, ready: Cal
     port = server.servers[0].sockets[0].getsockname()[1] if server.servers else settings.port  # port 0: the real one
     host = f"[{settings.hostname}]" if ":" in settings.hostname else settings.hostname
     ready(f"http://{host}:{port}")
+
+
+def _relay(store: SessionStore, shapes: EventShapes) -> EventRelay | None:
+    """The event relay to the other servers sharing the store, if it is shared (PostgreSQL)."""
+    if not isinstance(store, SharedStore):
+        return None
+    return EventRelay(store, shapes, store.event_channel())
+
+
+def _carry_out(message: Payload, turns: Turns, questions: BusApprover, group: TaskGroup) -> None:
+    """Another host's request that may be this host's to carry out: an abort of a session whose turn may run here,
+    a reply to a permission question that may have been asked here (ignored when it was not)."""
+    properties = message.get("properties", {})
+    if message.get("type") == SESSION_ABORT and isinstance(properties.get("sessionID"), str):
+        group.start_soon(turns.stop, properties["sessionID"])
+    elif message.get("type") == PERMISSION_REPLY and properties.get("reply") in ("once", "always", "reject"):
+        questions.reply(str(properties.get("requestID")), properties["reply"], properties.get("message"))

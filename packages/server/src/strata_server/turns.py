@@ -5,17 +5,22 @@ A prompt is checked before it is handed to the loop (session, agent, model: the 
 bad one is refused with its error and stores nothing; so is one to a session running a user's shell command
 (`shells`), which is busy until the command ends. A prompt to a busy session joins that session's loop,
 as OpenCode's does: it is stored, picked up by the running turn, and its caller gets the same answer.
+
+The session's one-writer lease is taken before the turn is launched and held until it ends, so a session that
+another process (another host, with a shared PostgreSQL store) is writing is refused at once with 409, for
+`prompt_async` as for `message`; taking it first also settles the tool calls a crashed writer left running.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 
 import anyio
 from attrs import define, field
 
-from strata_core.engine import PromptRequest, TurnChoice
+from strata_core.engine import PromptRequest, TurnChoice, writing
 from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts
 from strata_core.session import SessionBusyError
@@ -61,12 +66,21 @@ class Turns:
         if self.shells.is_running(request.session_id):
             raise SessionBusyError(request.session_id, elsewhere=False)
         await self.runtime.loop.resolve(TurnChoice.of(request))
-        return self._launch(request.session_id, lambda: self.runtime.loop.prompt(request))
+        lease = await self._lease(request.session_id)
+        return self._launch(request.session_id, lambda: self.runtime.loop.prompt(request), lease)
 
     async def compact(self, session_id: str) -> RunningTurn:
         """Summarise the session now (`POST /session/{id}/summarize`)."""
         await self.runtime.sessions.get(session_id)
-        return self._launch(session_id, lambda: self.runtime.loop.compact(session_id))
+        lease = await self._lease(session_id)
+        return self._launch(session_id, lambda: self.runtime.loop.compact(session_id), lease)
+
+    async def _lease(self, session_id: str) -> AsyncExitStack:
+        """The session's lease, held until the returned stack is closed; `SessionBusyError` at once when another
+        process holds it (the loop's own hold inside then joins this one: the lease is re-entrant)."""
+        held = AsyncExitStack()
+        await held.enter_async_context(writing(self.runtime.store, session_id, self.runtime.clock))
+        return held
 
     async def stop(self, session_id: str) -> None:
         """Abort the session's running turn and wait until it has stored its end (before a delete, so the
@@ -77,16 +91,22 @@ class Turns:
         with anyio.move_on_after(STOP_SECONDS):
             await loop.ended(session_id)
 
-    def _launch(self, session_id: str, work: Callable[[], Awaitable[MessageWithParts]]) -> RunningTurn:
+    def _launch(
+        self, session_id: str, work: Callable[[], Awaitable[MessageWithParts]], lease: AsyncExitStack
+    ) -> RunningTurn:
         turn = RunningTurn(session_id)
-        self.group.start_soon(self._run, turn, work, name=f"turn {session_id}")
+        self.group.start_soon(self._run, turn, work, lease, name=f"turn {session_id}")
         return turn
 
-    async def _run(self, turn: RunningTurn, work: Callable[[], Awaitable[MessageWithParts]]) -> None:
+    async def _run(
+        self, turn: RunningTurn, work: Callable[[], Awaitable[MessageWithParts]], lease: AsyncExitStack
+    ) -> None:
         try:
             turn.answer = await work()
         except Exception as error:  # the turn's failure is its caller's answer, never the server's end
             log.warning("server.turn_failed", session_id=turn.session_id, error=str(error))
             turn.error = error
         finally:
+            with anyio.CancelScope(shield=True):
+                await lease.aclose()
             turn.done.set()

@@ -51,6 +51,7 @@ from strata_cli import options
 )
 @options.sandbox
 @options.directory
+@options.database
 def run(
     message: tuple[str, ...],
     model: str | None,

@@ -35,6 +35,7 @@ from strata_cli import options
     help="Seconds a permission question waits for an answer over the API before the tool call fails.",
 )
 @options.directory
+@options.database
 def serve(
     port: int,
     hostname: str,

@@ -66,6 +66,7 @@ def session() -> None:
 
 @session.command("list")
 @options.directory
+@options.database
 @options.json_output
 @click.option("--all", "include_children", is_flag=True, help="Include subagent (child) sessions.")
 @click.option(
@@ -178,6 +179,7 @@ def _list_opencode(directory: Path | None, as_json: bool, include_children: bool
 @session.command(short_help="Show a session's conversation.")
 @click.argument("session_id", metavar="ID")
 @options.directory
+@options.database
 @options.json_output
 @any_project
 def show(session_id: str, directory: Path | None, as_json: bool, any_project: bool) -> None:
@@ -206,6 +208,7 @@ def show(session_id: str, directory: Path | None, as_json: bool, any_project: bo
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE, not stdout.")
 @click.option("--sanitize", is_flag=True, help="Redact transcript text, tool input and output, and file data.")
 @options.directory
+@options.database
 @any_project
 def export(session_id: str, output: Path | None, sanitize: bool, directory: Path | None, any_project: bool) -> None:
     """A session as JSON (OpenCode's export shape, so `opencode import` reads it too).
@@ -244,6 +247,7 @@ def export(session_id: str, output: Path | None, sanitize: bool, directory: Path
 @click.option("--new-ids", is_flag=True, help="Import a copy under new ids when the session is already stored.")
 @click.option("--any-project", is_flag=True, help="With --from-opencode: accept sessions of another project.")
 @options.directory
+@options.database
 def import_session(
     sources: tuple[str, ...], from_opencode: bool, every: bool, new_ids: bool, any_project: bool, directory: Path | None
 ) -> None:
@@ -322,6 +326,7 @@ def _import_from_opencode(
 @session.command(short_help="Delete a session and its subagent sessions.")
 @click.argument("session_id", metavar="ID")
 @options.directory
+@options.database
 @any_project
 def delete(session_id: str, directory: Path | None, any_project: bool) -> None:
     """Delete a session with its messages and its subagent sessions."""

@@ -31,6 +31,7 @@ force_option = click.option(
 @click.option("--message", "message_id", metavar="MESSAGE_ID", help="Only what this user message's turn changed.")
 @click.option("--stat", is_flag=True, help="Only each file's name and counts.")
 @options.directory
+@options.database
 @options.json_output
 @any_project
 def diff(
@@ -62,6 +63,7 @@ def diff(
 @click.option("--part", "part_id", metavar="PART_ID", help="Revert from this part of the message on.")
 @force_option
 @options.directory
+@options.database
 @any_project
 def revert(
     session_id: str, message_id: str, part_id: str | None, force: bool, directory: Path | None, any_project: bool
@@ -87,6 +89,7 @@ def revert(
 @click.argument("session_id", metavar="ID")
 @force_option
 @options.directory
+@options.database
 @any_project
 def unrevert(session_id: str, force: bool, directory: Path | None, any_project: bool) -> None:
     """Put back the files the session's revert took away, and show its messages again."""

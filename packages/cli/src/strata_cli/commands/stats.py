@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 @click.option("--days", type=click.IntRange(min=0), default=None, help="Only the last N days (0: today; default: all).")
 @click.option("--project", "this_project", is_flag=True, help="Only this project's sessions (default: every project).")
 @options.directory
+@options.database
 @options.json_output
 def stats(days: int | None, this_project: bool, directory: Path | None, as_json: bool) -> None:
     """Sessions, messages, tokens and cost in all, then by model and by day."""

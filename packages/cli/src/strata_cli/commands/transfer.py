@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to FILE, not stdout.")
 @click.option("--sanitize", is_flag=True, help="Redact transcript text, tool input and output, and file data.")
 @options.directory
+@options.database
 @sessions.any_project
 @click.pass_context
 def export(
@@ -50,6 +51,7 @@ def export(
 @click.argument("file", metavar="FILE")
 @click.option("--new-ids", is_flag=True, help="Import a copy under new ids when the session is already stored.")
 @options.directory
+@options.database
 @click.pass_context
 def import_file(ctx: click.Context, file: str, new_ids: bool, directory: Path | None) -> None:
     """Store a session from an export file into this project, as `strata session import FILE`.

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
         SubtaskInput,
         TextInput,
     )
-    from strata_core.engine.session_writer import settle_if_idle
+    from strata_core.engine.session_writer import settle_if_idle, writing
     from strata_core.engine.turn_targets import AgentNotFoundError
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "TurnEnd",
     "max_output_tokens",
     "settle_if_idle",
+    "writing",
 ]
 
 __getattr__, __dir__ = lazy_exports(
@@ -61,5 +62,6 @@ __getattr__, __dir__ = lazy_exports(
         "TurnEnd": "strata_core.engine.loop_services",
         "max_output_tokens": "strata_core.engine.parameters",
         "settle_if_idle": "strata_core.engine.session_writer",
+        "writing": "strata_core.engine.session_writer",
     },
 )

@@ -1,4 +1,4 @@
-"""Sessions: the store protocol, the SQLite and in-memory stores, the service, export and import.
+"""Sessions: the store protocol, the SQLite, PostgreSQL and in-memory stores, the service, export and import.
 
 What other packages use is re-exported here; each name loads with its module on first use.
 """
@@ -10,9 +10,17 @@ from typing import TYPE_CHECKING
 from strata_core._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from strata_core.session.database_url import (
+        DatabaseUnavailableError,
+        DatabaseUrlError,
+        checked_database_url,
+        configured_database_url,
+    )
     from strata_core.session.export import message_data, parse_export_text, part_data, session_data
     from strata_core.session.lease import SessionBusyError
     from strata_core.session.opencode_db import OpenCodeSession, default_database
+    from strata_core.session.postgres_events import NotifyChannel, fits_one_notification
+    from strata_core.session.postgres_store import PostgresSessionStore
     from strata_core.session.revert import RevertConflictError
     from strata_core.session.sanitize import sanitized
     from strata_core.session.service import MessageNotFoundError, SessionExistsError
@@ -24,18 +32,25 @@ if TYPE_CHECKING:
         StorageLockedError,
         StorageReadOnlyError,
     )
-    from strata_core.session.store import SessionNotFoundError, SessionStore
+    from strata_core.session.store import SessionNotFoundError, SessionStore, SharedStore
+    from strata_core.session.store_copy import CopyReport, copy_sessions
     from strata_core.session.usage import UsageTotals, usage_of
 
 __all__ = [
     "Bucket",
+    "CopyReport",
+    "DatabaseUnavailableError",
+    "DatabaseUrlError",
     "MessageNotFoundError",
+    "NotifyChannel",
     "OpenCodeSession",
+    "PostgresSessionStore",
     "RevertConflictError",
     "SessionBusyError",
     "SessionExistsError",
     "SessionNotFoundError",
     "SessionStore",
+    "SharedStore",
     "Stats",
     "StorageDamagedError",
     "StorageError",
@@ -43,7 +58,11 @@ __all__ = [
     "StorageLockedError",
     "StorageReadOnlyError",
     "UsageTotals",
+    "checked_database_url",
+    "configured_database_url",
+    "copy_sessions",
     "default_database",
+    "fits_one_notification",
     "message_data",
     "parse_export_text",
     "part_data",
@@ -57,13 +76,19 @@ __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "Bucket": "strata_core.session.stats",
+        "CopyReport": "strata_core.session.store_copy",
+        "DatabaseUnavailableError": "strata_core.session.database_url",
+        "DatabaseUrlError": "strata_core.session.database_url",
         "MessageNotFoundError": "strata_core.session.service",
+        "NotifyChannel": "strata_core.session.postgres_events",
         "OpenCodeSession": "strata_core.session.opencode_db",
+        "PostgresSessionStore": "strata_core.session.postgres_store",
         "RevertConflictError": "strata_core.session.revert",
         "SessionBusyError": "strata_core.session.lease",
         "SessionExistsError": "strata_core.session.service",
         "SessionNotFoundError": "strata_core.session.store",
         "SessionStore": "strata_core.session.store",
+        "SharedStore": "strata_core.session.store",
         "Stats": "strata_core.session.stats",
         "StorageDamagedError": "strata_core.session.storage_errors",
         "StorageError": "strata_core.session.storage_errors",
@@ -71,7 +96,11 @@ __getattr__, __dir__ = lazy_exports(
         "StorageLockedError": "strata_core.session.storage_errors",
         "StorageReadOnlyError": "strata_core.session.storage_errors",
         "UsageTotals": "strata_core.session.usage",
+        "checked_database_url": "strata_core.session.database_url",
+        "configured_database_url": "strata_core.session.database_url",
+        "copy_sessions": "strata_core.session.store_copy",
         "default_database": "strata_core.session.opencode_db",
+        "fits_one_notification": "strata_core.session.postgres_events",
         "message_data": "strata_core.session.export",
         "parse_export_text": "strata_core.session.export",
         "part_data": "strata_core.session.export",

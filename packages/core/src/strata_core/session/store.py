@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from strata_core.errors import StrataError
 from strata_core.message import Message, MessageWithParts, Part, ToolPart
 from strata_core.session_info import SessionInfo
+
+if TYPE_CHECKING:
+    from strata_core.session.postgres_events import NotifyChannel
 
 
 class SessionNotFoundError(StrataError, LookupError):
@@ -91,3 +94,15 @@ class SessionStore(Protocol):
         Without a batch, every write is its own transaction.
         """
         ...
+
+
+@runtime_checkable
+class SharedStore(Protocol):
+    """A store other processes, on other hosts, use at once (PostgreSQL): they also share events, and a stored
+    part can be read alone (what an event too big to send names)."""
+
+    def event_channel(self) -> NotifyChannel:
+        """A new end of the channel the processes sharing this store send their events through."""
+        ...
+
+    async def part(self, session_id: str, part_id: str) -> Part | None: ...

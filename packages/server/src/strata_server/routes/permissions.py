@@ -35,6 +35,9 @@ async def respond(request: Request) -> JSONResponse:
 def _answer(state: ServerState, request_id: str, answer: PermissionReply, message: str | None) -> None:
     questions = state.questions
     if all(p.id != request_id for p in questions.pending()):
+        if state.hub.relay is not None:  # with a shared store, another host's turn may have asked it
+            state.hub.relay.reply_elsewhere(request_id, answer, message)
+            return
         raise not_found(f"Permission request not found: {request_id} (answered already, or its turn ended)")
     questions.reply(request_id, answer, message)
 
