@@ -132,6 +132,7 @@ class SessionLoop:
         now = self.records.clock.now_ms()
         check_message_id(request.message_id, newest, now)
         self.records.ids.advance_past(known for known in (newest, request.message_id) if known is not None)
+        await self.records.sessions.set_target(session.id, agent.name, model)  # before the message, as OpenCode
         stored = await writer.write(request, agent.name, model, context, self.steps.registry.get("read"), now)
         if request.tools:
             rules = [Rule(name, "*", "allow" if on else "deny") for name, on in request.tools.items()]
