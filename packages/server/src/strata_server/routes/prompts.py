@@ -88,7 +88,7 @@ async def abort(request: Request) -> JSONResponse:
     (true even when idle)."""
     state = server_state(request)
     state.turns.shells.cancel(session_id(request))
-    await state.runtime.loop.cancel(session_id(request))
+    await state.turns.abort(session_id(request))
     return JSONResponse(True)
 
 
