@@ -179,6 +179,11 @@ class SessionLoop:
 
     async def _run_or_join(self, session_id: str) -> MessageWithParts:
         run = self._runs.get(session_id)
+        while run is not None and run.scope.cancel_called:
+            # An aborted run reads no new input: a prompt sent as soon as the abort was answered (its clients
+            # are told idle at once) waits for the run's end, then starts a run of its own.
+            await run.done.wait()
+            run = self._runs.get(session_id)
         if run is not None:
             run.new_input = True
             await run.done.wait()
