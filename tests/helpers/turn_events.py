@@ -43,7 +43,10 @@ SLEEP = "sleep 29.75"
 def model_script(work: str) -> list[dict[str, Any]]:
     """The model's side of the four turns, in `RUN_ORDER` (`work`: the project directory, or `__WORK__`)."""
     read = {"name": "read", "arguments": {"filePath": f"{work}/notes.txt"}}
-    echo = {"name": "bash", "arguments": {"command": "echo asked", "description": "Echo a word"}}
+    echo = {
+        "name": "bash",
+        "arguments": {"command": "echo asked | tee asked.txt", "description": "Echo a word to a file"},
+    }
     sleep = {"name": "bash", "arguments": {"command": SLEEP, "description": "Wait"}}
     return [
         {"tool_calls": [sleep]},

@@ -53,6 +53,7 @@ ASKED += ["permission.asked", "permission.replied", "message.part.updated tool b
 READ = ["message.part.updated tool read pending", "message.part.updated tool read running"]
 READ += ["message.part.updated tool read completed"]
 ECHOED = ["message.part.updated tool bash running", "message.part.updated tool bash completed"]  # its output
+WROTE = [*FINISHED[:2], "message.part.updated patch", *FINISHED[2:]]  # the step's patch: the file it wrote
 ABORTED = ["message.part.updated tool bash completed", "message.updated assistant completed"]
 
 
@@ -65,7 +66,7 @@ EXPECTED = {
     # One diff summary as the first step starts, and one per step that finished.
     "text": Comparable([*STARTED, *TEXT_STEP, *IDLE], beside(2)),
     "tool": Comparable([*STARTED, *READ, *FINISHED, *NEXT_STEP, *TEXT_STEP, *IDLE], beside(3)),
-    "permission": Comparable([*STARTED, *ASKED, *ECHOED, *FINISHED, *NEXT_STEP, *TEXT_STEP, *IDLE], beside(3)),
+    "permission": Comparable([*STARTED, *ASKED, *ECHOED, *WROTE, *NEXT_STEP, *TEXT_STEP, *IDLE], beside(3)),
     # Told at once (error, idle), then the call ends completed and the message with it, and idle again.
     "abort": Comparable([*STARTED, *ASKED, "session.error", *IDLE, *ABORTED, *IDLE], beside(1)),
 }
@@ -103,7 +104,8 @@ def test_strata_sends_the_events_of_a_turn_in_opencodes_order(strata_recording: 
     assert comparable(strata_recording[turn]) == EXPECTED[turn]
 
 
-def test_session_diff_has_opencodes_shape(strata_recording: Recording) -> None:
+def test_session_diff_has_opencodes_shape_and_the_files_changed(strata_recording: Recording) -> None:
+    """OpenCode 1.18.33 sends every `session.diff` empty; Strata's carries the session's changed files."""
     from jsonschema import Draft202012Validator
 
     from strata_server.openapi import document
@@ -114,6 +116,8 @@ def test_session_diff_has_opencodes_shape(strata_recording: Recording) -> None:
     assert len(diffs) == 9
     for event in diffs:
         assert [error.message for error in validator.iter_errors(event)] == []
+    changed = [[d["file"] for d in e["properties"]["diff"]] for e in strata_recording["permission"] if e in diffs]
+    assert changed == [[], ["asked.txt"], ["asked.txt"]]
 
 
 @pytest.mark.slow
