@@ -171,9 +171,10 @@ class SessionService:
         return await self._update(session_id)
 
     async def _update(self, session_id: str, **changes: Any) -> SessionInfo:
-        info = await self.get(session_id)
-        updated = evolve(info, time=evolve(info.time, updated=self.clock.now_ms()), **changes)
-        await self.store.put_session(updated)
+        async with self.store.batch():  # read and written as one, so a change stored meanwhile is kept
+            info = await self.get(session_id)
+            updated = evolve(info, time=evolve(info.time, updated=self.clock.now_ms()), **changes)
+            await self.store.put_session(updated)
         self._publish(SessionUpdated(updated))
         return updated
 

@@ -91,10 +91,11 @@ async def summarize(store: SessionStore, bus: Bus, snapshots: Snapshot, session_
 
 async def store_session_totals(store: SessionStore, bus: Bus, session_id: str, diffs: Sequence[FileDiff]) -> None:
     """The session's `summary` from `diffs`, stored and published, and `diffs` as a `session.diff` event."""
-    info = await store.get_session(session_id)
-    if info is None:
-        return
-    info = evolve(info, summary={**(info.summary or {}), **totals(diffs)})
-    await store.put_session(info)
+    async with store.batch():  # read and written as one, so a title stored meanwhile is not written over
+        info = await store.get_session(session_id)
+        if info is None:
+            return
+        info = evolve(info, summary={**(info.summary or {}), **totals(diffs)})
+        await store.put_session(info)
     bus.publish(SessionUpdated(info))
     bus.publish(SessionDiff(session_id, tuple(diff.to_json() for diff in diffs)))
