@@ -323,6 +323,7 @@ class SessionLoop:
             limits=RunLimits.from_config((await self.settings.config.get()).blocks.limits),
             step=step,
             start_snapshot=_previous_snapshot(run, step),
+            stored_history=run.messages,
         )
         try:
             outcome = await self.steps.processor.process(step_input)

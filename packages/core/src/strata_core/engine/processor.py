@@ -102,6 +102,9 @@ class StepInput:
     start_snapshot: str | None = None
     """The snapshot the turn's previous step finished with, when it was a model step: this step starts from it
     (OpenCode's next step-start equals the previous step-finish) without scanning the worktree again."""
+    stored_history: Sequence[MessageWithParts] | None = None
+    """The session's messages before this step as the loop holds them, so the step's diff summaries need not
+    read the whole session back; None: they read it from the store."""
 
 
 @frozen
@@ -322,7 +325,9 @@ class _StepRun:
         tokens and cost (completed later, at cleanup), then its patch part."""
         if self.finish is not None and self.message.error is None:
             await self.snapshots.finish(self.write, self.finish, ran_tools=self.called_tools)
-            await self.write.message_info()
+            # Clients see the step's tokens now, as OpenCode shows them; the store gets them with the completion,
+            # at cleanup, a moment later (one write per step saved).
+            self.processor.bus.message_updated(self.message)
             await self.snapshots.patch(self.write, self.finish)
             self.finished = True
 
@@ -330,7 +335,9 @@ class _StepRun:
         """The turn's diffs on its user message and the session's totals (`session.diff`)."""
         processor = self.processor
         session_id, user_id = self.message.session_id, self.message.parent_id
-        await summarize(processor.store, processor.bus, processor.snapshots, session_id, user_id)
+        earlier = self.step.stored_history
+        history = None if earlier is None else [*earlier, self.write.stored()]
+        await summarize(processor.store, processor.bus, processor.snapshots, session_id, user_id, history)
 
     async def _cleanup(self) -> None:
         end = self.write.now()
