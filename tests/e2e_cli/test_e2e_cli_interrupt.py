@@ -69,6 +69,6 @@ def test_ctrl_c_ends_a_run_waiting_for_a_tool(cli: Cli, scripted: Scripted, tmp_
     sessions = json.loads(cli("session", "list", "--json").stdout)
     document = json.loads(cli("session", "show", sessions[0]["id"], "--json").stdout)
     tools = [p for m in document["messages"] for p in m["parts"] if p["type"] == "tool"]
-    # The command answers the interrupt itself, as OpenCode's shell tool does (completed, with the abort note).
+    # The command answered the interrupt as OpenCode's shell tool does: completed, with the abort noted.
     assert [t["state"]["status"] for t in tools] == ["completed"]
     assert "User aborted the command" in tools[0]["state"]["output"]

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
+from attrs import define, field
 from engine_harness import Script, ask, engine, scripted, stored, texts, tool_parts, tool_results
 
-from strata_core.bus import PartUpdated, SessionRetry
+from strata_core.bus import PartUpdated, SessionRetry, SessionUpdated
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,
+    MessageWithParts,
     RetryPart,
     ToolPart,
     ToolStateCompleted,
     ToolStateRunning,
 )
+from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 
 
 @pytest.mark.anyio
@@ -57,8 +62,62 @@ async def test_a_stream_cut_mid_way_records_the_error_and_the_next_prompt_contin
     assert [m["role"] for m in second["messages"]] == ["system", "user", "user"]
 
 
+@define
+class SlowToStop:
+    """A custom tool that runs until cancelled, then takes until `release` to end (as a command being killed)."""
+
+    started: anyio.Event = field(factory=anyio.Event)
+    release: anyio.Event = field(factory=anyio.Event)
+    name: str = "wait"
+
+    def parameters(self) -> Mapping[str, Any]:
+        return {"type": "object", "properties": {}}
+
+    async def description(self, target: ToolTarget) -> str:
+        return "Waits."
+
+    def permission(self, args: Mapping[str, Any]) -> ToolPermission:
+        return ToolPermission(self.name, ("*",))
+
+    async def execute(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        self.started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.release.wait()
+        raise AssertionError("unreachable")
+
+
 @pytest.mark.anyio
-async def test_an_abort_mid_command_ends_it_with_its_output_and_leaves_a_resumable_session(
+async def test_a_prompt_sent_right_after_an_abort_gets_a_turn_of_its_own(project: Path, env: dict[str, str]) -> None:
+    """A server tells its clients idle as soon as it is asked to abort; a prompt sent while the aborted run is
+    still ending must not join it (an aborted run reads no new input) and go unanswered."""
+    script: Script = [{"tool_calls": [{"name": "wait", "arguments": {}}]}, {"text": "Here now."}]
+    tool = SlowToStop()
+    async with scripted(script) as server, engine(project, env, server, mode="auto", tools=[tool]) as runtime:
+        session = await runtime.sessions.create()
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
+                group.start_soon(runtime.loop.prompt, ask(session.id, "wait for it"))
+                await tool.started.wait()
+                await runtime.loop.cancel(session.id)
+                second: list[MessageWithParts] = []
+
+                async def prompt_again() -> None:
+                    second.append(await runtime.loop.prompt(ask(session.id, "are you there?")))
+
+                group.start_soon(prompt_again)
+                async for event in events:  # the second prompt's message is stored: it is about to run or join
+                    if isinstance(event, SessionUpdated) and len(await runtime.store.messages(session.id)) == 3:
+                        break
+                assert runtime.loop.is_running(session.id)  # the aborted run has not ended yet
+                tool.release.set()
+    assert texts(second[0]) == ["Here now."]
+
+
+@pytest.mark.anyio
+async def test_an_abort_mid_tool_interrupts_it_and_leaves_a_resumable_session(
     project: Path, env: dict[str, str]
 ) -> None:
     script: Script = [
@@ -81,10 +140,11 @@ async def test_an_abort_mid_command_ends_it_with_its_output_and_leaves_a_resumab
     info = aborted[-1].info
     assert isinstance(info, AssistantMessage) and info.error is not None and info.error.name == ABORTED_ERROR
     assert info.time.completed is not None
-    # The command answers the abort itself, as OpenCode's shell tool does: completed, with what it printed.
     (part,) = tool_parts(aborted)
+    # The command answered the abort: completed with its output so far and OpenCode's note.
     assert isinstance(part.state, ToolStateCompleted)
-    assert part.state.output.startswith("started\n") and "User aborted the command" in part.state.output
+    assert part.state.output.startswith("started\n")
+    assert part.state.output.endswith("<shell_metadata>\nUser aborted the command\n</shell_metadata>")
     assert texts(answer) == ["Stopped waiting."]
     # The interrupted call is answered in the next request (with what it printed), so no call dangles.
     (result,) = tool_results(server.main_requests[1].body)

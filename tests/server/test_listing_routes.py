@@ -105,3 +105,20 @@ def test_a_clients_log_line_is_taken_and_a_bad_one_refused(serve: ServeFactory) 
         refused = client.post("/log", json={"service": "tui", "level": "loud", "message": "hello"})
     assert (taken.status_code, taken.json()) == (200, True)
     assert refused.status_code == 400 and "level" in refused.json()["data"]["message"]
+
+
+def test_the_model_dialog_offers_only_providers_strata_can_call(serve: ServeFactory) -> None:
+    """OpenCode counts its hosted gateway's keyless free models as connected; Strata offers a provider once it
+    has a key for it (packages/server/README.md, "The model list")."""
+    without_key = serve([])
+    answers = get_all(without_key.url, ["/provider", "/config/providers"])
+    assert "opencode" in {provider["id"] for provider in answers["/provider"]["all"]}  # the catalogue knows it
+    assert answers["/provider"]["connected"] == ["mock"]
+    assert [provider["id"] for provider in answers["/config/providers"]["providers"]] == ["mock"]
+
+
+def test_a_key_for_opencodes_gateway_puts_it_in_the_model_dialog(serve: ServeFactory) -> None:
+    server = serve([], extra_env={"OPENCODE_API_KEY": "a-key"})
+    answers = get_all(server.url, ["/provider", "/config/providers"])
+    assert "opencode" in answers["/provider"]["connected"]
+    assert "opencode" in {provider["id"] for provider in answers["/config/providers"]["providers"]}

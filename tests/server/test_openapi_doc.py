@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -64,3 +65,18 @@ def test_the_document_carries_no_prose_of_opencodes() -> None:
         return []
 
     assert prose(document()["paths"]) == [] and prose(document()["components"]) == []
+
+
+def test_the_readme_lists_exactly_the_routes_that_answer_501() -> None:
+    from strata_server.routes.unimplemented import unimplemented_routes
+
+    answered = {
+        f"{' '.join(sorted((r.methods or set()) - {'HEAD'}))} {r.path.replace('{rest:path}', '*')}"
+        for r in unimplemented_routes(implemented_routes())
+        if isinstance(r, Route)
+    }
+    readme = (REPO / "packages/server/README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- 501-routes -->", 1)[1].split("<!-- /501-routes -->", 1)[0]
+    listed = set(re.findall(r"`((?:(?:GET|POST|PUT|PATCH|DELETE) )+/[^`]*)`", section))
+    assert answered, "some OpenCode route should still answer 501, or this section should go"
+    assert listed == answered

@@ -77,6 +77,8 @@ class MessageError:
 
 
 ABORTED_ERROR = "MessageAbortedError"
+ABORTED_MESSAGE = "Aborted"
+"""An aborted turn's error message, as OpenCode stores it when its session is cancelled."""
 CONTEXT_OVERFLOW_ERROR = "ContextOverflowError"
 STRUCTURED_OUTPUT_ERROR = "StructuredOutputError"
 UNKNOWN_ERROR = "UnknownError"

@@ -150,6 +150,6 @@ def _carry_out(message: Payload, turns: Turns, questions: BusApprover, group: Ta
     a reply to a permission question that may have been asked here (ignored when it was not)."""
     properties = message.get("properties", {})
     if message.get("type") == SESSION_ABORT and isinstance(properties.get("sessionID"), str):
-        group.start_soon(turns.stop, properties["sessionID"])
+        group.start_soon(turns.abort, properties["sessionID"])
     elif message.get("type") == PERMISSION_REPLY and properties.get("reply") in ("once", "always", "reject"):
         questions.reply(str(properties.get("requestID")), properties["reply"], properties.get("message"))

@@ -43,7 +43,7 @@ from strata_core.message import (
 from strata_core.runtime import Runtime
 from strata_core.session import SessionBusyError
 from strata_core.texts import read_prompt
-from strata_core.tool import BashTool, ToolContext, ToolFailure
+from strata_core.tool import BashTool, ToolContext, ToolFailure, ToolResult
 from strata_server.errors import bad_request
 
 SHELL_TIMEOUT_MS = 600_000
@@ -141,6 +141,9 @@ class _Shell:
             running.metadata = dict(metadata)
             self.runtime.bus.part_updated(part)
 
+        def ended_on_abort(result: ToolResult) -> None:
+            running.metadata = {**result.metadata, "output": result.output}  # the output so far, and the note
+
         context = ToolContext(
             session_id=self.session_id,
             message_id=answer.id,
@@ -151,6 +154,7 @@ class _Shell:
             worktree=self.runtime.project.worktree,
             ask=_the_user_asked,
             update_metadata=progress,
+            end_on_abort=ended_on_abort,
         )
         tool = self.runtime.container.registry().get(BashTool.NAME)
         end = self.runtime.clock.now_ms

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 import anyio
 from attrs import define, field
 
+from strata_core.bus import SessionError, SessionStatus
 from strata_core.engine import PromptRequest, TurnChoice, writing
 from strata_core.logging import get_logger
-from strata_core.message import MessageWithParts
+from strata_core.message import ABORTED_ERROR, ABORTED_MESSAGE, MessageError, MessageWithParts
 from strata_core.session import SessionBusyError
 from strata_server.session_shell import SessionShells
 
@@ -81,6 +82,18 @@ class Turns:
         held = AsyncExitStack()
         await held.enter_async_context(writing(self.runtime.store, session_id, self.runtime.clock))
         return held
+
+    async def abort(self, session_id: str) -> None:
+        """Cancel the session's running turn as OpenCode's abort does: its clients are told at once
+        (`session.error` MessageAbortedError, then idle), and the turn's end (its calls ended, its message
+        completed, idle again) follows as the cancellation reaches it. The session's shell command (`/shell`)
+        is ended too."""
+        self.shells.cancel(session_id)
+        loop = self.runtime.loop
+        if loop.is_running(session_id):
+            self.runtime.bus.publish(SessionError(session_id, MessageError(ABORTED_ERROR, ABORTED_MESSAGE)))
+            self.runtime.bus.publish(SessionStatus(session_id, "idle"))
+        await loop.cancel(session_id)
 
     async def stop(self, session_id: str) -> None:
         """Abort the session's running turn and wait until it has stored its end (before a delete, so the

@@ -132,6 +132,7 @@ class SessionLoop:
         now = self.records.clock.now_ms()
         check_message_id(request.message_id, newest, now)
         self.records.ids.advance_past(known for known in (newest, request.message_id) if known is not None)
+        await self.records.sessions.set_target(session.id, agent.name, model)  # before the message, as OpenCode
         stored = await writer.write(request, agent.name, model, context, self.steps.registry.get("read"), now)
         if request.tools:
             rules = [Rule(name, "*", "allow" if on else "deny") for name, on in request.tools.items()]
@@ -178,6 +179,11 @@ class SessionLoop:
 
     async def _run_or_join(self, session_id: str) -> MessageWithParts:
         run = self._runs.get(session_id)
+        while run is not None and run.scope.cancel_called:
+            # An aborted run reads no new input: a prompt sent as soon as the abort was answered (its clients
+            # are told idle at once) waits for the run's end, then starts a run of its own.
+            await run.done.wait()
+            run = self._runs.get(session_id)
         if run is not None:
             run.new_input = True
             await run.done.wait()
@@ -317,6 +323,7 @@ class SessionLoop:
             limits=RunLimits.from_config((await self.settings.config.get()).blocks.limits),
             step=step,
             start_snapshot=_previous_snapshot(run, step),
+            stored_history=run.messages,
         )
         try:
             outcome = await self.steps.processor.process(step_input)

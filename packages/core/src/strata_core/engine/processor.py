@@ -41,6 +41,7 @@ from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.message import (
     ABORTED_ERROR,
+    ABORTED_MESSAGE,
     UNKNOWN_ERROR,
     AssistantMessage,
     MessageError,
@@ -61,8 +62,6 @@ from strata_core.snapshot.contract import NoSnapshot, Snapshot
 from strata_core.tool.contract import Tool, ToolContext
 
 log = get_logger(__name__)
-
-ABORTED_MESSAGE = "The operation was aborted."
 
 
 class StepEnd(StrEnum):
@@ -103,6 +102,9 @@ class StepInput:
     start_snapshot: str | None = None
     """The snapshot the turn's previous step finished with, when it was a model step: this step starts from it
     (OpenCode's next step-start equals the previous step-finish) without scanning the worktree again."""
+    stored_history: Sequence[MessageWithParts] | None = None
+    """The session's messages before this step as the loop holds them, so the step's diff summaries need not
+    read the whole session back; None: they read it from the store."""
 
 
 @frozen
@@ -157,7 +159,8 @@ class _StepRun:
     snapshots: StepSnapshots = field(init=False)
     finish: StepFinishPart | None = None
     """The stream's finish, stored once the step's tools have ended (with the snapshot of that moment)."""
-    changed_files: bool = False
+    finished: bool = False
+    """Whether the step stored its step-finish part (it ended as the model said, not by a failure or abort)."""
 
     def __attrs_post_init__(self) -> None:
         self.parts = StreamParts(self.write)
@@ -181,6 +184,8 @@ class _StepRun:
                 # Taken while the request goes out; the step-start part waits for it (before any tool runs).
                 group.start_soon(self.snapshots.take_start)
                 await self.write.message_info()
+                if self.step.step == 1 and not self.message.summary:
+                    group.start_soon(self._summarize)  # the turn's diffs so far, as OpenCode's first step forks it
                 async with anyio.create_task_group() as calls:
                     self.runner = ToolCallRunner(
                         self.write,
@@ -212,14 +217,8 @@ class _StepRun:
             self.write.write_behind(None)
             with anyio.CancelScope(shield=True):
                 await self._cleanup()
-        if self.changed_files and not self.message.summary:
-            await summarize(
-                self.processor.store,
-                self.processor.bus,
-                self.processor.snapshots,
-                self.message.session_id,
-                self.message.parent_id,
-            )
+        if self.finished and not self.message.summary:
+            await self._summarize()
         if self.needs_compaction:
             return StepEnd.COMPACT
         blocked = self.runner is not None and self.runner.blocked
@@ -256,7 +255,8 @@ class _StepRun:
             await self._finish(event)
 
     async def _ensure_started(self) -> None:
-        if self.retrying:
+        if self.retrying or not self.started:
+            # Busy as each attempt's stream starts (OpenCode's processor sets it on the stream's `start`).
             self.retrying = False
             self.processor.bus.publish(SessionStatus(self.message.session_id, "busy"))
         if not self.started:
@@ -321,9 +321,23 @@ class _StepRun:
             self.needs_compaction = tokens.count >= self.step.compact_at
 
     async def _end_step(self) -> None:
-        """After the step's tools ended (OpenCode's order): its step-finish part, then its patch part."""
+        """After the step's tools ended (OpenCode's order): its step-finish part, the message with the step's
+        tokens and cost (completed later, at cleanup), then its patch part."""
         if self.finish is not None and self.message.error is None:
-            self.changed_files = await self.snapshots.finish(self.write, self.finish, ran_tools=self.called_tools)
+            await self.snapshots.finish(self.write, self.finish, ran_tools=self.called_tools)
+            # Clients see the step's tokens now, as OpenCode shows them; the store gets them with the completion,
+            # at cleanup, a moment later (one write per step saved).
+            self.processor.bus.message_updated(self.message)
+            await self.snapshots.patch(self.write, self.finish)
+            self.finished = True
+
+    async def _summarize(self) -> None:
+        """The turn's diffs on its user message and the session's totals (`session.diff`)."""
+        processor = self.processor
+        session_id, user_id = self.message.session_id, self.message.parent_id
+        earlier = self.step.stored_history
+        history = None if earlier is None else [*earlier, self.write.stored()]
+        await summarize(processor.store, processor.bus, processor.snapshots, session_id, user_id, history)
 
     async def _cleanup(self) -> None:
         end = self.write.now()

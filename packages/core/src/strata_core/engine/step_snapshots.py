@@ -37,21 +37,21 @@ class StepSnapshots:
         await self._started.wait()
         return self._start
 
-    async def finish(self, write: PartWriter, finish: StepFinishPart, *, ran_tools: bool) -> bool:
-        """Store `finish` with the snapshot of now, then the step's `patch` part; whether files changed.
+    async def finish(self, write: PartWriter, finish: StepFinishPart, *, ran_tools: bool) -> None:
+        """Store `finish` with the snapshot of now.
 
         A step that ran no tool changed nothing of the agent's making, so it finishes on the snapshot it
         started from without a scan (a text answer costs no git process at its end); what the user changed
         meanwhile is in the next turn's first snapshot, which is never the agent's.
         """
         before = await self.start()
-        if before is None or not ran_tools:
-            finish.snapshot = before
-            await write.part(finish)
-            return False
-        finish.snapshot = await self.snapshots.track()
+        finish.snapshot = before if before is None or not ran_tools else await self.snapshots.track()
         await write.part(finish)
-        if finish.snapshot is None:
+
+    async def patch(self, write: PartWriter, finish: StepFinishPart) -> bool:
+        """The step's `patch` part, naming the files that differ between its two snapshots; whether any do."""
+        before = await self.start()
+        if before is None or finish.snapshot is None or finish.snapshot == before:
             return False
         patch = await self.snapshots.patch(before, finish.snapshot)
         if patch.files:

@@ -16,11 +16,11 @@ from attrs import define, evolve
 from strata_core.bus import Bus
 from strata_core.clock import Clock
 from strata_core.engine.part_writer import PartWriter
-from strata_core.engine.processor import ABORTED_MESSAGE
 from strata_core.engine.tool_calls import ToolExecutor
 from strata_core.ids import Ids
 from strata_core.message import (
     ABORTED_ERROR,
+    ABORTED_MESSAGE,
     AssistantMessage,
     MessageError,
     MessageTime,

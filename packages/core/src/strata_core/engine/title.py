@@ -116,10 +116,11 @@ class TitleService:
         title = clean_title(await self._ask(model, agent, context, session_id))
         if title is None:
             return None
-        current = await self.store.get_session(session_id)
-        if current is None or not current.has_default_title:
-            return None  # renamed meanwhile: the person's choice wins
-        await self.store.put_session(evolve(current, title=title))
+        async with self.store.batch():  # read and written as one: a diff summary may be storing the session too
+            current = await self.store.get_session(session_id)
+            if current is None or not current.has_default_title:
+                return None  # renamed meanwhile: the person's choice wins
+            await self.store.put_session(evolve(current, title=title))
         self.bus.publish(TitleUpdated(session_id, title))
         return title
 

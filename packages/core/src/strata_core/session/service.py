@@ -37,7 +37,7 @@ from strata_core.session.lease import SessionBusyError
 from strata_core.session.revert import SessionReverter
 from strata_core.session.store import SessionNotFoundError, SessionStore
 from strata_core.session.summary import changes
-from strata_core.session_info import SessionInfo, SessionTime
+from strata_core.session_info import SessionInfo, SessionModel, SessionTime
 from strata_core.snapshot.contract import FileDiff, NoSnapshot, Snapshot
 
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ def _package_version() -> str:
 VERSION = f"strata/{_package_version()}"
 """Written into each new session's `version`. OpenCode writes its bare version; the prefix tells a Strata
 session from an OpenCode one in an export (both projects have had a 0.1.0)."""
+DEFAULT_VARIANT = "default"
+"""The variant OpenCode records on a session whose prompt named none."""
 
 
 class MessageNotFoundError(StrataError, LookupError):
@@ -157,13 +159,22 @@ class SessionService:
         """Replace the session's own rules (the deprecated `tools` map of a prompt does this)."""
         return await self._update(session_id, permission=permission)
 
+    async def set_target(self, session_id: str, agent: str, model: m.ModelRef) -> SessionInfo:
+        """Record the agent and model a prompt runs with on the session (OpenCode stores them before the
+        prompt's user message, `default` naming a model's default variant)."""
+        target = SessionModel(
+            id=model.model_id, provider_id=model.provider_id, variant=model.variant or DEFAULT_VARIANT
+        )
+        return await self._update(session_id, agent=agent, model=target)
+
     async def touch(self, session_id: str) -> SessionInfo:
         return await self._update(session_id)
 
     async def _update(self, session_id: str, **changes: Any) -> SessionInfo:
-        info = await self.get(session_id)
-        updated = evolve(info, time=evolve(info.time, updated=self.clock.now_ms()), **changes)
-        await self.store.put_session(updated)
+        async with self.store.batch():  # read and written as one, so a change stored meanwhile is kept
+            info = await self.get(session_id)
+            updated = evolve(info, time=evolve(info.time, updated=self.clock.now_ms()), **changes)
+            await self.store.put_session(updated)
         self._publish(SessionUpdated(updated))
         return updated
 

@@ -13,10 +13,14 @@ from collections.abc import Sequence
 
 from attrs import evolve
 
-from strata_core.bus import Bus, MessageUpdated, SessionDiff, SessionUpdated
+from strata_core.bus import Bus, SessionDiff, SessionUpdated
+from strata_core.logging import get_logger
 from strata_core.message import MessageWithParts, StepFinishPart, StepStartPart, UserMessage
 from strata_core.session.store import SessionStore
 from strata_core.snapshot.contract import FileDiff, Snapshot
+from strata_core.snapshot.git_snapshot import SnapshotError
+
+log = get_logger(__name__)
 
 
 def snapshot_range(history: Sequence[MessageWithParts]) -> tuple[str, str] | None:
@@ -44,7 +48,21 @@ def turn_of(history: Sequence[MessageWithParts], user_message_id: str) -> list[M
 async def changes(snapshots: Snapshot, history: Sequence[MessageWithParts]) -> list[FileDiff]:
     """Every file changed between the first and the last snapshot of `history`."""
     span = snapshot_range(history)
-    return [] if span is None else await snapshots.diff(*span)
+    if span is None or span[0] == span[1]:
+        return []  # nothing to compare (a text answer, a turn's first step): no git process
+    return await snapshots.diff(*span)
+
+
+async def _readable_changes(
+    snapshots: Snapshot, history: Sequence[MessageWithParts], session_id: str
+) -> list[FileDiff]:
+    """`changes`, or none when a snapshot cannot be read (an imported session's are another tool's): a summary
+    runs with every step and must never end a turn."""
+    try:
+        return await changes(snapshots, history)
+    except SnapshotError as error:
+        log.warning("summary.snapshot_unreadable", session_id=session_id, error=str(error))
+        return []
 
 
 def totals(diffs: Sequence[FileDiff]) -> dict[str, int]:
@@ -56,19 +74,31 @@ def totals(diffs: Sequence[FileDiff]) -> dict[str, int]:
     }
 
 
-async def summarize(store: SessionStore, bus: Bus, snapshots: Snapshot, session_id: str, user_message_id: str) -> None:
-    """Store the turn's diffs on its user message and the session's totals on the session; publish both."""
-    history = await store.messages(session_id)
+async def summarize(
+    store: SessionStore,
+    bus: Bus,
+    snapshots: Snapshot,
+    session_id: str,
+    user_message_id: str,
+    history: Sequence[MessageWithParts] | None = None,
+) -> None:
+    """Store the turn's diffs on its user message and the session's totals on the session; publish both.
+
+    `history`: the session's messages as the caller holds them (a turn's loop does), else read from the store."""
+    if history is None:
+        history = await store.messages(session_id)
     turn = turn_of(history, user_message_id)
     if not turn or not isinstance(turn[0].info, UserMessage):
         return
     user = turn[0].info
-    diffs = await changes(snapshots, turn)
-    user = evolve(user, summary={**(user.summary or {}), "diffs": [diff.to_json() for diff in diffs]})
-    await store.put_message(user)
-    bus.publish(MessageUpdated(user))
-    session_diffs = await changes(snapshots, history)
-    await store_session_totals(store, bus, session_id, session_diffs)
+    diffs = await _readable_changes(snapshots, turn, session_id)
+    # The session's first, then the turn's, in OpenCode's order of events.
+    await store_session_totals(store, bus, session_id, await _readable_changes(snapshots, history, session_id))
+    summary = {**(user.summary or {}), "diffs": [diff.to_json() for diff in diffs]}
+    if summary != user.summary:  # most steps change no file: nothing to store, but clients are told all the same
+        user.summary = summary  # in place: a caller's history (the loop's) then holds what the store does
+        await store.put_message(user)
+    bus.message_updated(user)
 
 
 async def store_session_totals(store: SessionStore, bus: Bus, session_id: str, diffs: Sequence[FileDiff]) -> None:
@@ -76,7 +106,12 @@ async def store_session_totals(store: SessionStore, bus: Bus, session_id: str, d
     info = await store.get_session(session_id)
     if info is None:
         return
-    info = evolve(info, summary={**(info.summary or {}), **totals(diffs)})
-    await store.put_session(info)
+    if {**(info.summary or {}), **totals(diffs)} != info.summary:  # most steps change no file: no write
+        async with store.batch():  # read and written as one, so a title stored meanwhile is not written over
+            current = await store.get_session(session_id)
+            if current is None:
+                return
+            info = evolve(current, summary={**(current.summary or {}), **totals(diffs)})
+            await store.put_session(info)
     bus.publish(SessionUpdated(info))
     bus.publish(SessionDiff(session_id, tuple(diff.to_json() for diff in diffs)))

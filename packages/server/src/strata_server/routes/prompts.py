@@ -87,8 +87,7 @@ async def abort(request: Request) -> JSONResponse:
     """Cancel the session's running turn with its tool calls and open questions, or its user's shell command
     (true even when idle), on whichever host sharing the store runs it."""
     state = server_state(request)
-    state.turns.shells.cancel(session_id(request))
-    await state.runtime.loop.cancel(session_id(request))
+    await state.turns.abort(session_id(request))
     if state.hub.relay is not None:  # with a shared store, the turn may be running on another host
         state.hub.relay.abort_elsewhere(session_id(request))
     return JSONResponse(True)

@@ -184,10 +184,8 @@ class BashTool(BuiltinTool):
             ended = True
         except anyio.get_cancelled_exc_class():
             # Cancelled (the user aborted): the call ends completed with the output so far and the abort note,
-            # as OpenCode's shell tool answers an abort, then the cancellation goes on.
-            partial = self._result(command, collector, None, [ABORTED])
-            ctx.update_metadata(command, {**partial.metadata, "output": partial.output})
-            ctx.end_on_abort(partial)
+            # as OpenCode's shell tool answers an abort (no progress update first), then the cancellation goes on.
+            ctx.end_on_abort(self._result(command, collector, None, [ABORTED]))
             raise
         finally:
             with anyio.CancelScope(shield=True):
