@@ -106,3 +106,38 @@ async def test_opencode_s_cached_project_id_is_used_as_it_is(tmp_path: Path) -> 
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "opencode").write_text("31029f46d89df63f0d9057f7d1dfb8f1b5b74f87")
     assert (await ProjectService(tmp_path).info()).id == "31029f46d89df63f0d9057f7d1dfb8f1b5b74f87"
+
+
+@pytest.mark.anyio
+async def test_a_root_commit_found_once_is_kept_so_later_starts_do_not_walk_the_history(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, cache = tmp_path / "repo", tmp_path / "cache" / "project-id"
+    repo.mkdir()
+    _git("init", "-q", cwd=repo)
+    (repo / "a.txt").write_text("a\n")
+    _git("add", "a.txt", cwd=repo)
+    _git("commit", "-q", "-m", "first", cwd=repo)
+    root = _git("rev-parse", "HEAD", cwd=repo)
+
+    first = await ProjectService(repo, id_cache=cache).info()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))  # a walk now would find nothing
+    again = await ProjectService(repo, id_cache=cache).info()
+
+    assert first.id == again.id == root
+    assert (cache / str(first.path_id)).read_text() == root
+    assert not (repo / ".git" / "opencode").exists()  # the user's repository is left as it was
+
+
+@pytest.mark.anyio
+async def test_an_unwritable_id_cache_only_costs_the_walk(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git("init", "-q", cwd=repo)
+    (repo / "a.txt").write_text("a\n")
+    _git("add", "a.txt", cwd=repo)
+    _git("commit", "-q", "-m", "first", cwd=repo)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    info = await ProjectService(repo, id_cache=blocker / "project-id").info()
+    assert info.id == _git("rev-parse", "HEAD", cwd=repo)

@@ -83,7 +83,9 @@ class PromptContainer(containers.DeclarativeContainer):
     """How instruction URLs are fetched: over `http_client` unless replaced."""
 
     paths = providers.Singleton(StrataPaths.from_env, env)
-    project: providers.Provider[Project] = providers.Singleton(ProjectService, directory)
+    project: providers.Provider[Project] = providers.Singleton(
+        ProjectService, directory, id_cache=paths.provided.project_ids
+    )
     config: providers.Provider[Config] = providers.Singleton(ConfigService, paths=paths, project=project, env=env)
     skills: providers.Provider[Skills] = providers.Singleton(
         SkillService, config=config, project=project, paths=paths, env=env

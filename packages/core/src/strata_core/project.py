@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -58,30 +59,50 @@ def find_git_root(directory: Path) -> Path | None:
     return None
 
 
-def discover_project(directory: Path) -> ProjectInfo:
-    """Blocking discovery of the project around `directory`."""
+def discover_project(directory: Path, id_cache: Path | None = None) -> ProjectInfo:
+    """Blocking discovery of the project around `directory`; a repository's root commit is kept in `id_cache`
+    (a directory of Strata's own) once found, so only the first start in a repository walks its history."""
     directory = directory.expanduser().resolve()
     root = find_git_root(directory)
     if root is None:
         return ProjectInfo(directory, Path("/"), None, current_platform(), GLOBAL_PROJECT_ID)
     path_id = hashlib.sha1(str(root).encode(), usedforsecurity=False).hexdigest()
-    project_id = root_commit(root) or path_id
-    return ProjectInfo(directory, root, "git", current_platform(), project_id, path_id)
+    kept = id_cache / path_id if id_cache is not None else None
+    project_id = _commit_in(root / ".git" / "opencode") or _commit_in(kept) or _found_root_commit(root, kept)
+    return ProjectInfo(directory, root, "git", current_platform(), project_id or path_id, path_id)
 
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 
 
-def root_commit(worktree: Path) -> str | None:
-    """The repository's root commit (the smallest, when it has several), as OpenCode's project id; first from
-    OpenCode's cache of it (`.git/opencode`), else from git. None without a commit, or without git."""
-    cached = worktree / ".git" / "opencode"
+def _commit_in(file: Path | None) -> str | None:
+    """The commit id a cache file holds (OpenCode's `.git/opencode`, or Strata's own), if it holds one."""
+    if file is None:
+        return None
     try:
-        text = cached.read_text(encoding="utf-8").strip()
+        text = file.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
-        text = ""
-    if _COMMIT.fullmatch(text):
-        return text
+        return None
+    return text if _COMMIT.fullmatch(text) else None
+
+
+def _found_root_commit(worktree: Path, keep_in: Path | None) -> str | None:
+    """`root_commit`, written to `keep_in` when found (best effort: an unwritable cache only costs the walk)."""
+    found = root_commit(worktree)
+    if found is not None and keep_in is not None:
+        try:
+            keep_in.parent.mkdir(parents=True, exist_ok=True)
+            partial = keep_in.with_name(f"{keep_in.name}.{os.getpid()}.tmp")
+            partial.write_text(found, encoding="utf-8")
+            partial.replace(keep_in)
+        except OSError:
+            pass
+    return found
+
+
+def root_commit(worktree: Path) -> str | None:
+    """The repository's root commit (the smallest, when it has several), as OpenCode's project id, from git
+    (a walk of the whole history, which is why it is cached). None without a commit, or without git."""
     try:
         done = subprocess.run(
             ["git", "rev-list", "--max-parents=0", "--all"],
@@ -102,9 +123,11 @@ class ProjectService:
     """Default `Project`: discovers once, on first use, and caches the answer."""
 
     directory: Path
+    id_cache: Path | None = None
+    """Where repositories' root commits are kept once found (`StrataPaths.project_ids`); None: not kept."""
     _cached: ProjectInfo | None = field(default=None, init=False, repr=False)
 
     async def info(self) -> ProjectInfo:
         if self._cached is None:
-            self._cached = await anyio.to_thread.run_sync(discover_project, self.directory)
+            self._cached = await anyio.to_thread.run_sync(discover_project, self.directory, self.id_cache)
         return self._cached

@@ -37,6 +37,12 @@ class StrataPaths:
         return self.data / "strata.db"
 
     @property
+    def project_ids(self) -> Path:
+        """`$XDG_CACHE_HOME/strata/project-id/`: each repository's root commit (its project id), by the sha1 of its
+        worktree path, so the history is walked once per repository (OpenCode keeps it in `.git/opencode`)."""
+        return self.cache / "project-id"
+
+    @property
     def tool_output(self) -> Path:
         """`tool-output/`: every project's saved full outputs, one subdirectory per project id."""
         return self.data / "tool-output"
