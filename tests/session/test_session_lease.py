@@ -12,9 +12,19 @@ from typing import Any
 
 import anyio
 import pytest
+from session_records import assistant_message
 
-from strata_core.engine.session_writer import settle_interrupted_calls
-from strata_core.message import PartTime, ToolCompletedTime, ToolPart, ToolStateCompleted, ToolStateRunning
+from strata_core.engine.session_writer import INTERRUPTED_ANSWER, settle_interrupted_answer, settle_interrupted_calls
+from strata_core.message import (
+    ABORTED_ERROR,
+    AssistantMessage,
+    MessageError,
+    PartTime,
+    ToolCompletedTime,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateRunning,
+)
 from strata_core.session.lease import FileLeases, SessionBusyError
 from strata_core.session.memory_store import MemorySessionStore
 from strata_core.session.postgres_store import PostgresSessionStore
@@ -89,6 +99,35 @@ async def test_unfinished_tool_parts_are_found_and_settled_without_loading_the_s
         assert await settle_interrupted_calls(store, "ses_1", 5) == 1
         assert await store.unfinished_tool_parts("ses_1") == []
         assert [p.id for p in await store.unfinished_tool_parts("ses_2")] == ["prt_3"]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "memory", "postgres"])
+async def test_an_answer_a_crashed_writer_left_open_is_ended_as_aborted_and_a_finished_one_is_left(
+    tmp_path: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
+    async with AsyncExitStack() as stack:
+        opened: AbstractAsyncContextManager[SessionStore]
+        if kind == "sqlite":
+            opened = SqliteSessionStore.open(tmp_path / "s.db")
+        elif kind == "memory":
+            opened = MemorySessionStore.open()
+        else:
+            opened = PostgresSessionStore.open(request.getfixturevalue("postgres_url"))
+        store: SessionStore = await stack.enter_async_context(opened)
+        open_answer = assistant_message("ses_1", "msg_user")
+        await store.put_message(open_answer)
+        finished = assistant_message("ses_2", "msg_user")
+        finished.time.completed = 3
+        await store.put_message(finished)
+
+        assert await settle_interrupted_answer(store, "ses_1", 7)
+        assert not await settle_interrupted_answer(store, "ses_1", 9)  # settled once
+        assert not await settle_interrupted_answer(store, "ses_2", 9)
+
+        ended = await store.newest_message("ses_1")
+        assert isinstance(ended, AssistantMessage) and ended.time.completed == 7
+        assert ended.error == MessageError(ABORTED_ERROR, INTERRUPTED_ANSWER)
+        assert await store.newest_message("ses_2") == finished
 
 
 def lease_files(directory: Path) -> list[Path]:

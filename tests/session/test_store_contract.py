@@ -86,6 +86,18 @@ async def test_the_newest_message_id_is_the_last_of_the_messages(store: SessionS
     assert await store.newest_message_id(session.id) == reply.id == (await store.messages(session.id))[-1].info.id
 
 
+async def test_the_newest_message_is_the_last_of_the_messages_without_its_parts(store: SessionStore) -> None:
+    session, other = session_info(), session_info()
+    assert await store.newest_message(session.id) is None
+    user = user_message(session.id)
+    reply = assistant_message(session.id, user.id)
+    await store.put_message(reply)  # stored out of order on purpose
+    await store.put_message(user)
+    await store.put_message(user_message(other.id))  # newer, but another session's
+
+    assert await store.newest_message(session.id) == reply == (await store.messages(session.id))[-1].info
+
+
 async def test_replacing_a_part_keeps_its_position(store: SessionStore) -> None:
     session = session_info()
     user = user_message(session.id)

@@ -199,3 +199,8 @@ class MemorySessionStore:
     async def newest_message_id(self, session_id: str) -> str | None:
         async with self._access() as tables:
             return max((mid for mid, row in tables.messages.items() if row.session_id == session_id), default=None)
+
+    async def newest_message(self, session_id: str) -> Message | None:
+        async with self._access() as tables:
+            newest = max((mid for mid, row in tables.messages.items() if row.session_id == session_id), default=None)
+            return None if newest is None else message_from_json(tables.messages[newest].data)

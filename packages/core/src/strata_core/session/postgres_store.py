@@ -336,6 +336,14 @@ class PostgresSessionStore:
 
         return await self._read(work)
 
+    async def newest_message(self, session_id: str) -> Message | None:
+        async def work(conn: Connection) -> Message | None:
+            query = "SELECT data FROM message WHERE session_id = %s ORDER BY id DESC LIMIT 1"
+            row = await (await conn.execute(query, (session_id,))).fetchone()
+            return None if row is None else message_from_json(row[0])
+
+        return await self._read(work)
+
     async def unfinished_tool_parts(self, session_id: str) -> list[ToolPart]:
         async def work(conn: Connection) -> list[ToolPart]:
             rows = await (await conn.execute(_UNFINISHED_TOOLS, (session_id,))).fetchall()

@@ -53,6 +53,7 @@ _UNFINISHED_TOOLS = (
     "SELECT data FROM part WHERE session_id = ? AND json_extract(data, '$.type') = 'tool' "
     "AND json_extract(data, '$.state.status') IN ('pending', 'running') ORDER BY seq"
 )
+_NEWEST_MESSAGE = "SELECT data FROM message WHERE session_id = ? ORDER BY id DESC LIMIT 1"
 BUSY_TIMEOUT_MS = 5000
 """How long a write waits for another process holding the database (two `strata` runs on one data dir)."""
 
@@ -249,6 +250,13 @@ class SqliteSessionStore:
 
     async def newest_message_id(self, session_id: str) -> str | None:
         return await self._read(lambda conn: _newest_message_id(conn, session_id))
+
+    async def newest_message(self, session_id: str) -> Message | None:
+        def work(conn: sqlite3.Connection) -> Message | None:
+            row = conn.execute(_NEWEST_MESSAGE, (session_id,)).fetchone()
+            return None if row is None else message_from_json(row[0])
+
+        return await self._read(work)
 
 
 _UPSERT_SESSION = """

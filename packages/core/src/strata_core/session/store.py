@@ -78,6 +78,10 @@ class SessionStore(Protocol):
         """The session's tool parts still `pending` or `running`, in part order, without loading the session."""
         ...
 
+    async def newest_message(self, session_id: str) -> Message | None:
+        """The session's newest message (the last of `messages`) without its parts, without loading the session."""
+        ...
+
     def lease(
         self, session_id: str, *, wait: bool = False, on_wait: Callable[[], None] | None = None
     ) -> AbstractAsyncContextManager[bool]:
