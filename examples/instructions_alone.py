@@ -1,6 +1,6 @@
 """The Instruction service alone: a project's AGENTS.md and two instruction URLs, one of which never
 answers. The service returns the blocks it could load and, beside them, each source that failed and why; the
-whole URL phase is bounded by the service's `url_timeout` (here 1 s instead of OpenCode's 5 s)."""
+whole URL phase is bounded by the service's `url_timeout` (here 2 s instead of OpenCode's 5 s)."""
 
 import json
 import tempfile
@@ -45,14 +45,14 @@ async def main() -> None:
     (project / "strata.json").write_text(json.dumps({"instructions": [f"{base}/team.md", f"{base}/slow.md"]}))
     env = {"HOME": str(project.parent / "home")}
     paths, where = StrataPaths.from_env(env), ProjectService(project)
-    instructions = InstructionService(ConfigService(paths, where, env), where, paths, env, url_timeout=1.0)
+    instructions = InstructionService(ConfigService(paths, where, env), where, paths, env, url_timeout=2.0)
 
     found = await instructions.system()
     for block in found.blocks:
         print("loaded:", block.source.replace(base, "<server>").replace(str(project), "<project>"))
     for failure in found.failures:
         print("failed:", failure.source.replace(base, "<server>"), "-", failure.reason)
-    assert [failure.reason for failure in found.failures] == ["no answer within 1 s"]
+    assert [failure.reason for failure in found.failures] == ["no answer within 2 s"]
     release.set()
     server.shutdown()
 

@@ -27,7 +27,7 @@ EXPECTED_OUTPUT: dict[str, list[str]] = {
     "instructions_alone.py": [
         "loaded: <project>/AGENTS.md",
         "loaded: <server>/team.md",
-        "failed: <server>/slow.md - no answer within 1 s",
+        "failed: <server>/slow.md - no answer within 2 s",
     ],
     "replaced_system_prompt.py": [
         'the model received: ("You are the shop\'s build assistant on scripted-model. Prices are in cents.",)'

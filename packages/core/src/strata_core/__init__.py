@@ -88,6 +88,7 @@ if TYPE_CHECKING:
     from strata_core.sandbox.masks import TooManySecretFilesError
     from strata_core.sandbox.settings import SandboxSettingError
     from strata_core.serialization import PartShapeError
+    from strata_core.session.database_url import DatabaseUnavailableError, DatabaseUrlError
     from strata_core.session.export import ExportFormatError
     from strata_core.session.lease import SessionBusyError
     from strata_core.session.memory_store import MemorySessionStore
@@ -143,6 +144,8 @@ __all__ = [
     "ContextOverflowError",
     "CoreContainer",
     "CorrectedError",
+    "DatabaseUnavailableError",
+    "DatabaseUrlError",
     "DefaultAgentError",
     "DeniedError",
     "EditMatchError",
@@ -345,6 +348,7 @@ __getattr__, __dir__ = lazy_exports(
             "strata_core.sandbox.masks": ("TooManySecretFilesError",),
             "strata_core.sandbox.settings": ("SandboxSettingError",),
             "strata_core.serialization": ("PartShapeError",),
+            "strata_core.session.database_url": ("DatabaseUnavailableError", "DatabaseUrlError"),
             "strata_core.session.export": ("ExportFormatError",),
             "strata_core.session.lease": ("SessionBusyError",),
             "strata_core.session.memory_store": ("MemorySessionStore",),

@@ -59,13 +59,16 @@ Strata and every other module can import it. The tree (kept true by
   - ToolDefinitionError                                 strata_core.tool.schema
   # Sessions: a session or message that is not there (or already is), a session another turn is writing,
   # the stores and files that hold them, and the database failing underneath (`StorageError`: a full disk, a
-  # read-only file, a lock held too long, a damaged file; the failed write is rolled back whole).
+  # read-only file, a lock held too long, a damaged file; the failed write is rolled back whole; a shared
+  # PostgreSQL database's URL that cannot be used, or the database not answering).
   - SessionNotFoundError [LookupError]                  strata_core.session.store
   - MessageNotFoundError [LookupError]                  strata_core.session.service
   - SessionExistsError [ValueError]                     strata_core.session.service
   - SessionBusyError [RuntimeError]                     strata_core.session.lease
   - StoreClosedError [RuntimeError]                     strata_core.session.store
   - SchemaTooNewError [RuntimeError]                    strata_core.session.migrations
+  - DatabaseUrlError [ValueError]                       strata_core.session.database_url
+  - DatabaseUnavailableError                            strata_core.session.database_url
   - StorageError                                        strata_core.session.storage_errors
     - StorageFullError                                  strata_core.session.storage_errors
     - StorageReadOnlyError                              strata_core.session.storage_errors
