@@ -37,6 +37,7 @@ from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.snapshot.contract import FileDiff, FileStatus, Patch, by_snapshot
 from strata_core.snapshot.unified_diff import whole_file_patch
+from strata_core.snapshot.untracked_cache import Signature, UntrackedCache, read_clock, signature, walked_directories
 
 log = get_logger(__name__)
 
@@ -86,9 +87,12 @@ class GitSnapshot:
     leave_out: Callable[[str], bool] = field(default=lambda name: False)
     """Whether a file (by its name) stays out of the snapshots."""
     _ready: bool = field(default=False, init=False)
-    _user_exclude: tuple[Path, float] | None = field(default=None, init=False)
+    _user_exclude: tuple[Path, Signature] | None = field(default=None, init=False)
     _last_tree: tuple[tuple[int, int, int], str] | None = field(default=None, init=False)
     """The index's stat data when `write-tree` last ran, and the tree it wrote."""
+    _untracked: UntrackedCache = field(factory=UntrackedCache, init=False)
+    _rules: dict[str, Signature | None] | None = field(default=None, init=False)
+    """The files outside the worktree that decide what git ignores, with their stat data when found."""
 
     async def track(self) -> str | None:
         try:
@@ -198,7 +202,8 @@ class GitSnapshot:
     def _sync_excludes(self) -> None:
         """Copy the user's `.git/info/exclude` into ours whenever it changed (it is read by `ls-files`)."""
         source = _user_exclude_file(self.worktree)
-        stamp = (source, source.stat().st_mtime) if source is not None and source.is_file() else None
+        found = signature(str(source)) if source is not None else None
+        stamp = (source, found) if source is not None and found is not None else None
         if stamp == self._user_exclude and stamp is not None:
             return
         target = self.gitdir / "info" / "exclude"
@@ -207,12 +212,26 @@ class GitSnapshot:
         self._user_exclude = stamp
 
     async def _add_changes(self) -> None:
-        """Stage what differs from the last snapshot: changed, deleted and new files, large ones left out."""
-        listed = await self._run(
-            "ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard", "--", self.scope
-        )
+        """Stage what differs from the last snapshot: changed, deleted and new files, large ones left out.
+
+        Git's walk for new files is skipped while no directory it walks and no ignore rule changed since the
+        last full scan (`untracked_cache`); the tracked files are always checked, by git.
+        """
+        tracked = ("ls-files", "-z", "--modified", "--deleted")
+        if self._untracked.unchanged():
+            await self._stage(await self._run(*tracked, "--", self.scope))
+            return
+        self._untracked.forget()
+        clock = read_clock(self.gitdir)  # before git's scan: what changes after it is newer (racy entries)
+        left_large = await self._stage(await self._run(*tracked, "--others", "--exclude-standard", "--", self.scope))
+        await self._record_untracked(clock, left_large)
+
+    async def _stage(self, listed: bytes) -> list[str]:
+        """Stage the files `ls-files` listed, but for those left out; the ones left out for their size."""
         changed = sorted(set(_split_nul(listed)))
-        wanted = [name for name in changed if not self.leave_out(PurePosixPath(name).name) and not self._is_large(name)]
+        kept = [name for name in changed if not self.leave_out(PurePosixPath(name).name)]
+        large = [name for name in kept if self._is_large(name)]
+        wanted = [name for name in kept if name not in set(large)]
         if wanted:
             # update-index takes the names literally (add's pathspecs cost O(names x files) to match), and a
             # threshold of one byte streams every new blob into one pack instead of a file per object: the
@@ -221,6 +240,58 @@ class GitSnapshot:
             names = b"\0".join(name.encode() for name in wanted) + b"\0"
             streamed = (("core.bigFileThreshold", "1"),)
             await self._run("update-index", "--add", "--remove", "-z", "--stdin", stdin=names, settings=streamed)
+        return large
+
+    async def _record_untracked(self, clock: tuple[int, int], left_large: list[str]) -> None:
+        """Keep the stat data that tells the next snapshot whether it may skip the walk for new files."""
+        listed = await self._run(
+            "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", self.scope
+        )
+        ignored = {str(self.worktree / name.rstrip("/")) for name in _split_nul(listed) if name.endswith("/")}
+        root = self.worktree / self.scope if self.scope != "." else self.worktree
+        directories, rules = walked_directories(root, ignored)
+        for parent in root.parents if root != self.worktree else ():  # the scope's parents' ignore files count
+            if not parent.is_relative_to(self.worktree):
+                break
+            directories.append(str(parent))
+            rules.append(str(parent / ".gitignore"))
+        large = [str(self.worktree / name) for name in left_large]
+        self._untracked.record(clock, [*directories, *rules, *large], await self._rule_files())
+
+    async def _rule_files(self) -> list[str]:
+        """The files outside the worktree that decide what git ignores (`_find_rule_files`); found again only
+        when one of them changed since they were last found."""
+        if self._rules is not None and all(signature(path) == seen for path, seen in self._rules.items()):
+            return list(self._rules)
+        files = await self._find_rule_files()
+        self._rules = {path: signature(path) for path in files}
+        return files
+
+    async def _find_rule_files(self) -> list[str]:
+        """The repository's `info/exclude`, git's config files (as git lists them, includes followed) and the
+        excludes file they name, or its default."""
+        home, xdg = self.env.get("HOME"), self.env.get("XDG_CONFIG_HOME")
+        config_home = Path(xdg) if xdg else Path(home) / ".config" if home else None
+        files = ["/etc/gitconfig"]
+        if home:
+            files.append(str(Path(home) / ".gitconfig"))
+        if config_home is not None:
+            files += [str(config_home / "git" / "config"), str(config_home / "git" / "ignore")]
+        exclude = _user_exclude_file(self.worktree)
+        if exclude is not None:
+            files.append(str(exclude))
+        listed = await self._run("config", "--list", "--show-origin", "--includes", "-z", git_dir_only=True)
+        items = _split_nul(listed)
+        for origin, entry in zip(items[::2], items[1::2], strict=False):
+            key, _, value = entry.partition("\n")
+            source = Path(origin.removeprefix("file:")) if origin.startswith("file:") else None
+            if source is not None:
+                files.append(str(source))
+            if key == "core.excludesfile" or (key.startswith("include") and key.endswith(".path")):
+                path = Path(home + value[1:] if home and value.startswith("~/") else value)
+                base = source.parent if source is not None and key != "core.excludesfile" else self.worktree
+                files.append(str(path if path.is_absolute() else base / path))
+        return files
 
     async def _write_tree(self) -> str | None:
         """The index as a tree; the last one again, without a process, when the index has not changed since.
