@@ -211,3 +211,33 @@ async def test_racy_stat_data_is_not_cached(tmp_path: Path) -> None:
     tree.log.write_text("")
     await tree.snap.track()
     assert "--others" in tree.log.read_text()
+
+
+@pytest.mark.anyio
+async def test_a_walk_without_new_directories_reuses_what_git_ignored_and_still_sees_a_later_rule_edit(
+    tmp_path: Path,
+) -> None:
+    tree = Worktree(tmp_path)
+    before = await tree.cached()
+    (tree.work / "src" / "c.txt").write_text("c")
+    tree.log.write_text("")
+    assert await tree.changed(before) == ["src/c.txt"]
+    assert "--others" in tree.log.read_text() and "--ignored" not in tree.log.read_text()
+    before = await tree.cached()
+    (tree.work / ".gitignore").write_text("*.log\n")
+    assert await tree.changed(before) == [".gitignore", "build/out.o"]
+
+
+@pytest.mark.anyio
+async def test_a_new_ignored_directory_is_asked_of_git_and_not_walked(tmp_path: Path) -> None:
+    tree = Worktree(tmp_path)
+    before = await tree.cached()
+    write(tree.work / "run.log" / "first.txt")
+    tree.log.write_text("")
+    after = await tree.snap.track()
+    assert after == before and "--ignored" in tree.log.read_text()
+    again = await tree.cached()
+    write(tree.work / "run.log" / "second.txt")
+    tree.log.write_text("")
+    assert await tree.snap.track() == again
+    assert "--others" not in tree.log.read_text()

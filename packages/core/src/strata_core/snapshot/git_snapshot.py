@@ -31,13 +31,13 @@ from pathlib import Path, PurePosixPath
 
 import anyio
 import anyio.to_thread
-from attrs import define, field
+from attrs import Factory, define, field
 
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.snapshot.contract import FileDiff, FileStatus, Patch, by_snapshot
 from strata_core.snapshot.unified_diff import whole_file_patch
-from strata_core.snapshot.untracked_cache import Signature, UntrackedCache, read_clock, signature, walked_directories
+from strata_core.snapshot.untracked_cache import Signature, UntrackedCache, read_clock, signature
 
 log = get_logger(__name__)
 
@@ -90,9 +90,10 @@ class GitSnapshot:
     _user_exclude: tuple[Path, Signature] | None = field(default=None, init=False)
     _last_tree: tuple[tuple[int, int, int], str] | None = field(default=None, init=False)
     """The index's stat data when `write-tree` last ran, and the tree it wrote."""
-    _untracked: UntrackedCache = field(factory=UntrackedCache, init=False)
-    _rules: dict[str, Signature | None] | None = field(default=None, init=False)
-    """The files outside the worktree that decide what git ignores, with their stat data when found."""
+    _untracked: UntrackedCache = field(
+        default=Factory(lambda self: UntrackedCache(self.worktree, self.scope, self.env), takes_self=True),
+        init=False,
+    )
 
     async def track(self) -> str | None:
         try:
@@ -224,7 +225,7 @@ class GitSnapshot:
         self._untracked.forget()
         clock = read_clock(self.gitdir)  # before git's scan: what changes after it is newer (racy entries)
         left_large = await self._stage(await self._run(*tracked, "--others", "--exclude-standard", "--", self.scope))
-        await self._record_untracked(clock, left_large)
+        await self._untracked.record(clock, self._run, left_large, _user_exclude_file(self.worktree))
 
     async def _stage(self, listed: bytes) -> list[str]:
         """Stage the files `ls-files` listed, but for those left out; the ones left out for their size."""
@@ -241,57 +242,6 @@ class GitSnapshot:
             streamed = (("core.bigFileThreshold", "1"),)
             await self._run("update-index", "--add", "--remove", "-z", "--stdin", stdin=names, settings=streamed)
         return large
-
-    async def _record_untracked(self, clock: tuple[int, int], left_large: list[str]) -> None:
-        """Keep the stat data that tells the next snapshot whether it may skip the walk for new files."""
-        listed = await self._run(
-            "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", self.scope
-        )
-        ignored = {str(self.worktree / name.rstrip("/")) for name in _split_nul(listed) if name.endswith("/")}
-        root = self.worktree / self.scope if self.scope != "." else self.worktree
-        directories, rules = walked_directories(root, ignored)
-        for parent in root.parents if root != self.worktree else ():  # the scope's parents' ignore files count
-            if not parent.is_relative_to(self.worktree):
-                break
-            directories.append(str(parent))
-            rules.append(str(parent / ".gitignore"))
-        large = [str(self.worktree / name) for name in left_large]
-        self._untracked.record(clock, [*directories, *rules, *large], await self._rule_files())
-
-    async def _rule_files(self) -> list[str]:
-        """The files outside the worktree that decide what git ignores (`_find_rule_files`); found again only
-        when one of them changed since they were last found."""
-        if self._rules is not None and all(signature(path) == seen for path, seen in self._rules.items()):
-            return list(self._rules)
-        files = await self._find_rule_files()
-        self._rules = {path: signature(path) for path in files}
-        return files
-
-    async def _find_rule_files(self) -> list[str]:
-        """The repository's `info/exclude`, git's config files (as git lists them, includes followed) and the
-        excludes file they name, or its default."""
-        home, xdg = self.env.get("HOME"), self.env.get("XDG_CONFIG_HOME")
-        config_home = Path(xdg) if xdg else Path(home) / ".config" if home else None
-        files = ["/etc/gitconfig"]
-        if home:
-            files.append(str(Path(home) / ".gitconfig"))
-        if config_home is not None:
-            files += [str(config_home / "git" / "config"), str(config_home / "git" / "ignore")]
-        exclude = _user_exclude_file(self.worktree)
-        if exclude is not None:
-            files.append(str(exclude))
-        listed = await self._run("config", "--list", "--show-origin", "--includes", "-z", git_dir_only=True)
-        items = _split_nul(listed)
-        for origin, entry in zip(items[::2], items[1::2], strict=False):
-            key, _, value = entry.partition("\n")
-            source = Path(origin.removeprefix("file:")) if origin.startswith("file:") else None
-            if source is not None:
-                files.append(str(source))
-            if key == "core.excludesfile" or (key.startswith("include") and key.endswith(".path")):
-                path = Path(home + value[1:] if home and value.startswith("~/") else value)
-                base = source.parent if source is not None and key != "core.excludesfile" else self.worktree
-                files.append(str(path if path.is_absolute() else base / path))
-        return files
 
     async def _write_tree(self) -> str | None:
         """The index as a tree; the last one again, without a process, when the index has not changed since.
