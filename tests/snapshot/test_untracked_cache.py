@@ -241,3 +241,15 @@ async def test_a_new_ignored_directory_is_asked_of_git_and_not_walked(tmp_path: 
     tree.log.write_text("")
     assert await tree.snap.track() == again
     assert "--others" not in tree.log.read_text()
+
+
+@pytest.mark.anyio
+async def test_a_directory_unignored_by_a_rule_edit_is_walked_from_then_on(tmp_path: Path) -> None:
+    tree = Worktree(tmp_path)
+    before = await tree.cached()
+    (tree.work / ".gitignore").write_text("*.log\n")
+    settle(tmp_path / "clock-probe", [tree.work / ".gitignore"])  # so the snapshot after the edit keeps its walk
+    assert await tree.changed(before) == [".gitignore", "build/out.o"]
+    before = await tree.cached()
+    (tree.work / "build" / "later.o").write_text("later")
+    assert await tree.changed(before) == ["build/later.o"]
