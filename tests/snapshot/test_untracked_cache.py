@@ -253,3 +253,20 @@ async def test_a_directory_unignored_by_a_rule_edit_is_walked_from_then_on(tmp_p
     before = await tree.cached()
     (tree.work / "build" / "later.o").write_text("later")
     assert await tree.changed(before) == ["build/later.o"]
+
+
+@pytest.mark.anyio
+async def test_an_edit_of_an_excludes_file_reached_through_a_link_is_seen(tmp_path: Path) -> None:
+    tree = Worktree(tmp_path)
+    home, dotfiles = tmp_path / "home", tmp_path / "dotfiles"
+    (home / ".config" / "git").mkdir(parents=True)
+    dotfiles.mkdir()
+    (dotfiles / "ignore").write_text("*.bak\n")
+    (home / ".config" / "git" / "ignore").symlink_to(dotfiles / "ignore")
+    (tree.work / "old.bak").write_text("old")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+    tree.snap = GitSnapshot(tree.snap.gitdir, tree.work, env, git=tree.snap.git)
+    settle(tmp_path / "clock-probe", [dotfiles / "ignore", dotfiles])
+    before = await tree.cached()
+    (dotfiles / "ignore").write_text("*.bax\n")
+    assert await tree.changed(before) == ["old.bak"]

@@ -27,17 +27,22 @@ from typing import Protocol
 from attrs import define, field, frozen
 
 Signature = tuple[int, int, int, int, int, int]
-"""Device, inode, mode, size, mtime and ctime (ns) of a path, from `lstat`."""
+"""Device, inode, mode, size, mtime and ctime (ns) of a path."""
 
 CLOCK_FILE = "strata-clock"
 
 
 def signature(path: str) -> Signature | None:
-    """The path's stat data, or None when it does not exist (its creation shows as a change)."""
+    """The path's stat data, or None when it does not exist (its creation shows as a change). A symbolic
+    link is followed (an excludes file is often a link into a dotfiles directory, and git reads the target),
+    so the target's changes show; a link to nothing has its own stat data."""
     try:
-        stat = os.lstat(path)
+        stat = os.stat(path)  # noqa: PTH116 - str paths, no Path object per call on this hot path
     except OSError:
-        return None
+        try:
+            stat = os.lstat(path)
+        except OSError:
+            return None
     return (stat.st_dev, stat.st_ino, stat.st_mode, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
