@@ -65,6 +65,7 @@ class Worktree:
         settle(self.work.parent / "clock-probe", [self.work, *self.work.rglob("*")])
         first = await self.snap.track()
         assert first is not None
+        assert await self.snap.track() == first  # a snapshot's first full scan keeps no stat data; this one does
         self.log.write_text("")
         again = await self.snap.track()
         calls = [line for line in self.log.read_text().splitlines() if " ls-files " in f" {line}"]
@@ -208,6 +209,7 @@ async def test_racy_stat_data_is_not_cached(tmp_path: Path) -> None:
     os.utime(tree.work / "src", ns=(future, future))
     settle(tmp_path / "clock-probe", [tree.work, *tree.work.rglob("*")])
     await tree.snap.track()
+    await tree.snap.track()
     tree.log.write_text("")
     await tree.snap.track()
     assert "--others" in tree.log.read_text()
@@ -270,3 +272,12 @@ async def test_an_edit_of_an_excludes_file_reached_through_a_link_is_seen(tmp_pa
     before = await tree.cached()
     (dotfiles / "ignore").write_text("*.bax\n")
     assert await tree.changed(before) == ["old.bak"]
+
+
+@pytest.mark.anyio
+async def test_the_first_snapshot_runs_no_git_process_for_the_cache(tmp_path: Path) -> None:
+    tree = Worktree(tmp_path)
+    settle(tmp_path / "clock-probe", [tree.work, *tree.work.rglob("*")])
+    await tree.snap.track()
+    calls = tree.log.read_text().splitlines()
+    assert calls and not any("--ignored" in call or "--show-origin" in call for call in calls), calls

@@ -104,6 +104,7 @@ class UntrackedCache:
     scope: str
     env: Mapping[str, str]
     _recorded: dict[str, Signature | None] | None = field(default=None, init=False)
+    _full_scans: int = field(default=0, init=False)
     _walk: _Walk | None = field(default=None, init=False)
     _config: dict[str, Signature | None] | None = field(default=None, init=False)
     """Git's config and excludes files outside the worktree, with their stat data when they were found."""
@@ -120,7 +121,14 @@ class UntrackedCache:
 
     async def record(self, clock: tuple[int, int], git: Git, left_large: list[str], exclude: Path | None) -> None:
         """After a full scan that began at `clock`: keep the stat data of every directory git walked, every
-        ignore rule, and the files left out for their size (paths relative to the worktree)."""
+        ignore rule, and the files left out for their size (paths relative to the worktree).
+
+        The first full scan keeps nothing: recording costs git processes of its own (what git ignores, and
+        its config files), and a `strata run` that answers in text takes one snapshot only.
+        """
+        self._full_scans += 1
+        if self._full_scans == 1:
+            return
         root = self.worktree / self.scope if self.scope != "." else self.worktree
         config = await self._config_files(git, exclude)
         walked = self._walk_again(root)
