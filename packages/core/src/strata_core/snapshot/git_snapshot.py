@@ -233,8 +233,8 @@ class GitSnapshot:
         """Stage the files `ls-files` listed, but for those left out; the ones left out for their size."""
         changed = sorted(set(_split_nul(listed)))
         kept = [name for name in changed if not self.leave_out(PurePosixPath(name).name)]
-        large = [name for name in kept if self._is_large(name)]
-        wanted = [name for name in kept if name not in set(large)]
+        large = {name for name in kept if self._is_large(name)}
+        wanted = [name for name in kept if name not in large]
         if wanted:
             # update-index takes the names literally (add's pathspecs cost O(names x files) to match), and a
             # threshold of one byte streams every new blob into one pack instead of a file per object: the
@@ -243,7 +243,7 @@ class GitSnapshot:
             names = b"\0".join(name.encode() for name in wanted) + b"\0"
             streamed = (("core.bigFileThreshold", "1"),)
             await self._run("update-index", "--add", "--remove", "-z", "--stdin", stdin=names, settings=streamed)
-        return large
+        return sorted(large)
 
     async def _write_tree(self) -> str | None:
         """The index as a tree; the last one again, without a process, when the index has not changed since.
