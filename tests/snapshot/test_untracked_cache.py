@@ -281,3 +281,14 @@ async def test_the_first_snapshot_runs_no_git_process_for_the_cache(tmp_path: Pa
     await tree.snap.track()
     calls = tree.log.read_text().splitlines()
     assert calls and not any("--ignored" in call or "--show-origin" in call for call in calls), calls
+
+
+@pytest.mark.anyio
+async def test_a_rule_edit_above_the_sessions_directory_is_seen(tmp_path: Path) -> None:
+    tree = Worktree(tmp_path)
+    (tree.work / "src" / "trace.log").write_text("trace")
+    env = {"PATH": "/usr/bin:/bin"}
+    tree.snap = GitSnapshot(tree.snap.gitdir, tree.work, env, git=tree.snap.git, scope="src")
+    before = await tree.cached()
+    (tree.work / ".gitignore").write_text("build/\n")
+    assert await tree.changed(before) == ["src/trace.log"]
