@@ -2,6 +2,7 @@
 
 - `contract`: the `Snapshot` service (Protocol), its values (`Patch`, `FileDiff`) and `NoSnapshot`;
 - `git_snapshot`: `GitSnapshot`, the default, in a git directory of Strata's own under its data directory;
+- `untracked_cache`: whether a snapshot may skip git's walk for new files (stat data of what git walked);
 - `unified_diff`: a file's change as OpenCode's diffs hold it (the whole file in one hunk);
 - `setup`: whether a runtime takes snapshots, and where.
 
