@@ -54,7 +54,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         print(f"\nMCP server processes left running after the suite: {left}", file=sys.stderr)
 
 
-# --- Running in parallel (pytest-xdist, `-n 3 --dist loadscope --no-loadscope-reorder` in pyproject.toml) --------
+# --- Running in parallel (pytest-xdist, `-n 4 --dist loadscope --no-loadscope-reorder` in pyproject.toml) --------
 
 RANK = {"opencode_live": 0, "slow": 1}
 """Modules holding such tests start first: the long ones ending last would leave the other workers idle."""
