@@ -61,10 +61,10 @@ RANK = {"opencode_live": 0, "slow": 1}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Whole modules move, longest first: each goes to one worker, its module fixtures built once. The modules of
-    OpenCode-live tests, then of slow ones, then the rest; within each, those with the most such tests first.
-    xdist's own reorder (by test count alone) is off in pyproject.toml: it sent the one-test modules that run
-    OpenCode for minutes last, so the run ended on them with the other workers idle."""
+    """Whole modules move, the likely longest first: each goes to one worker, its module fixtures built once.
+    The modules of OpenCode-live tests, then of slow ones, then the rest; within each, those with the most such
+    tests first. xdist's own reorder (by test count alone) is off in pyproject.toml: it sent the one-test modules
+    that run OpenCode for minutes last, so the run ended on them with the other workers idle."""
     ranks: dict[str, list[int]] = {}
     for item in items:
         marks = [RANK[m.name] for m in item.iter_markers() if m.name in RANK]
