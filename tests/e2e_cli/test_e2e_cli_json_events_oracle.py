@@ -173,7 +173,13 @@ def opencode_now(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str
     if not (capture.exists() and OPENCODE.exists()):
         pytest.skip(f"OpenCode 1.18.33 is not installed: needs {capture} and {OPENCODE} (capture.sh installs it)")
     out = tmp_path_factory.mktemp("opencode-json")
-    env = {**os.environ, "STRATA_ORACLE_CACHE": str(ORACLE_CACHE), "ORACLE_TIMEOUT": str(LIVE_TIMEOUT)}
+    # capture.sh leaves its work dirs under TMPDIR: here, not in /tmp.
+    env = {
+        **os.environ,
+        "STRATA_ORACLE_CACHE": str(ORACLE_CACHE),
+        "ORACLE_TIMEOUT": str(LIVE_TIMEOUT),
+        "TMPDIR": str(out),
+    }
     commands = [
         [str(capture), "opencode", *capture_args(case, out), "--format", "json", *a] for case, a in CASES.items()
     ]
