@@ -76,20 +76,27 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         print(f"\nMCP server processes left running after the suite: {left}", file=sys.stderr)
 
 
-# --- Running in parallel (pytest-xdist, `-n 3 --dist loadscope` in the root pyproject.toml) ---------------------
+# --- Running in parallel (pytest-xdist, `-n 4 --dist loadscope --no-loadscope-reorder` in pyproject.toml) --------
 
 RANK = {"opencode_live": 0, "slow": 1}
 """Modules holding such tests start first: the long ones ending last would leave the other workers idle."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Whole modules move, in their own order: each goes to one worker, its module fixtures built once.
-    ranks: dict[str, int] = {}
+    """Whole modules move, the likely longest first: each goes to one worker, its module fixtures built once.
+    The modules of OpenCode-live tests, then of slow ones, then the rest; within each, those with the most such
+    tests first. xdist's own reorder (by test count alone) is off in pyproject.toml: it sent the one-test modules
+    that run OpenCode for minutes last, so the run ended on them with the other workers idle."""
+    ranks: dict[str, list[int]] = {}
     for item in items:
-        module = item.nodeid.split("::")[0]
         marks = [RANK[m.name] for m in item.iter_markers() if m.name in RANK]
-        ranks[module] = min([ranks.get(module, len(RANK)), *marks])
-    items.sort(key=lambda item: ranks[item.nodeid.split("::")[0]])
+        ranks.setdefault(item.nodeid.split("::")[0], []).append(min(marks, default=len(RANK)))
+
+    def longest_first(item: pytest.Item) -> tuple[int, int]:
+        module = ranks[item.nodeid.split("::")[0]]
+        return min(module), -module.count(min(module))
+
+    items.sort(key=longest_first)
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: with `-p no:xdist` there is no controller

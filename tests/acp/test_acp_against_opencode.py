@@ -17,7 +17,7 @@ from opencode_oracle import OPENCODE, missing_reason, opencode_env
 
 from strata_providers.testing import ScriptedServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.opencode_live]
 
 
 async def run_script(command: Sequence[str], project: Path, env: Mapping[str, str]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from acp_client import STRATA_ACP, configure
 from cli_harness import isolated_env
@@ -98,38 +99,60 @@ def run_scenarios(
     return done, bodies
 
 
-def test_the_typescript_client_drives_strata_acp_through_the_scenarios(tmp_path: Path) -> None:
-    project = git_project(tmp_path)
-    summary = tmp_path / "summary.json"
-    done, bodies = run_scenarios(STRATA_ACP, project, isolated_env(tmp_path), summary)
+@attrs.frozen
+class ScenarioRun:
+    done: subprocess.CompletedProcess[str]
+    bodies: list[dict[str, Any]]
+    """The model requests the run caused."""
+    summary: Path
+    """What each scenario said (`scenarios.mjs` writes it when it gets that far)."""
 
+    def said(self) -> dict[str, Any]:
+        said: dict[str, Any] = json.loads(self.summary.read_text(encoding="utf-8"))
+        return said
+
+
+def scenario_run(command: Sequence[str], root: Path, env: Mapping[str, str]) -> ScenarioRun:
+    """The scenarios against the agent `command` in a fresh git project under `root`."""
+    summary = root / "summary.json"
+    done, bodies = run_scenarios(command, git_project(root), {**env, "PATH": env.get("PATH", os.defpath)}, summary)
+    return ScenarioRun(done, bodies, summary)
+
+
+@pytest.fixture(scope="module")
+def strata_run(tmp_path_factory: pytest.TempPathFactory) -> ScenarioRun:
+    """`strata acp` through the scenarios, once for the module: both tests look at the same run (it costs
+    seconds of node and Python start-ups)."""
+    root = tmp_path_factory.mktemp("strata-acp")
+    return scenario_run(STRATA_ACP, root, isolated_env(root))
+
+
+def test_the_typescript_client_drives_strata_acp_through_the_scenarios(strata_run: ScenarioRun) -> None:
+    done, bodies = strata_run.done, strata_run.bodies
     assert done.returncode == 0, done.stderr + done.stdout
     assert done.stdout.strip().startswith("acp-scenarios: ok")
-    said = json.loads(summary.read_text(encoding="utf-8"))
+    said = strata_run.said()
     assert said["cancel"]["stop"] == "cancelled"
     assert said["cancel"]["tools"][-1] == ["tool_call_update", None, "completed"]  # with "User aborted the command"
     assert said["reject"]["tools"][-1] == ["tool_call_update", "execute", "failed"]
     plan_request = next(body for body in bodies if "make a plan" in json.dumps(body["messages"][-1]))
     assert "Plan mode is active" in json.dumps(plan_request["messages"])
-    assert len(bodies) == len(model_script(project))
+    assert len(bodies) == len(model_script(strata_run.summary.parent))
 
 
 @pytest.mark.slow
 @pytest.mark.opencode_live
 @pytest.mark.skipif(not OPENCODE.exists(), reason=f"OpenCode 1.18.33 is not installed at {OPENCODE}")
-def test_the_same_script_passes_against_opencode_acp_and_both_say_the_same(tmp_path: Path) -> None:
+def test_the_same_script_passes_against_opencode_acp_and_both_say_the_same(
+    tmp_path: Path, strata_run: ScenarioRun
+) -> None:
+    root = tmp_path / "opencode"
+    ran = {"opencode": scenario_run([str(OPENCODE), "acp"], root, opencode_env(root / "home", root / "data"))}
+    ran["strata"] = strata_run
     said: dict[str, dict[str, Any]] = {}
-    for name in ("opencode", "strata"):
-        root = tmp_path / name
-        project = git_project(root)
-        if name == "opencode":
-            command, env = [str(OPENCODE), "acp"], opencode_env(root / "home", root / "data")
-        else:
-            command, env = STRATA_ACP, isolated_env(root)
-        summary = root / "summary.json"
-        done, _ = run_scenarios(command, project, {**env, "PATH": env.get("PATH", os.defpath)}, summary)
-        assert done.returncode == 0, f"{name}: {done.stderr[-4000:]}{done.stdout}"
-        said[name] = json.loads(summary.read_text(encoding="utf-8"))
+    for name, run in ran.items():
+        assert run.done.returncode == 0, f"{name}: {run.done.stderr[-4000:]}{run.done.stdout}"
+        said[name] = run.said()
 
     strata, opencode = said["strata"], said["opencode"]
     # A cancelled command ends `completed` with "User aborted the command" in both (OpenCode's shell tool, and

@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -172,21 +173,27 @@ def opencode_now(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str
     if not (capture.exists() and OPENCODE.exists()):
         pytest.skip(f"OpenCode 1.18.33 is not installed: needs {capture} and {OPENCODE} (capture.sh installs it)")
     out = tmp_path_factory.mktemp("opencode-json")
-    env = {**os.environ, "STRATA_ORACLE_CACHE": str(ORACLE_CACHE), "ORACLE_TIMEOUT": str(LIVE_TIMEOUT)}
-    cases = list(CASES.items())
-    for start in range(0, len(cases), LIVE_AT_ONCE):
-        batch = cases[start : start + LIVE_AT_ONCE]
-        commands = [
-            [str(capture), "opencode", *capture_args(case, out), "--format", "json", *args] for case, args in batch
-        ]
-        devnull = subprocess.DEVNULL
-        runs = [subprocess.Popen(command, env=env, stdout=devnull, stderr=devnull) for command in commands]
-        for process in runs:
-            process.wait(timeout=LIVE_TIMEOUT + 60)
+    # capture.sh leaves its work dirs under TMPDIR: here, not in /tmp.
+    env = {
+        **os.environ,
+        "STRATA_ORACLE_CACHE": str(ORACLE_CACHE),
+        "ORACLE_TIMEOUT": str(LIVE_TIMEOUT),
+        "TMPDIR": str(out),
+    }
+    commands = [
+        [str(capture), "opencode", *capture_args(case, out), "--format", "json", *a] for case, a in CASES.items()
+    ]
+    # A pool, not batches: the next case starts as soon as any run ends, so no slot waits for a batch's slowest.
+    with ThreadPoolExecutor(max_workers=LIVE_AT_ONCE) as pool:
+        list(pool.map(_run_quietly, commands, [env] * len(commands)))
     slow = [case for case in CASES if (out / case / "rc.txt").read_text().strip() == str(TIMED_OUT)]
     if slow:
         pytest.skip(f"OpenCode did not finish within {LIVE_TIMEOUT} s for {', '.join(slow)} (machine too busy)")
     return {case: (out / case / "stdout.txt").read_text().splitlines() for case in CASES}
+
+
+def _run_quietly(command: list[str], env: dict[str, str]) -> None:
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=LIVE_TIMEOUT + 60)
 
 
 @pytest.mark.opencode_live

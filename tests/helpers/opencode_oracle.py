@@ -102,7 +102,7 @@ def _wait_until_answering(url: str, process: subprocess.Popen[bytes]) -> None:
                 if answer.status == 200:
                     return
         except OSError:
-            time.sleep(0.2)
+            time.sleep(0.05)
     raise RuntimeError(f"opencode serve did not answer at {url} within 90 s")
 
 
