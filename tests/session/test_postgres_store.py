@@ -240,3 +240,27 @@ async def test_a_tool_part_settled_as_interrupted_is_an_error_state(postgres_url
         await settle_interrupted_calls(store, "ses_1", 7)
         part = await store.part("ses_1", "prt_1")
         assert isinstance(part, ToolPart) and isinstance(part.state, ToolStateError)
+
+
+async def test_a_lease_another_store_took_while_the_connection_was_gone_is_handed_to_on_lost(
+    postgres_url: str, postgres_server: Any
+) -> None:
+    lost: list[str] = []
+
+    async def stop_turn(session_id: str) -> None:
+        lost.append(session_id)
+
+    database = postgres_url.rsplit("/", 1)[1]
+    async with PostgresSessionStore.open(postgres_url) as mine, anyio.create_task_group() as group:
+        group.start_soon(mine.keep_leases, stop_turn)
+        async with mine.lease("ses_1"), mine.lease("ses_2"):
+            postgres_server.psql(  # every connection of the database drops, the lease connection's locks with it
+                f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}' AND pid <> "
+                "pg_backend_pid()"
+            )
+            async with PostgresSessionStore.open(postgres_url) as theirs, theirs.lease("ses_1"):
+                with anyio.fail_after(30):
+                    while not lost:  # noqa: ASYNC110 - the keeper finds it on its next check
+                        await anyio.sleep(0.2)
+        group.cancel_scope.cancel()
+    assert lost == ["ses_1"]  # ses_2, free in the gap, was taken again

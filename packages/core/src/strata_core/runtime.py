@@ -279,6 +279,11 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             mcp=mcp,
         )
 
+    async def _stop_turn_of_lost_lease(self, session_id: str) -> None:
+        """A session whose lease another process took while the shared database was away: its turn here stops
+        (stored as aborted), so the session has one writer again."""
+        await self._container.loop().cancel(session_id)
+
     def _abandon_background(self) -> None:
         if self._background is not None:
             self._background.cancel_scope.cancel()
@@ -351,7 +356,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             store = await self._stack.enter_async_context(PostgresSessionStore.open(url, self._container.clock()))
             keeper = await self._stack.enter_async_context(anyio.create_task_group())
             self._stack.callback(keeper.cancel_scope.cancel)  # runs first on exit: the keeper never delays it
-            keeper.start_soon(store.keep_leases)
+            keeper.start_soon(store.keep_leases, self._stop_turn_of_lost_lease)
             return store
         if isinstance(choice, str):
             raise RuntimeOptionsError(

@@ -13,8 +13,9 @@ holder takes the lock, the last gives it back.
 If the dedicated connection breaks (the database restarted), its locks are gone. `keep` (run by the runtime that
 opened the store) checks the connection every `KEEP_SECONDS` while leases are held, and the next lease call
 checks it too; a new connection takes the held sessions' locks again at once. A session another process took in
-that gap is logged as lost (its turn goes on, but is no longer the only writer): the window is the database's
-restart plus at most `KEEP_SECONDS`.
+that gap is lost: `keep` hands it to its `on_lost` (the runtime stops the session's turn here, which is stored as
+aborted), so two writers overlap at most until the keeper's next check (`KEEP_SECONDS`) after the database is
+back.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ log = get_logger(__name__)
 KEEP_SECONDS = 2.0
 
 OnWait = Callable[[], None]
+LostLease = Callable[[str], Awaitable[None]]
+"""What to do with a session whose lease another process took while the database was away (stop its turn)."""
 
 
 def lease_key(session_id: str) -> int:
@@ -54,6 +57,8 @@ class AdvisoryLeases:
     _conn: psycopg.AsyncConnection[Any] | None = field(default=None, init=False)
     _conn_lock: anyio.Lock = field(factory=anyio.Lock, init=False)
     _holders: dict[str, int] = field(factory=dict, init=False)
+    _lost: list[str] = field(factory=list, init=False)
+    """Held sessions whose lock another process took while the connection was gone, for `keep` to hand on."""
 
     @asynccontextmanager
     async def hold(self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None) -> AsyncIterator[bool]:
@@ -126,24 +131,31 @@ class AdvisoryLeases:
                 log.error(
                     "session lease lost: another process took it while the database was away", session_id=session_id
                 )
+                self._lost.append(session_id)
 
-    async def keep(self, interval: float = KEEP_SECONDS) -> None:
-        """Until cancelled: while leases are held, check their connection, and replace a broken one (taking the
-        locks again)."""
+    async def keep(self, on_lost: LostLease | None = None, interval: float = KEEP_SECONDS) -> None:
+        """Until cancelled: while leases are held, check their connection, replace a broken one (taking the
+        locks again), and hand each lease found lost to `on_lost`."""
         while True:
             await anyio.sleep(interval)
-            if not self._holders:
-                continue
+            if self._holders:
+                await self._check()
+            while self._lost:
+                session_id = self._lost.pop(0)
+                if on_lost is not None:
+                    await on_lost(session_id)
+
+    async def _check(self) -> None:
+        try:
+            conn = await self._connection()
+            await conn.execute("SELECT 1")
+        except psycopg.OperationalError:
             try:
-                conn = await self._connection()
-                await conn.execute("SELECT 1")
-            except psycopg.OperationalError:
-                try:
-                    await self._connection()  # found broken by the probe: replaced now
-                except Exception as error:
-                    log.warning("session leases: the database is away", error=str(error))
+                await self._connection()  # found broken by the probe: replaced now
             except Exception as error:
                 log.warning("session leases: the database is away", error=str(error))
+        except Exception as error:
+            log.warning("session leases: the database is away", error=str(error))
 
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):

@@ -49,7 +49,7 @@ with needing("postgres", "a PostgreSQL session store (STRATA_DATABASE_URL)"):
     import psycopg_pool
 
     from strata_core.session.postgres_events import NotifyChannel
-    from strata_core.session.postgres_lease import AdvisoryLeases
+    from strata_core.session.postgres_lease import AdvisoryLeases, LostLease
 
 T = TypeVar("T")
 Scope = Literal["statement", "transaction", "snapshot"]
@@ -145,9 +145,10 @@ class PostgresSessionStore:
             if pool is not None:
                 await pool.close()
 
-    async def keep_leases(self) -> None:
-        """Until cancelled: keep this process's leases held across a lost connection (`postgres_lease.py`)."""
-        await self._leases.keep()
+    async def keep_leases(self, on_lost: LostLease | None = None) -> None:
+        """Until cancelled: keep this process's leases held across a lost connection, handing a lease another
+        process took meanwhile to `on_lost` (`postgres_lease.py`)."""
+        await self._leases.keep(on_lost)
 
     def event_channel(self) -> NotifyChannel:
         """A new end of the event channel of the processes sharing this database (`postgres_events.py`)."""
