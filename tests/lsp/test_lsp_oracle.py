@@ -3,7 +3,9 @@
 Four sessions, each run live by both CLIs through the oracle's capture.sh (once per module and session), with the LSP
 tools' bin dirs first on PATH; compare.py then compares what they sent, tool results included:
 - `pyright`: `tests/oracle_fixtures/lsp-pyright/`, a Python project with `"lsp": true`, whose script edits
-  calc.py into a type error, then writes use.py with an error of its own (so the write reports both files);
+  calc.py cleanly (starting pyright, whose first analysis may outlast the 5 s wait on a loaded machine, so that
+  result must not depend on it), then into a type error, then writes use.py with an error of its own (so the
+  write reports both files);
 - `apply_patch`: the same Python project with a GPT-5 model (OpenCode offers it apply_patch instead of edit and
   write), one patch putting a type error in each of the two files (each reported under its relative name);
 - `custom_server`: the same project with pyright disabled and python-lsp-server (pyflakes) configured as a
@@ -62,8 +64,10 @@ def pyright_session(root: Path) -> tuple[Path, Path]:
     return PYRIGHT_FIXTURE / "fixture", PYRIGHT_FIXTURE / "script.json"
 
 
+WARM_UP_PATCH = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a + b\n+    return b + a\n*** End Patch"
+"""A clean patch first: it starts pyright, whose first analysis may outlast the 5 s wait under load."""
 PATCH = (
-    '*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a + b\n+    return "x" + a\n'
+    '*** Begin Patch\n*** Update File: calc.py\n@@\n-    return b + a\n+    return "x" + a\n'
     "*** Update File: use.py\n@@\n-total: int = add(1, 2)\n+total: str = add(1, 2)\n*** End Patch"
 )
 
@@ -76,7 +80,8 @@ def apply_patch_session(root: Path) -> tuple[Path, Path]:
     config["provider"]["mock"]["models"] = {"gpt-5-mock": {"name": "GPT-5 mock", "tool_call": True}}
     (fixture / "opencode.json").write_text(json.dumps({**config, "model": "mock/gpt-5-mock"}))
     script = root / "script.json"
-    script.write_text(json.dumps([call("apply_patch", patchText=PATCH), {"text": "Done."}]))
+    turns = [call("apply_patch", patchText=WARM_UP_PATCH), call("apply_patch", patchText=PATCH), {"text": "Done."}]
+    script.write_text(json.dumps(turns))
     return fixture, script
 
 
