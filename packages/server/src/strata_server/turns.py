@@ -45,6 +45,8 @@ class RunningTurn:
     done: anyio.Event = field(factory=anyio.Event)
     answer: MessageWithParts | None = None
     error: Exception | None = None
+    aborted: bool = False
+    """An abort was asked while it ran (`Turns.after_abort` waits for its end, its lease given back)."""
 
     async def result(self) -> MessageWithParts:
         await self.done.wait()
@@ -60,6 +62,8 @@ class Turns:
     group: TaskGroup
     shells: SessionShells = field(factory=SessionShells)
     """The user's shell commands running in sessions (`POST /session/{id}/shell`)."""
+    _running: dict[str, list[RunningTurn]] = field(factory=dict, init=False)
+    """The turns launched here and not yet ended (their leases not yet given back), by session."""
 
     async def start(self, request: PromptRequest) -> RunningTurn:
         """Check the prompt, then run it in the background; raises what the loop would raise for a bad one."""
@@ -89,11 +93,23 @@ class Turns:
         completed, idle again) follows as the cancellation reaches it. The session's shell command (`/shell`)
         is ended too."""
         self.shells.cancel(session_id)
+        for turn in self._running.get(session_id, ()):
+            turn.aborted = True
         loop = self.runtime.loop
         if loop.is_running(session_id):
             self.runtime.bus.publish(SessionError(session_id, MessageError(ABORTED_ERROR, ABORTED_MESSAGE)))
             self.runtime.bus.publish(SessionStatus(session_id, "idle"))
         await loop.cancel(session_id)
+
+    async def after_abort(self, session_id: str) -> None:
+        """Before an edit of the session (a message or part deleted or replaced, a revert): an aborted turn still
+        ending is waited for (at most `STOP_SECONDS`), since its clients were told idle when the abort was asked
+        and may edit then; a turn not aborted keeps the session busy (409)."""
+        with anyio.move_on_after(STOP_SECONDS):
+            await self.runtime.loop.aborted_ended(session_id)
+            for turn in list(self._running.get(session_id, ())):
+                if turn.aborted:
+                    await turn.done.wait()
 
     async def stop(self, session_id: str) -> None:
         """Abort the session's running turn and wait until it has stored its end (before a delete, so the
@@ -108,6 +124,7 @@ class Turns:
         self, session_id: str, work: Callable[[], Awaitable[MessageWithParts]], lease: AsyncExitStack
     ) -> RunningTurn:
         turn = RunningTurn(session_id)
+        self._running.setdefault(session_id, []).append(turn)
         self.group.start_soon(self._run, turn, work, lease, name=f"turn {session_id}")
         return turn
 
@@ -122,4 +139,11 @@ class Turns:
         finally:
             with anyio.CancelScope(shield=True):
                 await lease.aclose()
+            self._forget(turn)
             turn.done.set()
+
+    def _forget(self, turn: RunningTurn) -> None:
+        running = self._running.get(turn.session_id, [])
+        running.remove(turn)
+        if not running:
+            self._running.pop(turn.session_id, None)

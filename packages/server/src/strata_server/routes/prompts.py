@@ -36,14 +36,17 @@ async def message(request: Request) -> JSONResponse:
 
 async def delete_message(request: Request) -> JSONResponse:
     """Remove a message and its parts (true even when it was not there, as OpenCode answers)."""
-    message_id = str(request.path_params["messageID"])
-    await server_state(request).runtime.sessions.delete_message(session_id(request), message_id)
+    state, message_id = server_state(request), str(request.path_params["messageID"])
+    await state.turns.after_abort(session_id(request))
+    await state.runtime.sessions.delete_message(session_id(request), message_id)
     return JSONResponse(True)
 
 
 async def delete_part(request: Request) -> JSONResponse:
+    state = server_state(request)
     message_id, part_id = str(request.path_params["messageID"]), str(request.path_params["partID"])
-    await server_state(request).runtime.sessions.delete_part(session_id(request), message_id, part_id)
+    await state.turns.after_abort(session_id(request))
+    await state.runtime.sessions.delete_part(session_id(request), message_id, part_id)
     return JSONResponse(True)
 
 
@@ -59,6 +62,7 @@ async def update_part(request: Request) -> JSONResponse:
         part = part_from_data(body)
     except PartShapeError as error:
         raise bad_request(f"The body is not a part this server can store: {error}") from None
+    await state.turns.after_abort(part.session_id)
     await state.runtime.sessions.put_part(part)
     return JSONResponse(part_data(part))
 

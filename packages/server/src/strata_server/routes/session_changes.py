@@ -35,6 +35,7 @@ async def diff(request: Request) -> JSONResponse:
 async def revert(request: Request) -> JSONResponse:
     state = server_state(request)
     body = await state.body(request, "session.revert")
+    await state.turns.after_abort(session_id(request))
     info = await state.runtime.sessions.revert(
         session_id(request), body["messageID"], body.get("partID"), force=_forced(request)
     )
@@ -43,6 +44,7 @@ async def revert(request: Request) -> JSONResponse:
 
 async def unrevert(request: Request) -> JSONResponse:
     state = server_state(request)
+    await state.turns.after_abort(session_id(request))
     info = await state.runtime.sessions.unrevert(session_id(request), force=_forced(request))
     return JSONResponse(session_data(info))
 
