@@ -97,3 +97,19 @@ def test_oauth_and_wellknown_credentials_are_stored_but_send_no_key(keyless: Ser
         connected = client.get("/provider").json()["connected"]
     assert "groq" not in connected and "mistral" not in connected
     assert json.loads(auth_file(env).read_text(encoding="utf-8")) == {"groq": oauth, "mistral": wellknown}
+
+
+def test_a_broken_auth_file_is_an_error_naming_it_not_a_traceback(keyless: Server, env: dict[str, str]) -> None:
+    path = auth_file(env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{ broken", encoding="utf-8")
+    with httpx.Client(base_url=keyless.url, timeout=WAIT) as client:
+        listing = client.get("/provider")
+        stored = client.put("/auth/groq", json={"type": "api", "key": KEY})
+    for answer in (listing, stored):
+        assert answer.status_code == 500
+        error = answer.json()
+        assert error["name"] == "CredentialsError" and error["data"]["path"] == str(path)
+        assert "is not valid JSON (line 1, column 3)" in error["data"]["message"]
+    assert path.read_text(encoding="utf-8") == "{ broken"  # left for the user to fix
+    assert "Traceback" not in "".join(keyless.output)
