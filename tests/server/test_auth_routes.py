@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 from cli_harness import mock_provider_config
-from server_harness import Server, running_server
+from server_harness import OPENCODE, ORACLE, Server, opencode_serve, running_server
 
 from strata_providers.testing import ScriptedServer
 
@@ -113,3 +113,38 @@ def test_a_broken_auth_file_is_an_error_naming_it_not_a_traceback(keyless: Serve
         assert "is not valid JSON (line 1, column 3)" in error["data"]["message"]
     assert path.read_text(encoding="utf-8") == "{ broken"  # left for the user to fix
     assert "Traceback" not in "".join(keyless.output)
+
+
+EXCHANGES: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("PUT", "/auth/groq", {"type": "api", "key": KEY}),
+    ("PUT", "/auth/groq", {"type": "oauth", "refresh": "r", "access": "a", "expires": 1}),
+    ("DELETE", "/auth/groq", None),
+    ("DELETE", "/auth/never-stored", None),
+    ("PUT", "/auth/groq", {"type": "api", "key": 5}),
+    ("PUT", "/auth/groq", {"type": "password", "key": KEY}),
+]
+
+
+def answers(url: str) -> list[tuple[int, Any]]:
+    """Each exchange's status with its body (`true`), or an error's name and kind (the messages differ: Strata's
+    never quotes the refused body, OpenCode's does)."""
+    seen: list[tuple[int, Any]] = []
+    with httpx.Client(base_url=url, timeout=WAIT) as client:
+        for method, path, body in EXCHANGES:
+            answer = client.request(method, path, json=body)
+            data = answer.json()
+            seen.append(
+                (answer.status_code, data if answer.status_code == 200 else (data["name"], data["data"]["kind"]))
+            )
+    return seen
+
+
+@pytest.mark.skipif(not OPENCODE.exists(), reason=f"OpenCode 1.18.33 is not installed at {OPENCODE}")
+@pytest.mark.skipif(not (ORACLE / "serve.sh").exists(), reason=f"no oracle serve.sh at {ORACLE}")
+def test_the_routes_answer_as_opencode_serve_does(keyless: Server, tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"text": "unused"}]), encoding="utf-8")
+    with opencode_serve(tmp_path, script) as opencode:
+        expected = answers(opencode.url)
+    assert expected == [(200, True)] * 4 + [(400, ("BadRequest", "Payload"))] * 2
+    assert answers(keyless.url) == expected
