@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import stat
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +87,19 @@ def test_a_change_on_disk_is_seen_by_the_next_lookup(tmp_path: Path) -> None:
 def test_a_stored_key_is_remembered_as_a_secret(tmp_path: Path) -> None:
     store_in(tmp_path).set("groq", {"type": "api", "key": "sk-never-shown-42"})
     assert "sk-never-shown-42" not in redaction.redact_text("the key is sk-never-shown-42")
+
+
+def test_changes_made_at_once_from_many_threads_are_all_kept(tmp_path: Path) -> None:
+    store = store_in(tmp_path)
+    ids = [f"provider-{n}" for n in range(40)]
+
+    def store_some(start: int) -> None:
+        for provider_id in ids[start::4]:
+            store.set(provider_id, {"type": "api", "key": f"sk-{provider_id}"})
+
+    threads = [threading.Thread(target=store_some, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(store_in(tmp_path).all()) == sorted(ids)

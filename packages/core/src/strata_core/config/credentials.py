@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,9 @@ class CredentialStore:
     compat_path: Path | None = None
     _signature: tuple[_Signature, _Signature] | None = field(default=None, init=False)
     _entries: dict[str, Credential] = field(factory=dict, init=False)
+    _writing: threading.Lock = field(factory=threading.Lock, init=False)
+    """Held around each read-change-write, so two changes at once (the server runs them in worker threads) do
+    not lose one another."""
 
     @classmethod
     def from_paths(cls, paths: StrataPaths) -> CredentialStore:
@@ -89,17 +93,19 @@ class CredentialStore:
                 f"The credential for {provider_id!r} is not one of OpenCode's Auth shapes: {problem}."
             )
         _remember_secrets(credential)
-        own = _read(self.path)
-        own[provider_id] = dict(credential)
-        _write(self.path, own)
+        with self._writing:
+            own = _read(self.path)
+            own[provider_id] = dict(credential)
+            _write(self.path, own)
 
     def remove(self, provider_id: str) -> bool:
         """Forget Strata's entry for the provider (OpenCode's file is left alone); whether there was one."""
-        own = _read(self.path)
-        if own.pop(provider_id, None) is None:
-            return False
-        _write(self.path, own)
-        return True
+        with self._writing:
+            own = _read(self.path)
+            if own.pop(provider_id, None) is None:
+                return False
+            _write(self.path, own)
+            return True
 
 
 def _signature(path: Path | None) -> _Signature:
