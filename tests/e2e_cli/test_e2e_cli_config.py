@@ -58,3 +58,15 @@ def test_debug_config_hides_every_configured_secret(cli: Cli) -> None:
         assert secret not in done.stdout
     options = json.loads(done.stdout)["config"]["provider"]["x"]["options"]
     assert options == {"key": "<redacted>", "baseURL": "https://h.example/v1"}
+
+
+def test_a_key_stored_in_auth_json_makes_its_provider_usable_and_is_never_shown(cli: Cli) -> None:
+    stored = cli.project.parent / "home" / ".local" / "share" / "strata" / "auth.json"
+    stored.parent.mkdir(parents=True)
+    stored.write_text(json.dumps({"groq": {"type": "api", "key": "sk-stored-never-shown"}}))
+    models = cli("models", "groq")
+    assert models.returncode == 0, models.stderr
+    assert models.stdout.splitlines() and all(line.startswith("groq/") for line in models.stdout.splitlines())
+    shown = cli("debug", "config")
+    assert shown.returncode == 0, shown.stderr
+    assert "sk-stored-never-shown" not in shown.stdout + shown.stderr

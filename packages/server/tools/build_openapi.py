@@ -103,6 +103,8 @@ SUMMARIES = {
     "tui.clearPrompt": "Clear an attached TUI's prompt.",
     "tui.executeCommand": "Run a command in an attached TUI (publishes tui.command.execute).",
     "tui.showToast": "Show a toast in an attached TUI (publishes tui.toast.show).",
+    "auth.set": "Store a provider's credential (OpenCode's Auth object) in Strata's auth.json; answers true.",
+    "auth.remove": "Forget a provider's credential stored in Strata's auth.json; answers true.",
     "tui.selectSession": "Open a session in an attached TUI.",
     "tui.publish": "Publish one of the TUI's events as given.",
     "tui.control.next": "The oldest queued TUI control request, waiting for one.",

@@ -1,7 +1,8 @@
 """The model catalogue: models.dev's providers merged with OpenCode's `provider` config, resolved to live models.
 
 `ProviderCatalog` implements `strata_core.llm.ModelResolver`. It reads the already-loaded config (`provider`,
-`model`, `small_model`, `enabled_providers`, `disabled_providers`), the environment (API keys) and models.dev's
+`model`, `small_model`, `enabled_providers`, `disabled_providers`), the environment (API keys), the stored
+credentials (`auth.json`, the key of last resort, read only when needed) and models.dev's
 data (`models_dev`), merged as OpenCode merges them: config wins field by field, `whitelist`/`blacklist` filter
 a provider's models, disabled providers are gone. Providers are built one at a time, when first asked for, so
 a run on a provider of the user's own never parses models.dev's file; the HTTP client is looked up only when
@@ -14,6 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -27,6 +29,9 @@ from strata_providers.provider_config import merge_provider_config, open_model
 from strata_providers.provider_spec import MESSAGES_WIRE_NPMS, ProviderSpec, spec_from_models_dev
 from strata_providers.retry import RetryPolicy
 from strata_providers.sse import Endpoint
+
+if TYPE_CHECKING:
+    from strata_core.config import CredentialStore
 
 SMALL_MODEL_FAMILIES = ("gemini-flash", "gpt-nano", "claude-haiku")
 """models.dev families a provider's small model (for titles) is taken from, best first (OpenCode 1.18)."""
@@ -59,9 +64,11 @@ class ProviderCatalog:
         retry: RetryPolicy | None = None,
         models_dev: ModelsDev | None = None,
         servers: tuple[LocalServer, ...] | None = None,
+        credentials: CredentialStore | None = None,
     ) -> None:
         self._config = config
         self._env = env
+        self._credentials = credentials
         self._client = client
         self._retry = retry or RetryPolicy()
         self._models_dev = models_dev
@@ -173,9 +180,21 @@ class ProviderCatalog:
             raise ModelNotFoundError(self._unknown_model(spec, model_id))
         return info
 
+    @property
+    def credentials(self) -> CredentialStore:
+        """The stored credentials (`$XDG_DATA_HOME/strata/auth.json` over OpenCode's), opened on first use so a
+        run whose key is in the environment or config never imports or reads them."""
+        if self._credentials is None:
+            from strata_core.config import CredentialStore
+
+            self._credentials = CredentialStore.from_paths(StrataPaths.from_env(self._env))
+        return self._credentials
+
     def api_key(self, spec: ProviderSpec) -> str | None:
-        """The provider's key: `options.apiKey` from config, else the first of its env variables that is set."""
-        return spec.api_key or next((self._env[name] for name in spec.env if self._env.get(name)), None)
+        """The provider's key: `options.apiKey` from config, else the first of its env variables that is set,
+        else the key of its stored `api` credential (read afresh when the file changed)."""
+        from_env = next((self._env[name] for name in spec.env if self._env.get(name)), None)
+        return spec.api_key or from_env or self.credentials.api_key(spec.id)
 
     def is_usable(self, spec: ProviderSpec) -> bool:
         """Whether a call could be made now: the config describes it, a key is at hand or none is needed, or it
@@ -249,7 +268,9 @@ class ProviderCatalog:
             if spec is not None and spec.models:
                 yield spec
         for provider_id, entry in self.models_dev.index().items():
-            if provider_id not in self._config.provider and any(self._env.get(name) for name in entry.env):
+            if provider_id in self._config.provider:
+                continue
+            if any(self._env.get(name) for name in entry.env) or self.credentials.api_key(provider_id):
                 spec = self.provider(provider_id)
                 if spec is not None:
                     yield spec

@@ -19,6 +19,7 @@ from strata_server.errors import ApiError, error_response, json_error
 from strata_server.routes import (
     api_v2,
     app_info,
+    credentials,
     events,
     experimental,
     files,
@@ -42,6 +43,7 @@ def implemented_routes() -> list[BaseRoute]:
     """Every route Strata serves (what `/doc` documents), in OpenCode's paths."""
     return [
         *app_info.ROUTES,
+        *credentials.ROUTES,
         *sessions.ROUTES,
         *session_changes.ROUTES,
         *prompts.ROUTES,

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from strata_core import llm
+from strata_core.config import CredentialsError
 from strata_core.engine import AgentNotFoundError, MessageIdError
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
@@ -83,6 +84,9 @@ def as_api_error(error: Exception) -> ApiError:
         return ApiError(409, "RevertConflictError", str(error), files=list(error.files))
     if isinstance(error, StorageError):
         return storage_api_error(error)
+    if isinstance(error, CredentialsError):
+        # A broken auth.json: the message names the file and the fix; nothing a retry can change.
+        return ApiError(500, "CredentialsError", str(error), path=str(error.path))
     if isinstance(error, DatabaseUnavailableError):
         # The shared PostgreSQL database is away, its pool full or a statement too slow: the client may try again.
         return ApiError(503, "DatabaseUnavailableError", str(error))
@@ -106,7 +110,7 @@ def storage_api_error(error: StorageError) -> ApiError:
 
 async def error_response(request: Request, error: Exception) -> Response:
     api_error = as_api_error(error)
-    if isinstance(error, StorageError):  # the disk or the file, not a defect: no traceback in the log
+    if isinstance(error, StorageError | CredentialsError):  # the disk or a file, not a defect: no traceback
         log.warning("server.storage_failed", path=request.url.path, status=api_error.status, error=str(error))
     elif api_error.status >= 500:
         log.error("server.request_failed", path=request.url.path, exc_info=error)

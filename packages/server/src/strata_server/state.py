@@ -30,8 +30,11 @@ class ServerState:
     tui: TuiControl = field(factory=TuiControl)
     """The TUI control queue (`/tui/control/*`)."""
 
-    async def body(self, request: Request, operation_id: str, *, optional: bool = False) -> dict[str, Any]:
-        return await read_json(request, operation_id, self.settings.max_body_bytes, optional=optional)
+    async def body(
+        self, request: Request, operation_id: str, *, optional: bool = False, validate: bool = True
+    ) -> dict[str, Any]:
+        max_bytes = self.settings.max_body_bytes
+        return await read_json(request, operation_id, max_bytes, optional=optional, validate=validate)
 
 
 def server_state(request: Request) -> ServerState:

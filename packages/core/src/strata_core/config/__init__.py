@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from strata_core._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from strata_core.config.credentials import Credential, CredentialsError, CredentialStore
     from strata_core.config.merge import merge_deep
     from strata_core.config.paths import StrataPaths
     from strata_core.config.provider_schema import ModelConfig, ProviderConfig, ProviderOptions
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
 __all__ = [
     "ConfigBlocks",
     "ConfigInfo",
+    "Credential",
+    "CredentialStore",
+    "CredentialsError",
     "McpLocalConfig",
     "McpRemoteConfig",
     "McpServerConfig",
@@ -34,6 +38,9 @@ __getattr__, __dir__ = lazy_exports(
     {
         "ConfigBlocks": "strata_core.config.schema",
         "ConfigInfo": "strata_core.config.service",
+        "Credential": "strata_core.config.credentials",
+        "CredentialStore": "strata_core.config.credentials",
+        "CredentialsError": "strata_core.config.credentials",
         "McpLocalConfig": "strata_core.config.schema",
         "McpRemoteConfig": "strata_core.config.schema",
         "McpServerConfig": "strata_core.config.schema",

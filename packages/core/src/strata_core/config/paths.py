@@ -27,7 +27,9 @@ class StrataPaths:
     compat_config: Path
     """`$XDG_CONFIG_HOME/opencode`: read for compatibility with an existing OpenCode setup."""
     data: Path
-    """`$XDG_DATA_HOME/strata`: the session database, tool-output/<project id>/, plans/."""
+    """`$XDG_DATA_HOME/strata`: the session database, tool-output/<project id>/, plans/, auth.json."""
+    compat_data: Path
+    """`$XDG_DATA_HOME/opencode`: OpenCode's `auth.json` is read from here (never written) for compatibility."""
     cache: Path
     state: Path
     tmp: Path
@@ -55,6 +57,16 @@ class StrataPaths:
         return self.tool_output / project_id
 
     @property
+    def credentials(self) -> Path:
+        """`auth.json`: the provider credentials stored by OpenCode's TUI `/connect` (`PUT /auth/{providerID}`)."""
+        return self.data / "auth.json"
+
+    @property
+    def compat_credentials(self) -> Path:
+        """OpenCode's own `auth.json`, read for providers Strata's file does not name."""
+        return self.compat_data / "auth.json"
+
+    @property
     def plans(self) -> Path:
         return self.data / "plans"
 
@@ -79,6 +91,7 @@ class StrataPaths:
             config=Path(env["STRATA_CONFIG_DIR"]) if env.get("STRATA_CONFIG_DIR") else config_home / APP_NAME,
             compat_config=config_home / COMPAT_NAME,
             data=Path(env["STRATA_DATA_DIR"]) if env.get("STRATA_DATA_DIR") else data_home / APP_NAME,
+            compat_data=data_home / COMPAT_NAME,
             cache=xdg("XDG_CACHE_HOME", ".cache") / APP_NAME,
             state=xdg("XDG_STATE_HOME", ".local/state") / APP_NAME,
             tmp=Path(tempfile.gettempdir()) / APP_NAME,
