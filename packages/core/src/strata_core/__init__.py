@@ -14,6 +14,7 @@ from strata_core._exports import by_module, lazy_exports
 if TYPE_CHECKING:
     from strata_core.bus import Bus
     from strata_core.clock import Clock, FrozenClock, SystemClock
+    from strata_core.config.credentials import CredentialsError
     from strata_core.config.errors import ConfigError, ConfigValueError
     from strata_core.config.paths import StrataPaths
     from strata_core.config.schema import ConfigBlocks
@@ -144,6 +145,7 @@ __all__ = [
     "ContextOverflowError",
     "CoreContainer",
     "CorrectedError",
+    "CredentialsError",
     "DatabaseUnavailableError",
     "DatabaseUrlError",
     "DefaultAgentError",
@@ -269,6 +271,7 @@ __getattr__, __dir__ = lazy_exports(
         {
             "strata_core.bus": ("Bus",),
             "strata_core.clock": ("Clock", "FrozenClock", "SystemClock"),
+            "strata_core.config.credentials": ("CredentialsError",),
             "strata_core.config.errors": ("ConfigError", "ConfigValueError"),
             "strata_core.config.paths": ("StrataPaths",),
             "strata_core.config.schema": ("ConfigBlocks",),

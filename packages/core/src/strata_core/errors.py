@@ -16,6 +16,7 @@ Strata and every other module can import it. The tree (kept true by
   - ConfigError                                         strata_core.config.errors
     - CommandNotFoundError                              strata_core.context.command
     - DefaultAgentError                                 strata_core.context.agent
+    - CredentialsError                                  strata_core.config.credentials
   - ConfigValueError [ValueError]                       strata_core.config.errors
   - PermissionConfigError [ValueError]                  strata_core.permission.rules
   - SandboxSettingError [ValueError]                    strata_core.sandbox.settings
