@@ -15,9 +15,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
 from attrs import define, field
@@ -41,6 +42,24 @@ class SessionBusyError(StrataError, RuntimeError):
 
 
 OnWait = Callable[[], None]
+T = TypeVar("T")
+
+
+async def poll_for_lease(
+    take: Callable[[], Awaitable[T | None]], session_id: str, wait: bool, on_wait: OnWait | None
+) -> T:
+    """What `take` answers once it takes the lease (None while another process holds it): busy elsewhere,
+    `SessionBusyError` at once, or with `wait`, a poll until it is free (`on_wait` is called once first, to say
+    so); cancelling the wait is always possible. Every kind of lease waits this way."""
+    told = False
+    while (taken := await take()) is None:
+        if not wait:
+            raise SessionBusyError(session_id)
+        if not told and on_wait is not None:
+            on_wait()
+            told = True
+        await anyio.sleep(POLL_SECONDS)
+    return taken
 
 
 @define(eq=False)
@@ -80,15 +99,11 @@ class FileLeases:
     async def _acquire(self, session_id: str, wait: bool, on_wait: OnWait | None) -> int:
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / _file_name(session_id)
-        told = False
-        while (fd := _lock_now(path)) is None:
-            if not wait:
-                raise SessionBusyError(session_id)
-            if not told and on_wait is not None:
-                on_wait()
-                told = True
-            await anyio.sleep(POLL_SECONDS)
-        return fd
+
+        async def take() -> int | None:
+            return _lock_now(path)
+
+        return await poll_for_lease(take, session_id, wait, on_wait)
 
 
 def _lock_now(path: Path) -> int | None:

@@ -31,7 +31,7 @@ import psycopg
 from attrs import define, field
 
 from strata_core.logging import get_logger
-from strata_core.session.lease import POLL_SECONDS, SessionBusyError
+from strata_core.session.lease import poll_for_lease
 
 log = get_logger(__name__)
 
@@ -77,14 +77,10 @@ class AdvisoryLeases:
                     await self._release(session_id)
 
     async def _acquire(self, session_id: str, wait: bool, on_wait: OnWait | None) -> None:
-        told = False
-        while not await self._try_lock(session_id):
-            if not wait:
-                raise SessionBusyError(session_id)
-            if not told and on_wait is not None:
-                on_wait()
-                told = True
-            await anyio.sleep(POLL_SECONDS)
+        async def take() -> bool | None:
+            return True if await self._try_lock(session_id) else None
+
+        await poll_for_lease(take, session_id, wait, on_wait)
 
     async def _try_lock(self, session_id: str) -> bool:
         for attempt in (1, 2):  # a connection found broken is replaced once: a lock asked on it was never taken
