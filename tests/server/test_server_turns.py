@@ -26,13 +26,20 @@ def test_an_abort_ends_the_turn_and_takes_its_question_with_it(serve: ServeFacto
         assert client.get("/session/status").json() == {session_id: {"type": "busy"}}
         assert client.post(f"/session/{session_id}/abort").json() is True
         wait_until(lambda: client.get("/session/status").json() == {}, "the session to be idle")
+        # Idle is said as soon as the abort is asked (OpenCode's order); the turn's stored end follows.
+        last = wait_until(lambda: _ended(client.get(f"/session/{session_id}/message").json()[-1]), "its end")
+        assert last is not None
         assert client.get("/permission").json() == []
         late = client.post(f"/permission/{question['id']}/reply", json={"reply": "once"})
-        last = client.get(f"/session/{session_id}/message").json()[-1]
     assert late.status_code == 404 and late.json()["name"] == "NotFoundError"
     assert last["info"]["error"]["name"] == "MessageAbortedError"
     (tool,) = [p for p in last["parts"] if p["type"] == "tool"]
     assert tool["state"]["status"] == "error"
+
+
+def _ended(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The message if it is stored ended (completed), else None."""
+    return message if message["info"].get("time", {}).get("completed") else None
 
 
 def test_an_unanswered_question_fails_its_call_and_ends_the_turn_after_the_timeout(serve: ServeFactory) -> None:
