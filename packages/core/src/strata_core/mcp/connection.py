@@ -282,7 +282,10 @@ class ServerConnection:
         from mcp.client.sse import sse_client
 
         assert isinstance(self.config, McpRemoteConfig)
-        return await stack.enter_async_context(sse_client(self.config.url, headers=dict(self.config.headers)))
+        # The SDK gives the SSE transport's HTTP calls 5 s; a server may take as long as its start allows (a
+        # loaded host's first answer took longer), and each request has its own bound (`_seconds`) besides.
+        opened = sse_client(self.config.url, headers=dict(self.config.headers), timeout=self.start_timeout_ms / 1000)
+        return await stack.enter_async_context(opened)
 
     async def _check_alive(self, session: ClientSession) -> None:
         """After a failed call: a server that no longer answers a ping is failed ("Connection closed", as
