@@ -16,7 +16,7 @@ import contextlib
 import hashlib
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -63,38 +63,65 @@ async def poll_for_lease(
 
 
 @define(eq=False)
+class ReentrantHolders:
+    """The holders of each session's lease in this process: the first takes the lease, the last gives it back, and
+    the holders between share it (every kind of lease is re-entrant this way)."""
+
+    counts: dict[str, int] = field(factory=dict)
+
+    @asynccontextmanager
+    async def hold(
+        self, session_id: str, take: Callable[[], Awaitable[None]], give_back: Callable[[], Awaitable[None]]
+    ) -> AsyncIterator[bool]:
+        """Hold the session's lease for the block; yields whether this holder is the process's first."""
+        first = session_id not in self.counts
+        if first:
+            await take()
+        self.counts[session_id] = self.counts.get(session_id, 0) + 1
+        try:
+            yield first
+        finally:
+            self.counts[session_id] -= 1
+            if not self.counts[session_id]:
+                del self.counts[session_id]
+                with anyio.CancelScope(shield=True):
+                    await give_back()
+
+
+async def _nothing() -> None:
+    return None
+
+
+@define(eq=False)
 class FileLeases:
     """Leases as `flock`s on `<directory>/<session>.lock`, re-entrant within the process."""
 
     directory: Path
-    _held: dict[str, tuple[int, int]] = field(factory=dict, init=False)
-    """session id -> (file descriptor, holders in this process)."""
+    _holders: ReentrantHolders = field(factory=ReentrantHolders, init=False)
+    _fds: dict[str, int] = field(factory=dict, init=False)
+    """session id -> the descriptor holding its lock, while this process holds the lease."""
 
-    @asynccontextmanager
-    async def hold(self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None) -> AsyncIterator[bool]:
+    def hold(
+        self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None
+    ) -> AbstractAsyncContextManager[bool]:
         """Hold the session's lease for the block; yields whether this holder is the process's first.
 
         Busy elsewhere: `SessionBusyError` at once, or with `wait`, a poll until it is free (`on_wait` is
         called once first, to say so); cancelling the wait is always possible.
         """
-        first = session_id not in self._held
-        if first:
-            self._held[session_id] = (await self._acquire(session_id, wait, on_wait), 0)
-        fd, holders = self._held[session_id]
-        self._held[session_id] = (fd, holders + 1)
-        try:
-            yield first
-        finally:
-            fd, holders = self._held[session_id]
-            if holders > 1:
-                self._held[session_id] = (fd, holders - 1)
-            else:
-                del self._held[session_id]
-                # Removed while still locked: a holder that opened it before this sees a file no longer at
-                # the path once it gets the lock, and opens a fresh one (see `_lock_now`).
-                with contextlib.suppress(OSError):
-                    (self.directory / _file_name(session_id)).unlink()
-                os.close(fd)  # closing the descriptor releases the lock
+
+        async def take() -> None:
+            self._fds[session_id] = await self._acquire(session_id, wait, on_wait)
+
+        async def give_back() -> None:
+            fd = self._fds.pop(session_id)
+            # Removed while still locked: a holder that opened it before this sees a file no longer at the path
+            # once it gets the lock, and opens a fresh one (see `_lock_now`).
+            with contextlib.suppress(OSError):
+                (self.directory / _file_name(session_id)).unlink()
+            os.close(fd)  # closing the descriptor releases the lock
+
+        return self._holders.hold(session_id, take, give_back)
 
     async def _acquire(self, session_id: str, wait: bool, on_wait: OnWait | None) -> int:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -129,18 +156,12 @@ def _lock_now(path: Path) -> int | None:
 class InProcessLeases:
     """Leases for a store that lives in one process: re-entrant, and never busy elsewhere."""
 
-    _holders: dict[str, int] = field(factory=dict, init=False)
+    _holders: ReentrantHolders = field(factory=ReentrantHolders, init=False)
 
-    @asynccontextmanager
-    async def hold(self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None) -> AsyncIterator[bool]:
-        first = session_id not in self._holders
-        self._holders[session_id] = self._holders.get(session_id, 0) + 1
-        try:
-            yield first
-        finally:
-            self._holders[session_id] -= 1
-            if not self._holders[session_id]:
-                del self._holders[session_id]
+    def hold(
+        self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None
+    ) -> AbstractAsyncContextManager[bool]:
+        return self._holders.hold(session_id, _nothing, _nothing)
 
 
 def _still_at(fd: int, path: Path) -> bool:

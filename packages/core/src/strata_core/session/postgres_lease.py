@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -31,7 +32,7 @@ import psycopg
 from attrs import define, field
 
 from strata_core.logging import get_logger
-from strata_core.session.lease import poll_for_lease
+from strata_core.session.lease import ReentrantHolders, poll_for_lease
 
 log = get_logger(__name__)
 
@@ -56,25 +57,16 @@ class AdvisoryLeases:
     """Opens the dedicated connection (autocommit)."""
     _conn: psycopg.AsyncConnection[Any] | None = field(default=None, init=False)
     _conn_lock: anyio.Lock = field(factory=anyio.Lock, init=False)
-    _holders: dict[str, int] = field(factory=dict, init=False)
+    _holders: ReentrantHolders = field(factory=ReentrantHolders, init=False)
     _lost: list[str] = field(factory=list, init=False)
     """Held sessions whose lock another process took while the connection was gone, for `keep` to hand on."""
 
-    @asynccontextmanager
-    async def hold(self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None) -> AsyncIterator[bool]:
+    def hold(
+        self, session_id: str, *, wait: bool = False, on_wait: OnWait | None = None
+    ) -> AbstractAsyncContextManager[bool]:
         """Hold the session's lease for the block; yields whether this holder is the process's first."""
-        first = session_id not in self._holders
-        if first:
-            await self._acquire(session_id, wait, on_wait)
-        self._holders[session_id] = self._holders.get(session_id, 0) + 1
-        try:
-            yield first
-        finally:
-            self._holders[session_id] -= 1
-            if not self._holders[session_id]:
-                del self._holders[session_id]
-                with anyio.CancelScope(shield=True):
-                    await self._release(session_id)
+        take, give_back = partial(self._acquire, session_id, wait, on_wait), partial(self._release, session_id)
+        return self._holders.hold(session_id, take, give_back)
 
     async def _acquire(self, session_id: str, wait: bool, on_wait: OnWait | None) -> None:
         async def take() -> bool | None:
@@ -118,7 +110,7 @@ class AdvisoryLeases:
 
     async def _take_again(self, conn: psycopg.AsyncConnection[Any]) -> None:
         """On a new connection, the locks of the sessions this process still holds (its old one lost them)."""
-        for session_id in sorted(self._holders):
+        for session_id in sorted(self._holders.counts):
             cursor = await conn.execute("SELECT pg_try_advisory_lock(%s)", (lease_key(session_id),))
             row = await cursor.fetchone()
             if row and row[0]:
@@ -134,7 +126,7 @@ class AdvisoryLeases:
         locks again), and hand each lease found lost to `on_lost`."""
         while True:
             await anyio.sleep(interval)
-            if self._holders:
+            if self._holders.counts:
                 await self._check()
             while self._lost:
                 session_id = self._lost.pop(0)
