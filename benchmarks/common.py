@@ -286,6 +286,24 @@ def wait_for_port(port: int, timeout: float = 10.0) -> None:
             time.sleep(0.02)
 
 
+def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    """Until the `strata serve` (or `opencode serve`) at `url`, started as `process`, answers `/global/health`;
+    a process that exits first, or no answer within `timeout` seconds, is a RuntimeError saying which."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited {process.returncode} before it answered")
+        try:
+            if httpx.get(f"{url}/global/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the server did not answer {url}/global/health within {timeout:.0f} s")
+
+
 @contextmanager
 def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
     """`handler` answering on a free loopback port, in threads of this process, until the block exits: the port."""

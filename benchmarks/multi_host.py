@@ -47,6 +47,7 @@ from benchmarks.common import (
     git_commit_all,
     mock_provider_config,
     model_server,
+    wait_healthy,
 )
 
 STRATA = REPO_ROOT / ".venv" / "bin" / "strata"
@@ -100,7 +101,8 @@ def _clones(root: Path, count: int) -> list[Path]:
 @contextmanager
 def _servers(clones: list[Path], model_port: int, database_url: str | None) -> Iterator[list[str]]:
     with ExitStack() as stack:
-        urls = []
+        urls: list[str] = []
+        started: list[subprocess.Popen[bytes]] = []
         for clone in clones:
             (clone / "opencode.json").write_text(mock_provider_config(model_port))
             home = clone.parent / "home"
@@ -117,8 +119,9 @@ def _servers(clones: list[Path], model_port: int, database_url: str | None) -> I
             )
             stack.callback(_stop, process)
             urls.append(f"http://127.0.0.1:{port}")
-        for url in urls:
-            _wait_healthy(url)
+            started.append(process)
+        for url, process in zip(urls, started, strict=True):
+            wait_healthy(url, process, START_TIMEOUT)
         yield urls
 
 
@@ -129,18 +132,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-
-
-def _wait_healthy(url: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/global/health", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"strata serve at {url} did not become healthy")
 
 
 async def _load(label: str, urls: list[str], sessions_per_host: int) -> Outcome:

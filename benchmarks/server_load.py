@@ -58,6 +58,7 @@ from benchmarks.common import (
     model_server,
     opencode_binary,
     oracle_available,
+    wait_healthy,
 )
 from benchmarks.opencode_side_by_side import build_project
 
@@ -131,25 +132,11 @@ def running(kind: ServerKind, work: Path, home: Path) -> Iterator[tuple[subproce
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(url, process)
+        wait_healthy(url, process, START_TIMEOUT)
         yield process, url
     finally:
         _stop_group(process)
         log.close()
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited {process.returncode} before it answered")
-        try:
-            if httpx.get(f"{url}/global/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"the server did not answer {url}/global/health within {START_TIMEOUT:.0f} s")
 
 
 def _stop_group(process: subprocess.Popen[Any]) -> None:
