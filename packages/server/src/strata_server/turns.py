@@ -106,7 +106,6 @@ class Turns:
         ending is waited for (at most `STOP_SECONDS`), since its clients were told idle when the abort was asked
         and may edit then; a turn not aborted keeps the session busy (409)."""
         with anyio.move_on_after(STOP_SECONDS):
-            await self.runtime.loop.aborted_ended(session_id)
             for turn in list(self._running.get(session_id, ())):
                 if turn.aborted:
                     await turn.done.wait()

@@ -175,20 +175,15 @@ class SessionLoop:
         if run is not None:
             await run.done.wait()
 
-    async def aborted_ended(self, session_id: str) -> None:
-        """Return once the session's aborted turn, if one is still ending, has ended and stored its end."""
-        run = self._runs.get(session_id)
-        while run is not None and run.scope.cancel_called:
-            await run.done.wait()
-            run = self._runs.get(session_id)
-
     # ------------------------------------------------------------------------------------- runs
 
     async def _run_or_join(self, session_id: str) -> MessageWithParts:
-        # An aborted run reads no new input: a prompt sent as soon as the abort was answered (its clients are
-        # told idle at once) waits for the run's end, then starts a run of its own.
-        await self.aborted_ended(session_id)
         run = self._runs.get(session_id)
+        while run is not None and run.scope.cancel_called:
+            # An aborted run reads no new input: a prompt sent as soon as the abort was answered (its clients
+            # are told idle at once) waits for the run's end, then starts a run of its own.
+            await run.done.wait()
+            run = self._runs.get(session_id)
         if run is not None:
             run.new_input = True
             await run.done.wait()

@@ -79,11 +79,6 @@ class Loop(Protocol):
         """Return once the session's running turn, if any, has ended."""
         ...
 
-    async def aborted_ended(self, session_id: str) -> None:
-        """Return once the session's aborted turn, if one is still ending, has ended (a turn not aborted is left
-        running): what may change the session after an abort waits for this, as clients are told idle at once."""
-        ...
-
 
 @frozen
 class SessionRecords:
