@@ -74,15 +74,20 @@ def _git(*args: str, cwd: Path) -> str:
     return done.stdout.strip()
 
 
+def _committed_repo(repo: Path) -> str:
+    """`repo` made a repository with one commit; that commit's id (its root commit)."""
+    repo.mkdir(parents=True, exist_ok=True)
+    _git("init", "-q", cwd=repo)
+    (repo / "a.txt").write_text("a\n")
+    _git("add", "a.txt", cwd=repo)
+    _git("commit", "-q", "-m", "first", cwd=repo)
+    return _git("rev-parse", "HEAD", cwd=repo)
+
+
 @pytest.mark.anyio
 async def test_two_clones_of_one_repository_are_one_project_named_by_its_root_commit(tmp_path: Path) -> None:
     origin = tmp_path / "origin"
-    origin.mkdir()
-    _git("init", "-q", cwd=origin)
-    (origin / "a.txt").write_text("a\n")
-    _git("add", "a.txt", cwd=origin)
-    _git("commit", "-q", "-m", "first", cwd=origin)
-    root = _git("rev-parse", "HEAD", cwd=origin)
+    root = _committed_repo(origin)
     (origin / "b.txt").write_text("b\n")
     _git("add", "b.txt", cwd=origin)
     _git("commit", "-q", "-m", "second", cwd=origin)
@@ -113,12 +118,7 @@ async def test_a_root_commit_found_once_is_kept_so_later_starts_do_not_walk_the_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo, cache = tmp_path / "repo", tmp_path / "cache" / "project-id"
-    repo.mkdir()
-    _git("init", "-q", cwd=repo)
-    (repo / "a.txt").write_text("a\n")
-    _git("add", "a.txt", cwd=repo)
-    _git("commit", "-q", "-m", "first", cwd=repo)
-    root = _git("rev-parse", "HEAD", cwd=repo)
+    root = _committed_repo(repo)
 
     first = await ProjectService(repo, id_cache=cache).info()
     monkeypatch.setenv("PATH", str(tmp_path / "no-git-here"))  # a walk now would find nothing
@@ -132,12 +132,8 @@ async def test_a_root_commit_found_once_is_kept_so_later_starts_do_not_walk_the_
 @pytest.mark.anyio
 async def test_an_unwritable_id_cache_only_costs_the_walk(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    repo.mkdir()
-    _git("init", "-q", cwd=repo)
-    (repo / "a.txt").write_text("a\n")
-    _git("add", "a.txt", cwd=repo)
-    _git("commit", "-q", "-m", "first", cwd=repo)
+    root = _committed_repo(repo)
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     info = await ProjectService(repo, id_cache=blocker / "project-id").info()
-    assert info.id == _git("rev-parse", "HEAD", cwd=repo)
+    assert info.id == root

@@ -6,7 +6,7 @@ import fcntl
 import os
 import subprocess
 import sys
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -77,21 +77,24 @@ def tool_part(part_id: str, session_id: str, state: ToolStateRunning | ToolState
     return ToolPart(id=part_id, session_id=session_id, message_id="msg_1", call_id=part_id, tool="bash", state=state)
 
 
+def opened_store(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> AbstractAsyncContextManager[SessionStore]:
+    """A store of `kind` (sqlite, memory or postgres), opened by the block."""
+    if kind == "sqlite":
+        return SqliteSessionStore.open(tmp_path / "s.db")
+    if kind == "memory":
+        return MemorySessionStore.open()
+    return PostgresSessionStore.open(request.getfixturevalue("postgres_url"))
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "memory", "postgres"])
 async def test_unfinished_tool_parts_are_found_and_settled_without_loading_the_session(
     tmp_path: Path, kind: str, request: pytest.FixtureRequest
 ) -> None:
     running = ToolStateRunning(input={"command": "sleep 60"}, time=PartTime(1))
     done = ToolStateCompleted(input={}, output="ok", title="t", metadata={}, time=ToolCompletedTime(start=1, end=2))
-    async with AsyncExitStack() as stack:
-        opened: AbstractAsyncContextManager[SessionStore]
-        if kind == "sqlite":
-            opened = SqliteSessionStore.open(tmp_path / "s.db")
-        elif kind == "memory":
-            opened = MemorySessionStore.open()
-        else:
-            opened = PostgresSessionStore.open(request.getfixturevalue("postgres_url"))
-        store: SessionStore = await stack.enter_async_context(opened)
+    async with opened_store(kind, tmp_path, request) as store:
         for part in (tool_part("prt_1", "ses_1", running), tool_part("prt_2", "ses_1", done)):
             await store.put_part(part)
         await store.put_part(tool_part("prt_3", "ses_2", running))
@@ -105,15 +108,7 @@ async def test_unfinished_tool_parts_are_found_and_settled_without_loading_the_s
 async def test_an_answer_a_crashed_writer_left_open_is_ended_as_aborted_and_a_finished_one_is_left(
     tmp_path: Path, kind: str, request: pytest.FixtureRequest
 ) -> None:
-    async with AsyncExitStack() as stack:
-        opened: AbstractAsyncContextManager[SessionStore]
-        if kind == "sqlite":
-            opened = SqliteSessionStore.open(tmp_path / "s.db")
-        elif kind == "memory":
-            opened = MemorySessionStore.open()
-        else:
-            opened = PostgresSessionStore.open(request.getfixturevalue("postgres_url"))
-        store: SessionStore = await stack.enter_async_context(opened)
+    async with opened_store(kind, tmp_path, request) as store:
         open_answer = assistant_message("ses_1", "msg_user")
         await store.put_message(open_answer)
         finished = assistant_message("ses_2", "msg_user")
