@@ -1,9 +1,11 @@
 """The local model servers Strata knows by their default ports, and a quick probe for the ones that are up.
 
 Each speaks chat completions at `http://localhost:PORT/v1`, needs no key, and serves whatever models the user
-loaded (so any model id is accepted). The probe asks every server's `GET /v1/models` at once with one short
-deadline (~200 ms in all); it runs only when nothing is configured, or when `strata models` lists models, and
-never when a model is configured.
+loaded (so any model id is accepted). The probe asks every server's `GET /v1/models` at once: a port must
+take the connection within ~200 ms (on this machine a closed port refuses at once, so with no server up the
+probe costs about nothing), and a server that took it has up to 2 s to answer, since a busy one (a model
+loading, a loaded machine) is slow to list what it serves but is still up. It runs only when nothing is
+configured, or when `strata models` lists models, and never when a model is configured.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from strata_core.llm import ModelCapabilities, ModelInfo
 from strata_providers.provider_spec import COMPATIBLE_NPM, ProviderSpec
 
 PROBE_TIMEOUT = 0.2
+"""How long a port has to take the probe's connection."""
+ANSWER_TIMEOUT = 2.0
+"""How long a server that took the connection has to answer the probe."""
 PROBE_VARIABLE = "STRATA_LOCAL_SERVERS"
 """`off`, or `id=host:port,...` to probe other addresses than the default ports (tests, unusual setups)."""
 
@@ -68,14 +73,16 @@ def local_model(provider_id: str, model_id: str) -> ModelInfo:
                      capabilities=ModelCapabilities(temperature=False))  # fmt: skip
 
 
-async def probe(servers: Sequence[LocalServer], deadline: float = PROBE_TIMEOUT) -> dict[str, list[str]]:
+async def probe(
+    servers: Sequence[LocalServer], deadline: float = PROBE_TIMEOUT, answer_deadline: float = ANSWER_TIMEOUT
+) -> dict[str, list[str]]:
     """The model ids each answering server lists, by server id, in the servers' order; all asked at once."""
     import anyio
 
     from strata_core.http import make_client
 
     found: dict[str, list[str]] = {}
-    async with make_client(connect_timeout=deadline, read_timeout=deadline) as client:
+    async with make_client(connect_timeout=deadline, read_timeout=answer_deadline) as client:
 
         async def ask(server: LocalServer) -> None:
             try:
@@ -85,14 +92,14 @@ async def probe(servers: Sequence[LocalServer], deadline: float = PROBE_TIMEOUT)
             except (httpx.HTTPError, ValueError):
                 return
 
-        with anyio.move_on_after(deadline):
+        with anyio.move_on_after(deadline + answer_deadline):
             async with anyio.create_task_group() as group:
                 for server in servers:
                     group.start_soon(ask, server)
     return {server.id: found[server.id] for server in servers if found.get(server.id)}
 
 
-def probe_now(servers: Sequence[LocalServer], timeout: float = PROBE_TIMEOUT) -> dict[str, list[str]]:
+def probe_now(servers: Sequence[LocalServer]) -> dict[str, list[str]]:
     """`probe` for synchronous callers (the catalogue's lookups are), on an event loop of its own thread."""
     import threading
 
@@ -101,11 +108,11 @@ def probe_now(servers: Sequence[LocalServer], timeout: float = PROBE_TIMEOUT) ->
     result: dict[str, list[str]] = {}
 
     def run() -> None:
-        result.update(anyio.run(probe, servers, timeout))
+        result.update(anyio.run(probe, servers))
 
     worker = threading.Thread(target=run, name="strata-local-probe", daemon=True)
     worker.start()
-    worker.join(timeout + 1.0)
+    worker.join(PROBE_TIMEOUT + ANSWER_TIMEOUT + 1.0)
     return result
 
 
