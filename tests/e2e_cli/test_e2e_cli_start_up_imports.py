@@ -70,11 +70,13 @@ NEVER_ON_START_UP = (
     "importlib.metadata",
     "logging.config",
     "httpx._main",
+    "yaml",
 )
 """Heavy or optional modules none of the three needs: the server and its web stack, MCP's SDK (and the
 pydantic it brings), terminal rendering (a run off a terminal writes plain text), the tools' parsers and
 matchers (loaded at a tool's first call), language servers and formatters (loaded when configured), the shell
-sandbox (loaded at the first `bash` call), the models.dev catalogue (a configured provider needs none of it)."""
+sandbox (loaded at the first `bash` call), the models.dev catalogue (a configured provider needs none of it),
+PyYAML (dependency_injector's YAML loading and markdown frontmatter import it at first use)."""
 
 ONLY_A_RUN_NEEDS = (
     "httpx",
@@ -85,7 +87,6 @@ ONLY_A_RUN_NEEDS = (
     "attrs",
     "cattrs",
     "sqlite3",
-    "yaml",
     "strata_providers",
     "strata_core.container",
     "strata_core.config",
