@@ -76,3 +76,34 @@ def test_the_cache_lives_beside_the_bytecode_unless_python_writes_none(
     assert cache_file(tmp_path / "user").parent == bytecode_dir
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     assert cache_file(tmp_path / "user").parent == tmp_path / "user" / "class-code"
+
+
+ATTRS_LOADING = """
+import builtins, sys
+import strata_cli.class_code
+from strata_cli.class_code import reused_class_code
+compiled = []
+sys.addaudithook(lambda event, args: compiled.append(args[1]) if event == "compile" else None)
+with reused_class_code(__import__("pathlib").Path(sys.argv[1])):
+    import attr
+ours = sum(str(name).startswith("<attrs generated") for name in compiled)
+print(ours, builtins.compile is strata_cli.class_code._COMPILE)
+print(repr(attr.validators.instance_of(int)), attr.Attribute.__name__)
+"""
+
+
+def test_attrs_own_classes_are_served_too_when_the_block_loads_attrs(tmp_path: Path) -> None:
+    import subprocess
+
+    path = tmp_path / "code.marshal"
+
+    def fresh_process() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", ATTRS_LOADING, str(path)], capture_output=True, text=True, check=True, timeout=60
+        )
+        return done.stdout.splitlines()
+
+    first, second = fresh_process(), fresh_process()
+    assert int(first[0].split()[0]) > 10  # attrs compiled its own classes' methods, and they were stored
+    assert second[0] == "0 True"  # the next process compiled none of them, and the builtin is back
+    assert second[1] == first[1] == "<instance_of validator for type <class 'int'>> Attribute"

@@ -37,6 +37,7 @@ import sys
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 YOUNG_GENERATION_THRESHOLD = 10_000
@@ -49,12 +50,11 @@ to that many objects of cyclic garbage wait a little longer to be freed (a few M
 def heavy_imports() -> Iterator[None]:
     """Run the enclosed imports without garbage collection, then settle the collector for the process."""
     from strata_cli.class_code import cache_file, reused_class_code
-    from strata_core.config import StrataPaths
 
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        with reused_class_code(cache_file(StrataPaths.from_env().cache)):
+        with reused_class_code(cache_file(_user_cache_dir)):
             import_httpx_without_its_command_line()
             import_dependency_injector_lean()
             yield
@@ -62,6 +62,14 @@ def heavy_imports() -> Iterator[None]:
         settle_gc()
         if was_enabled:
             gc.enable()
+
+
+def _user_cache_dir() -> Path:
+    """The user's cache directory (imported when asked: `StrataPaths` is a data class, and attrs is loaded
+    inside `reused_class_code`, which serves attrs' own classes their stored code too)."""
+    from strata_core.config import StrataPaths
+
+    return StrataPaths.from_env().cache
 
 
 def settle_gc() -> None:
