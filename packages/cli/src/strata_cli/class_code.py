@@ -12,6 +12,11 @@ this package's `__pycache__` (or under `PYTHONPYCACHEPREFIX`), beside the `.pyc`
 whenever they are, for every user and HOME of the installation; where Python writes no bytecode (read-only
 install, `PYTHONDONTWRITEBYTECODE`), in the user's cache directory.
 
+cattrs does the same for the (un)structure function of each class it converts, at the class's first
+conversion (the config's first read, the first writes of a run): `reuse_converter_code()` serves those from
+a second file beside the first for the rest of the process, and `save_converter_code()` adds the new ones as
+the process leaves (`lean_start.before_exit`).
+
 One part of a script differs between processes: the class's own number at the start of `__hash__`'s tuple
 (attrs takes it from `hash()` of a string, which CPython randomizes per process). It is stored as a
 placeholder, and the code object gets this process's number back on the way out.
@@ -47,7 +52,11 @@ _PLACEHOLDER = 2**64 + 0x5354_5241
 
 _ATTRS_FILENAME = "<attrs generated "
 """How the file name attrs gives every script it compiles begins (`attr._make._generate_unique_filename`)."""
+_CONVERTERS_FILENAME = "<cattrs generated "
+"""How cattrs' file names for the (un)structure functions it generates begin (`cattrs.gen`)."""
 _COMPILE = builtins.compile
+_converter_code: list[tuple[Path, _CodeCache]] = []
+"""The converter caches in place in this process, with their files (`reuse_converter_code`)."""
 
 Key = tuple[str, str]
 """(filename, script with the placeholder): what attrs compiles, the same in every process."""
@@ -110,11 +119,40 @@ def _while_attrs_loads(cache: _CodeCache) -> Iterator[None]:
         builtins.compile = builtin
 
 
-class _CodeCache:
-    """`compile` for attrs' scripts: a stored code object when there is one, a fresh one kept otherwise."""
+def reuse_converter_code(path: Path) -> None:
+    """For the rest of the process, the (un)structure functions cattrs generates (its converters write a
+    script per class and compile it, ~0.15 ms each: a `strata run` makes ~47 as it reads the config and stores
+    the first messages) are taken from `path` when stored; `save_converter_code()`, as the process leaves,
+    adds what had to be compiled. Done once, after the start-up imports (cattrs is loaded by then)."""
+    generating = sys.modules.get("cattrs.gen")
+    if generating is None or "compile" in vars(generating):
+        return  # not loaded, or another hook is in place: leave it alone
+    cache = _CodeCache(_load(path), filenames=_CONVERTERS_FILENAME, module="cattrs.gen")
+    generating.compile = cache.compile  # type: ignore[attr-defined]  # shadows the builtin there only
+    _converter_code.append((path, cache))
 
-    def __init__(self, stored: dict[Key, types.CodeType]) -> None:
+
+def save_converter_code() -> None:
+    """Add the converters compiled since `reuse_converter_code` (or the last save) to their file."""
+    for path, cache in _converter_code:
+        if cache.compiled:
+            _save(path, cache.to_store())
+            cache.stored.update(cache.compiled)
+            cache.compiled.clear()
+
+
+class _CodeCache:
+    """`compile` for attrs' (or cattrs') scripts: a stored code object when there is one, a fresh one kept
+    otherwise."""
+
+    def __init__(
+        self, stored: dict[Key, types.CodeType], filenames: str = _ATTRS_FILENAME, module: str = "attr._make"
+    ) -> None:
         self.stored = stored
+        self.filenames = filenames
+        """How the names of the files the library compiles begin: other calls are passed on as made."""
+        self.module = module
+        """The library's module that calls `compile`, whose future flags its calls inherit."""
         self.flags: int | None = None
         self.used: dict[Key, types.CodeType] = {}
         self.compiled: dict[Key, types.CodeType] = {}
@@ -126,15 +164,15 @@ class _CodeCache:
             or mode != "exec"
             or not isinstance(source, str)
             or not isinstance(filename, str)
-            or not filename.startswith(_ATTRS_FILENAME)
+            or not filename.startswith(self.filenames)
         ):
-            return _COMPILE(source, filename, mode, *args, **kwargs)  # not the call attrs makes: as asked
+            return _COMPILE(source, filename, mode, *args, **kwargs)  # not the call the library makes: as asked
         number = _HASH_NUMBER.search(source)
         script = source if number is None else f"{source[: number.start(2)]}{_PLACEHOLDER}{source[number.end(2) :]}"
         key = (filename, script)
         code = self.stored.get(key)
         if code is None:
-            # dont_inherit with attr._make's own future flags: compiled exactly as attrs' call would compile it.
+            # dont_inherit with the calling module's own future flags: compiled exactly as its call would compile.
             code = _COMPILE(script, filename, "exec", self._flags(), True)
             self.compiled[key] = code
         else:
@@ -142,8 +180,8 @@ class _CodeCache:
         return code if number is None else _with_number(code, int(number.group(2)))
 
     def _flags(self) -> int:
-        if self.flags is None:  # attr._make's: it is loaded (or loading, its future imports done) by now
-            self.flags = _future_flags(sys.modules["attr._make"])
+        if self.flags is None:  # the module is loaded (or loading, its future imports done) by now
+            self.flags = _future_flags(sys.modules[self.module])
         return self.flags
 
     def to_store(self) -> dict[Key, types.CodeType]:

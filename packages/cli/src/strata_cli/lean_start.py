@@ -49,19 +49,28 @@ to that many objects of cyclic garbage wait a little longer to be freed (a few M
 @contextmanager
 def heavy_imports() -> Iterator[None]:
     """Run the enclosed imports without garbage collection, then settle the collector for the process."""
-    from strata_cli.class_code import cache_file, reused_class_code
+    from strata_cli.class_code import cache_file, reuse_converter_code, reused_class_code
 
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        with reused_class_code(cache_file(_user_cache_dir)):
+        path = cache_file(_user_cache_dir)
+        with reused_class_code(path):
             import_httpx_without_its_command_line()
             import_dependency_injector_lean()
             yield
+        reuse_converter_code(path.with_suffix(".converters"))
     finally:
         settle_gc()
         if was_enabled:
             gc.enable()
+
+
+def before_exit() -> None:
+    """What the process keeps for the next one as it leaves: the converters cattrs compiled during the run."""
+    from strata_cli.class_code import save_converter_code
+
+    save_converter_code()
 
 
 def _user_cache_dir() -> Path:
