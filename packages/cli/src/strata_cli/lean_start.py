@@ -74,8 +74,9 @@ def before_exit() -> None:
 
 
 def _user_cache_dir() -> Path:
-    """The user's cache directory (imported when asked: `StrataPaths` is a data class, and attrs is loaded
-    inside `reused_class_code`, which serves attrs' own classes their stored code too)."""
+    """The user's cache directory, asked for only where Python writes no bytecode beside the package
+    (`StrataPaths` is a data class: attrs is then loaded before `reused_class_code`, and its own classes
+    compile as usual; elsewhere attrs loads inside the block, which serves them their stored code too)."""
     from strata_core.config import StrataPaths
 
     return StrataPaths.from_env().cache
