@@ -124,7 +124,7 @@ def import_dependency_injector_lean() -> None:
     if pydantic_version is not None:
         stand_ins["pydantic"] = {"VERSION": pydantic_version}
     yaml_on_use = None
-    if "yaml" not in sys.modules:
+    if "yaml" not in sys.modules and _installed("yaml"):  # without PyYAML, dependency_injector says so itself
         yaml_on_use = _YamlOnUse("yaml", "PyYAML, imported at first use (strata_cli.lean_start).")
         yaml_on_use.__dict__["SafeLoader"] = _PlaceholderSafeLoader
     with _standing_in(stand_ins, {"yaml": yaml_on_use} if yaml_on_use is not None else {}):
@@ -185,6 +185,12 @@ def _leave_yaml_to_first_use(yaml_on_use: types.ModuleType) -> None:
     del yaml_on_use.__dict__["SafeLoader"]
     if getattr(providers, "YamlLoader", None) is not None and providers.YamlLoader.__mro__[1] is _PlaceholderSafeLoader:
         providers.YamlLoader = _YamlLoader  # type: ignore[misc,assignment]
+
+
+def _installed(module: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(module) is not None
 
 
 def _pydantic_version_for_dependency_injector() -> str | None:
