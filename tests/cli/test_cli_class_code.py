@@ -76,3 +76,72 @@ def test_the_cache_lives_beside_the_bytecode_unless_python_writes_none(
     assert cache_file(tmp_path / "user").parent == bytecode_dir
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     assert cache_file(tmp_path / "user").parent == tmp_path / "user" / "class-code"
+
+
+ATTRS_LOADING = """
+import builtins, sys
+import strata_cli.class_code
+from strata_cli.class_code import reused_class_code
+compiled = []
+sys.addaudithook(lambda event, args: compiled.append(args[1]) if event == "compile" else None)
+with reused_class_code(__import__("pathlib").Path(sys.argv[1])):
+    import attr
+ours = sum(str(name).startswith("<attrs generated") for name in compiled)
+print(ours, builtins.compile is strata_cli.class_code._COMPILE)
+print(repr(attr.validators.instance_of(int)), attr.Attribute.__name__)
+"""
+
+
+def test_attrs_own_classes_are_served_too_when_the_block_loads_attrs(tmp_path: Path) -> None:
+    import subprocess
+
+    path = tmp_path / "code.marshal"
+
+    def fresh_process() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", ATTRS_LOADING, str(path)], capture_output=True, text=True, check=True, timeout=60
+        )
+        return done.stdout.splitlines()
+
+    first, second = fresh_process(), fresh_process()
+    assert int(first[0].split()[0]) > 10  # attrs compiled its own classes' methods, and they were stored
+    assert second[0] == "0 True"  # the next process compiled none of them, and the builtin is back
+    assert second[1] == first[1] == "<instance_of validator for type <class 'int'>> Attribute"
+
+
+CONVERTING = """
+import sys
+from pathlib import Path
+import attrs, cattrs
+from strata_cli.class_code import reuse_converter_code, save_converter_code
+compiled = []
+sys.addaudithook(lambda event, args: compiled.append(str(args[1])) if event == "compile" else None)
+
+@attrs.frozen
+class Point:
+    x: int
+    tags: tuple[str, ...] = ()
+
+reuse_converter_code(Path(sys.argv[1]))
+converter = cattrs.Converter()
+data = converter.unstructure(Point(1, ("a",)))
+back = converter.structure(data, Point)
+save_converter_code()
+print(sum(name.startswith("<cattrs generated") for name in compiled), data, back == Point(1, ("a",)))
+"""
+
+
+def test_cattrs_converters_are_compiled_once_and_reused_by_the_next_process(tmp_path: Path) -> None:
+    import subprocess
+
+    path = tmp_path / "converters"
+
+    def fresh_process() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", CONVERTING, str(path)], capture_output=True, text=True, check=True, timeout=60
+        )
+        return done.stdout.strip()
+
+    first, second = fresh_process(), fresh_process()
+    assert first == "2 {'x': 1, 'tags': ['a']} True"  # one unstructure and one structure function, stored
+    assert second == "0 {'x': 1, 'tags': ['a']} True"

@@ -1,6 +1,6 @@
 """`strata run` loads the engine without garbage collection, freezes it, collects the young generation less
-often, skips httpx's command-line client, and the Starlette module (where strata-server is installed) and
-pydantic dependency_injector would load, and leaves every library whole for the rest of the process."""
+often, skips httpx's command-line client, and the Starlette module (where strata-server is installed),
+pydantic and PyYAML dependency_injector would load, and leaves every library whole for the rest of the process."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ result = {
     "young_threshold": gc.get_threshold()[0],
     "loaded": sorted(
         m
-        for m in ("structlog", "pygments", "rich", "httpx._main", "logging.config", "starlette.requests", "pydantic")
+        for m in ("structlog", "pygments", "rich", "httpx._main", "logging.config", "starlette.requests", "pydantic",
+                  "yaml")
         if m in sys.modules
     ),
 }
@@ -50,6 +51,9 @@ result["structlog_rich"] = structlog.dev.rich is not None and "╭" in rendered 
 config = providers.Configuration()
 config.from_yaml(sys.argv[1])
 result["yaml_config"] = config()
+result["yaml_loader_is_safe"] = isinstance(providers.YamlLoader("a: 1"), yaml.SafeLoader)
+from dependency_injector import containers
+result["yaml_schema_loader"] = containers.yaml.SafeLoader is yaml.SafeLoader
 
 # pydantic, whole; dependency_injector's pydantic settings say what they need, as they do without the stand-in
 import pydantic
@@ -108,6 +112,7 @@ def test_every_library_works_in_full_after_start_up(tmp_path: Path) -> None:
     result = _probe(tmp_path)
     assert result["structlog_rich"] is True
     assert result["yaml_config"] == {"database": {"port": 5432}}
+    assert result["yaml_loader_is_safe"] is True and result["yaml_schema_loader"] is True
     assert result["httpx_client"] == "AsyncClient"
     assert result["httpx_main_is_real"] is True and result["httpx_main_exit"] == 0
     assert result["frontmatter"] == {"name": "x"}

@@ -284,6 +284,19 @@ async def test_the_first_snapshot_runs_no_git_process_for_the_cache(tmp_path: Pa
 
 
 @pytest.mark.anyio
+async def test_after_the_warm_up_the_first_snapshot_skips_the_walk_and_still_sees_a_change(tmp_path: Path) -> None:
+    tree = Worktree(tmp_path)
+    settle(tmp_path / "clock-probe", [tree.work, *tree.work.rglob("*")])
+    await tree.snap.warm_up()
+    tree.log.write_text("")
+    first = await tree.snap.track()
+    calls = tree.log.read_text().splitlines()
+    assert len(calls) == 1 and " ls-files " in f" {calls[0]}" and "--others" not in calls[0], calls
+    (tree.work / "src" / "new.txt").write_text("new")
+    assert first is not None and await tree.changed(first) == ["src/new.txt"]
+
+
+@pytest.mark.anyio
 async def test_a_rule_edit_above_the_sessions_directory_is_seen(tmp_path: Path) -> None:
     tree = Worktree(tmp_path)
     (tree.work / "src" / "trace.log").write_text("trace")

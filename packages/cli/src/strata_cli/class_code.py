@@ -12,23 +12,31 @@ this package's `__pycache__` (or under `PYTHONPYCACHEPREFIX`), beside the `.pyc`
 whenever they are, for every user and HOME of the installation; where Python writes no bytecode (read-only
 install, `PYTHONDONTWRITEBYTECODE`), in the user's cache directory.
 
+cattrs does the same for the (un)structure function of each class it converts, at the class's first
+conversion (the config's first read, the first writes of a run): `reuse_converter_code()` serves those from
+a second file beside the first for the rest of the process, and `save_converter_code()` adds the new ones as
+the process leaves (`lean_start.before_exit`).
+
 One part of a script differs between processes: the class's own number at the start of `__hash__`'s tuple
 (attrs takes it from `hash()` of a string, which CPython randomizes per process). It is stored as a
 placeholder, and the code object gets this process's number back on the way out.
 
-This reaches into attrs (it shadows `compile` in `attr._make`, the one place attrs compiles), which is why it
-is the application's decision, made for its own start-up only (`lean_start.heavy_imports`), and undone when
-the block ends; an attrs that no longer compiles there is left alone.
+This reaches into attrs (it shadows `compile` in `attr._make`, the one place attrs compiles; while attrs itself
+is imported inside the block, the builtin `compile`, for the scripts of attrs' own 28 classes, every other call
+passed on as made), which is why it is the application's decision, made for its own start-up only
+(`lean_start.heavy_imports`), and undone when the block ends; an attrs that no longer compiles there is left
+alone.
 """
 
 from __future__ import annotations
 
+import builtins
 import marshal
 import os
 import re
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
@@ -42,39 +50,49 @@ _HASH_NUMBER = re.compile(r"(hash\(\(\n[ \t]+)(-?\d+)(,\n)")
 _PLACEHOLDER = 2**64 + 0x5354_5241
 """Stands for the per-process number in a stored `__hash__`: no `hash()` value is this large."""
 
+_ATTRS_FILENAME = "<attrs generated "
+"""How the file name attrs gives every script it compiles begins (`attr._make._generate_unique_filename`)."""
+_CONVERTERS_FILENAME = "<cattrs generated "
+"""How cattrs' file names for the (un)structure functions it generates begin (`cattrs.gen`)."""
+_COMPILE = builtins.compile
+_converter_code: list[tuple[Path, _CodeCache]] = []
+"""The converter caches in place in this process, with their files (`reuse_converter_code`)."""
+
 Key = tuple[str, str]
 """(filename, script with the placeholder): what attrs compiles, the same in every process."""
 
 
-def cache_file(user_cache_dir: Path) -> Path:
+def cache_file(user_cache_dir: Path | Callable[[], Path]) -> Path:
     """Where the compiled methods are kept: beside this module's own bytecode when Python writes bytecode
-    there, else under `user_cache_dir`; one file per interpreter version (its bytecode is its own)."""
+    there, else under `user_cache_dir` (or what it returns: asked only then, since knowing it may take
+    imports, attrs among them); one file per interpreter version (its bytecode is its own)."""
     from importlib.util import cache_from_source
 
     name = f"class_code.{sys.implementation.cache_tag}.methods"
     try:
         beside = Path(cache_from_source(__file__)).with_name(name)
     except (NotImplementedError, ValueError):  # no bytecode cache for this interpreter or this file
-        return user_cache_dir / "class-code" / name
-    if not sys.dont_write_bytecode and os.access(beside.parent, os.W_OK):
+        beside = None
+    if beside is not None and not sys.dont_write_bytecode and os.access(beside.parent, os.W_OK):
         return beside
-    return user_cache_dir / "class-code" / name
+    return (user_cache_dir() if callable(user_cache_dir) else user_cache_dir) / "class-code" / name
 
 
 @contextmanager
 def reused_class_code(path: Path) -> Iterator[None]:
     """While the block runs, attrs takes the compiled methods of a class from `path` when it has them; what
-    it had to compile is added to `path` at the end."""
+    it had to compile is added to `path` at the end. When attrs is not loaded yet, the classes attrs itself
+    defines as it loads (its validators, `Attribute`, ...: 28 of them) are served the same way."""
+    cache = _CodeCache(_load(path))
     try:
-        import attr._make as attrs_make
+        with _while_attrs_loads(cache):
+            import attr._make as attrs_make
     except ImportError:  # pragma: no cover - attrs is a dependency of the core
         yield
         return
     if "compile" in vars(attrs_make) or not hasattr(attrs_make, "_compile_and_eval"):
         yield  # another hook is in place, or attrs compiles elsewhere now: leave it alone
         return
-    stored = _load(path)
-    cache = _CodeCache(stored, _future_flags(attrs_make))
     # Shadows the builtin for attr._make only.
     attrs_make.compile = cache.compile  # type: ignore[attr-defined]
     try:
@@ -85,29 +103,86 @@ def reused_class_code(path: Path) -> Iterator[None]:
             _save(path, cache.to_store())
 
 
-class _CodeCache:
-    """`compile` for attrs' scripts: a stored code object when there is one, a fresh one kept otherwise."""
+@contextmanager
+def _while_attrs_loads(cache: _CodeCache) -> Iterator[None]:
+    """While attrs is imported (if it is not yet), the builtin `compile` is the cache's: attrs compiles the
+    methods of its own classes before the module holds a name to shadow. Every other call is passed on as
+    made, and the builtin is back as soon as the import ends."""
+    if "attr._make" in sys.modules:
+        yield
+        return
+    builtin = builtins.compile
+    builtins.compile = cache.compile
+    try:
+        yield
+    finally:
+        builtins.compile = builtin
 
-    def __init__(self, stored: dict[Key, types.CodeType], flags: int) -> None:
+
+def reuse_converter_code(path: Path) -> None:
+    """For the rest of the process, the (un)structure functions cattrs generates (its converters write a
+    script per class and compile it, ~0.15 ms each: a `strata run` makes ~47 as it reads the config and stores
+    the first messages) are taken from `path` when stored; `save_converter_code()`, as the process leaves,
+    adds what had to be compiled. Done once, after the start-up imports (cattrs is loaded by then)."""
+    generating = sys.modules.get("cattrs.gen")
+    if generating is None or "compile" in vars(generating):
+        return  # not loaded, or another hook is in place: leave it alone
+    cache = _CodeCache(_load(path), filenames=_CONVERTERS_FILENAME, module="cattrs.gen")
+    generating.compile = cache.compile  # type: ignore[attr-defined]  # shadows the builtin there only
+    _converter_code.append((path, cache))
+
+
+def save_converter_code() -> None:
+    """Add the converters compiled since `reuse_converter_code` (or the last save) to their file."""
+    for path, cache in _converter_code:
+        if cache.compiled:
+            _save(path, cache.to_store())
+            cache.stored.update(cache.compiled)
+            cache.compiled.clear()
+
+
+class _CodeCache:
+    """`compile` for attrs' (or cattrs') scripts: a stored code object when there is one, a fresh one kept
+    otherwise."""
+
+    def __init__(
+        self, stored: dict[Key, types.CodeType], filenames: str = _ATTRS_FILENAME, module: str = "attr._make"
+    ) -> None:
         self.stored = stored
-        self.flags = flags
+        self.filenames = filenames
+        """How the names of the files the library compiles begin: other calls are passed on as made."""
+        self.module = module
+        """The library's module that calls `compile`, whose future flags its calls inherit."""
+        self.flags: int | None = None
         self.used: dict[Key, types.CodeType] = {}
         self.compiled: dict[Key, types.CodeType] = {}
 
     def compile(self, source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
-        if args or kwargs or mode != "exec" or not isinstance(source, str) or not isinstance(filename, str):
-            return compile(source, filename, mode, *args, **kwargs)  # not the call attrs makes: as asked
+        if (
+            args
+            or kwargs
+            or mode != "exec"
+            or not isinstance(source, str)
+            or not isinstance(filename, str)
+            or not filename.startswith(self.filenames)
+        ):
+            return _COMPILE(source, filename, mode, *args, **kwargs)  # not the call the library makes: as asked
         number = _HASH_NUMBER.search(source)
         script = source if number is None else f"{source[: number.start(2)]}{_PLACEHOLDER}{source[number.end(2) :]}"
         key = (filename, script)
         code = self.stored.get(key)
         if code is None:
-            # dont_inherit with attr._make's own future flags: compiled exactly as attrs' call would compile it.
-            code = compile(script, filename, "exec", self.flags, True)
+            # dont_inherit with the calling module's own future flags: compiled exactly as its call would compile.
+            code = _COMPILE(script, filename, "exec", self._flags(), True)
             self.compiled[key] = code
         else:
             self.used[key] = code
         return code if number is None else _with_number(code, int(number.group(2)))
+
+    def _flags(self) -> int:
+        if self.flags is None:  # the module is loaded (or loading, its future imports done) by now
+            self.flags = _future_flags(sys.modules[self.module])
+        return self.flags
 
     def to_store(self) -> dict[Key, types.CodeType]:
         merged = {**self.stored, **self.compiled}

@@ -24,8 +24,10 @@ These are process-wide decisions, which is why they live here, in the applicatio
 What is no longer done: making optional modules unimportable while libraries load (`sys.modules[name] =
 None`), which left structlog without rich tracebacks and dependency_injector without YAML loading for the
 rest of the process (both cache the ImportError). structlog is not imported at all now (the core uses it only
-when the application imported it, see `strata_core.logging`); dependency_injector imports PyYAML (~12 ms),
-which is what its `from_yaml` needs.
+when the application imported it, see `strata_core.logging`); PyYAML (~8 ms), which dependency_injector
+imports for `from_yaml`, is imported when that (or anything else asking dependency_injector's `yaml`) is
+first used: dependency_injector then holds a module that answers from the real PyYAML, and a `YamlLoader`
+that is the real `SafeLoader` subclass, made on first use.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import sys
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 YOUNG_GENERATION_THRESHOLD = 10_000
@@ -46,20 +49,37 @@ to that many objects of cyclic garbage wait a little longer to be freed (a few M
 @contextmanager
 def heavy_imports() -> Iterator[None]:
     """Run the enclosed imports without garbage collection, then settle the collector for the process."""
-    from strata_cli.class_code import cache_file, reused_class_code
-    from strata_core.config import StrataPaths
+    from strata_cli.class_code import cache_file, reuse_converter_code, reused_class_code
 
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        with reused_class_code(cache_file(StrataPaths.from_env().cache)):
+        path = cache_file(_user_cache_dir)
+        with reused_class_code(path):
             import_httpx_without_its_command_line()
             import_dependency_injector_lean()
             yield
+        reuse_converter_code(path.with_suffix(".converters"))
     finally:
         settle_gc()
         if was_enabled:
             gc.enable()
+
+
+def before_exit() -> None:
+    """What the process keeps for the next one as it leaves: the converters cattrs compiled during the run."""
+    from strata_cli.class_code import save_converter_code
+
+    save_converter_code()
+
+
+def _user_cache_dir() -> Path:
+    """The user's cache directory, asked for only where Python writes no bytecode beside the package
+    (`StrataPaths` is a data class: attrs is then loaded before `reused_class_code`, and its own classes
+    compile as usual; elsewhere attrs loads inside the block, which serves them their stored code too)."""
+    from strata_core.config import StrataPaths
+
+    return StrataPaths.from_env().cache
 
 
 def settle_gc() -> None:
@@ -91,9 +111,11 @@ def import_dependency_injector_lean() -> None:
       wiring checks injected arguments against Starlette's `Request`; Strata uses no wiring;
     - pydantic (~25-35 ms, most of it pydantic-core's schema module), which it imports only to read
       `pydantic.VERSION` in search of pydantic 1's `BaseSettings` for `Configuration.from_pydantic`; with
-      pydantic 2 that feature needs pydantic-settings, which it then imports instead (and gets no stand-in).
+      pydantic 2 that feature needs pydantic-settings, which it then imports instead (and gets no stand-in);
+    - PyYAML (~8 ms), which its `providers` and `containers` modules import for `from_yaml` and
+      `from_yaml_schema`: they keep a module that imports the real one at first use (`_YamlOnUse`).
     """
-    if "dependency_injector.wiring" in sys.modules:
+    if "dependency_injector.wiring" in sys.modules and "dependency_injector.containers" in sys.modules:
         return
     stand_ins: dict[str, dict[str, object]] = {}
     if "starlette.requests" not in sys.modules:
@@ -101,8 +123,74 @@ def import_dependency_injector_lean() -> None:
     pydantic_version = _pydantic_version_for_dependency_injector()
     if pydantic_version is not None:
         stand_ins["pydantic"] = {"VERSION": pydantic_version}
-    with _standing_in(stand_ins):
+    yaml_on_use = None
+    if "yaml" not in sys.modules and _installed("yaml"):  # without PyYAML, dependency_injector says so itself
+        yaml_on_use = _YamlOnUse("yaml", "PyYAML, imported at first use (strata_cli.lean_start).")
+        yaml_on_use.__dict__["SafeLoader"] = _PlaceholderSafeLoader
+    with _standing_in(stand_ins, {"yaml": yaml_on_use} if yaml_on_use is not None else {}):
+        import dependency_injector.containers
         import dependency_injector.wiring  # noqa: F401
+    if yaml_on_use is not None:
+        _leave_yaml_to_first_use(yaml_on_use)
+
+
+class _YamlOnUse(types.ModuleType):
+    """What dependency_injector holds as `yaml` after start-up: each attribute asked of it comes from the real
+    PyYAML, imported the first time (`from_yaml` asks for `yaml.load`, `from_yaml_schema` for `SafeLoader`)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import yaml  # type: ignore[import-untyped]  # the real one: the stand-in has left sys.modules
+
+        return getattr(yaml, name)
+
+
+class _PlaceholderSafeLoader:
+    """`yaml.SafeLoader` while dependency_injector loads: its `YamlLoader` subclasses it, and is replaced after."""
+
+
+class _YamlLoaderOnUse(type):
+    """The metaclass of what stands for dependency_injector's `YamlLoader`: the class called (as `yaml.load`
+    calls its loader) or asked for an attribute (`add_constructor`) is the real one, a subclass of PyYAML's
+    `SafeLoader` made the first time, as dependency_injector defines it."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return _real_yaml_loader()(*args, **kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(_real_yaml_loader(), name)
+
+
+class _YamlLoader(metaclass=_YamlLoaderOnUse):
+    """dependency_injector's `YamlLoader` (PyYAML's `SafeLoader`), made when first used."""
+
+
+_REAL_YAML_LOADER: list[type] = []
+
+
+def _real_yaml_loader() -> type:
+    if not _REAL_YAML_LOADER:
+        import yaml
+
+        namespace = {"__module__": "dependency_injector.providers", "__doc__": _YamlLoader.__doc__}
+        _REAL_YAML_LOADER.append(type("YamlLoader", (yaml.SafeLoader,), namespace))
+    return _REAL_YAML_LOADER[0]
+
+
+def _leave_yaml_to_first_use(yaml_on_use: types.ModuleType) -> None:
+    """After dependency_injector loaded against the stand-in: its `YamlLoader` becomes one that builds the
+    real loader on first use, and the stand-in answers every attribute from the real PyYAML (~8 ms of imports
+    a run that reads no YAML through dependency_injector never pays)."""
+    from dependency_injector import providers
+
+    del yaml_on_use.__dict__["SafeLoader"]
+    if getattr(providers, "YamlLoader", None) is not None and providers.YamlLoader.__mro__[1] is _PlaceholderSafeLoader:
+        providers.YamlLoader = _YamlLoader  # type: ignore[misc,assignment]
+
+
+def _installed(module: str) -> bool:
+    from importlib.util import find_spec
+
+    return find_spec(module) is not None
 
 
 def _pydantic_version_for_dependency_injector() -> str | None:
@@ -120,10 +208,14 @@ def _pydantic_version_for_dependency_injector() -> str | None:
 
 
 @contextmanager
-def _standing_in(modules: dict[str, dict[str, object]]) -> Iterator[None]:
+def _standing_in(
+    modules: dict[str, dict[str, object]], made: dict[str, types.ModuleType] | None = None
+) -> Iterator[None]:
     """While the block runs, each of `modules` (name -> attributes) is a stand-in module holding those
-    attributes; afterwards the names leave `sys.modules`, so a later import loads the real modules."""
-    placed: dict[str, types.ModuleType] = {}
+    attributes, and each of `made` the module given; afterwards the names leave `sys.modules`, so a later
+    import loads the real modules."""
+    placed: dict[str, types.ModuleType] = dict(made or {})
+    sys.modules.update(placed)
     for name, attributes in modules.items():
         stand_in = types.ModuleType(name, "Stand-in while a library loads (strata_cli.lean_start).")
         stand_in.__dict__.update(attributes)

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING, TextIO
 from attrs import define, field
 
 from strata_cli.model_parts import ModelParts
-from strata_cli.tool_details import tool_details
-from strata_cli.tool_lines import ToolLine, describe
 from strata_core import bus as b
 from strata_core import message as m
 
@@ -26,6 +24,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from strata_cli.progress import LiveProgress
+    from strata_cli.tool_lines import ToolLine
 
 Segment = str | tuple[str, str]
 """A piece of a status line: plain text, or (text, rich style)."""
@@ -87,6 +86,8 @@ def plain_text(segments: Iterable[Segment]) -> str | None:
 
 def tool_line_for(part: m.ToolPart, directory: Path) -> ToolLine | None:
     """The line for a tool part that has finished or failed; None while it is still pending or running."""
+    from strata_cli.tool_lines import describe  # at the first tool call: a text answer needs none of it
+
     state = part.state
     if isinstance(state, m.ToolStateCompleted):
         return describe(part.tool, state.input, directory, metadata=state.metadata)
@@ -208,6 +209,8 @@ class RunRenderer:
         elif isinstance(part, m.ToolPart):
             line = self._tool_lines.first(part)
             if line is not None:
+                from strata_cli.tool_details import tool_details
+
                 self.note(*segments(line))
                 for detail in tool_details(part, self.directory):
                     self.note((detail.text, detail.style))

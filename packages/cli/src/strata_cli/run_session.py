@@ -10,12 +10,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attrs import frozen
 
 from strata_cli.app import AppContainer, pick_agent, pick_primary_agent, start_runtime
 from strata_cli.errors import EXIT_FAILURE, EXIT_INTERRUPTED, CliError, name_and_paragraph
-from strata_cli.json_events import JsonEventWriter, print_failure_without_session
 from strata_cli.render import RunRenderer
 from strata_cli.turn import EventHandler, drive_turn
 from strata_cli.usage_line import usage_line
@@ -30,6 +30,9 @@ from strata_core.session import UsageTotals, usage_of
 from strata_core.session_info import SessionInfo
 from strata_core.texts import read_prompt
 from strata_providers.catalog import ProviderCatalog
+
+if TYPE_CHECKING:
+    from strata_cli.json_events import JsonEventWriter
 
 
 @frozen
@@ -71,6 +74,8 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
                 session.id, list(sent.parts), agent=sent.agent, model=sent.model, variant=settings.variant
             )
             if settings.json_output:
+                from strata_cli.json_events import JsonEventWriter  # `--format json` only
+
                 writer = JsonEventWriter(session.id, _print_line, clock=runtime.clock.now_ms)
             return await _turn(runtime, settings, session, request, agent.name, model, writer)
     except Exception as exc:
@@ -80,6 +85,8 @@ async def run_once(container: AppContainer, settings: RunSettings) -> int:
             if writer is not None:
                 writer.finish(ok=False, failure=failure)
             else:
+                from strata_cli.json_events import print_failure_without_session
+
                 print_failure_without_session(_print_line, failure)
         raise
 

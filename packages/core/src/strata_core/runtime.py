@@ -119,7 +119,8 @@ class RuntimeOptions(TypedDict, total=False):
     processor: Processor
     loop: Loop
     mcp: bool
-    """Start the config's MCP servers (default); False for a runtime that runs no turn."""
+    """Start the config's MCP servers (default); False for a runtime that runs no turn (it then neither starts
+    them nor takes the snapshot that makes a turn's first one cheap)."""
     formatter: Formatter
     """Formats what the file tools wrote; default: the config's `formatter` (nothing without the key)."""
     language_servers: LanguageServers
@@ -234,15 +235,13 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
 
     async def _open(self) -> Runtime:
         c, options = self._container, self._options
-        c.store.override(providers.Object(await self._open_store(options.get("store"))))
         given = options.get("http_client")
         client = given if given is not None else await self._stack.enter_async_context(make_client())
         c.http_client.override(providers.Object(client))
         c.web_client.override(providers.Object(given))
+        await self._open_store_beside_config(options.get("store"))
         project = await c.project().info()
-        c.project_id.override(providers.Object(project.id))
         await _adopt_path_keyed_sessions(c.store(), project)
-        c.config_info.override(providers.Object(await c.config().get()))
         config: ConfigInfo = c.config_info()
         models = options["models"]
         if callable(getattr(models, "resolve", None)):
@@ -278,6 +277,34 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
             abandon_background=self._abandon_background,
             mcp=mcp,
         )
+
+    async def _open_store_beside_config(self, choice: StoreChoice | None) -> None:
+        """Open the store while the project is discovered and the config read, since neither needs the other:
+        a new SQLite file's tables, `git rev-list` for the project's id and the config files' reads all wait
+        on the disk or a process, in worker threads.
+
+        The reading runs in a task group entered on the runtime's stack before the store, so the store's own
+        contexts (PostgreSQL's lease keeper is a task group) nest inside it and close before it; the task
+        keeps what fails for this task to raise as itself, and the group is left empty once it is done."""
+        c = self._container
+        read = anyio.Event()
+        failed: list[Exception] = []
+
+        async def read_project_and_config() -> None:
+            try:
+                c.project_id.override(providers.Object((await c.project().info()).id))
+                c.config_info.override(providers.Object(await c.config().get()))
+            except Exception as error:  # raised by the opening task below, as if read there
+                failed.append(error)
+            finally:
+                read.set()
+
+        reading = await self._stack.enter_async_context(anyio.create_task_group())
+        reading.start_soon(read_project_and_config)
+        c.store.override(providers.Object(await self._open_store(choice)))
+        await read.wait()
+        if failed:
+            raise failed[0]
 
     async def _stop_turn_of_lost_lease(self, session_id: str) -> None:
         """A session whose lease another process took while the shared database was away: its turn here stops
@@ -335,7 +362,9 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         if snapshots is not None:
             c.snapshots.override(providers.Object(snapshots))
             assert self._background is not None
-            self._background.start_soon(snapshots.prune_if_due)
+            self._background.start_soon(snapshots.prune_if_due)  # first: it decides before the warm-up's `init`
+            if self._options.get("mcp", True):  # a runtime that runs turns (see `RuntimeOptions.mcp`)
+                self._background.start_soon(snapshots.warm_up)
 
     async def _open_store(self, choice: StoreChoice | None) -> SessionStore:
         if choice == "memory":

@@ -30,7 +30,7 @@ def stats(days: int | None, this_project: bool, directory: Path | None, as_json:
     container = build_container(options.resolve_directory(directory))
 
     async def load() -> Stats:
-        async with start_runtime(container) as runtime:
+        async with start_runtime(container, mcp=False) as runtime:  # no turn: no servers, no warm-up snapshot
             project = runtime.project.id if this_project else None
             return await usage_stats(runtime.store, runtime.clock.now_ms(), days=days, project_id=project)
 

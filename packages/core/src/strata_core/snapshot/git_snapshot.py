@@ -107,6 +107,19 @@ class GitSnapshot:
             log.warning("snapshot.track_failed", worktree=str(self.worktree), error=str(error))
             return None
 
+    async def warm_up(self) -> None:
+        """Take a snapshot whose hash nobody keeps, so the turn's first one is cheap: the git directory's
+        set-up, the first full scan (`init`, `ls-files`, `update-index`, `write-tree` on a new project) and
+        the untracked cache's record run now, and the step's own snapshot then costs one `ls-files` of the
+        tracked files (no walk for new ones, the tree reused) unless something changed meanwhile.
+
+        The runtime starts it in the background as it opens, where it overlaps the first request's assembly;
+        the step still takes its own snapshot, so what is stored does not change. Shielded: a git process
+        cancelled half-way could leave its `index.lock` behind for the next snapshot to fail on."""
+        self._untracked.record_from_the_first_scan()
+        with anyio.CancelScope(shield=True):
+            await self.track()
+
     async def patch(self, before: str, after: str) -> Patch:
         if before == after:
             return Patch(before, ())

@@ -119,6 +119,11 @@ class UntrackedCache:
     def forget(self) -> None:
         self._recorded = None
 
+    def record_from_the_first_scan(self) -> None:
+        """Another snapshot is sure to follow (the runtime's warm-up, off the turn's path, comes first): the
+        first full scan records too, so the turn's own first snapshot can skip the walk."""
+        self._full_scans = max(self._full_scans, 1)
+
     async def record(self, clock: tuple[int, int], git: Git, left_large: list[str], exclude: Path | None) -> None:
         """After a full scan that began at `clock`: keep the stat data of every directory git walked, every
         ignore rule, and the files left out for their size (paths relative to the worktree).
