@@ -26,9 +26,12 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def cli(tmp_path: Path, project: Path) -> Cli:
+def cli(request: pytest.FixtureRequest, tmp_path: Path, project: Path) -> Cli:
+    """`strata` in the test's project and home: run in this process (`cli_in_process`), or as a process for a
+    test marked `strata_process` (one whose subject is the process: its imports, signals, exit, output pipes)."""
     assert STRATA.exists(), f"the strata console script is not installed at {STRATA}; run `uv sync`"
-    return Cli(project, isolated_env(tmp_path))
+    in_process = request.node.get_closest_marker("strata_process") is None
+    return Cli(project, isolated_env(tmp_path), in_process=in_process)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_harness import STRATA, isolated_env
+from cli_harness import Cli, isolated_env
 
 FIXTURES = Path(__file__).parents[1] / "oracle_fixtures"
 BUILTIN_SKILL = re.compile(r"  <skill>\n    <name>customize-[a-z]+</name>\n.*?  </skill>\n", re.DOTALL)
@@ -45,14 +45,7 @@ def test_debug_prompt_matches_opencode_from_the_environment_block_on(tmp_path: P
     if (FIXTURES / f"home-prompt-{name}").exists():
         shutil.copytree(FIXTURES / f"home-prompt-{name}", home, dirs_exist_ok=True)
 
-    done = subprocess.run(
-        [str(STRATA), "debug", "prompt", "--json", "--dir", str(work)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = Cli(work, env, in_process=True)("debug", "prompt", "--json", "--dir", str(work))
 
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout)

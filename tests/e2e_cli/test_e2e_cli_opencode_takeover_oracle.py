@@ -6,7 +6,8 @@ a text answer). Strata gets it three ways: an `opencode export` file, and OpenCo
 time `strata run -s ID` continues it, and the request the server receives is compared (the oracle's
 compare.py) with the one `opencode run -s ID` sends for the same session: the same roles, tool calls,
 results, texts and reasoning. The other way round, a Strata session exported with `strata session export`
-is imported by `opencode import` and continued by `opencode run -s`.
+is imported by `opencode import` and continued by `opencode run -s`. OpenCode's own continuation and export
+of the recorded session are made once per module (the same session each time), not once per test.
 """
 
 from __future__ import annotations
@@ -117,16 +118,31 @@ def assert_same_history(theirs: Path, ours: Path) -> None:
     assert differing == {}
 
 
-def opencode_continues(tmp_path: Path, opencode: OpenCode, session_id: str) -> Path:
-    """OpenCode's own continuation of the session, on a copy of its data dir (the original stays as it was)."""
-    data = tmp_path / "opencode-data-copy"
-    shutil.copytree(Path(opencode.env["XDG_DATA_HOME"]) / "opencode", data / "opencode")
-    copy = OpenCode(opencode.project, {**opencode.env, "XDG_DATA_HOME": str(data)})
-    home = Path(opencode.env["HOME"])
+@pytest.fixture(scope="module")
+def opencode_continued(tmp_path_factory: pytest.TempPathFactory, recording: Recording) -> Path:
+    """What OpenCode's own continuation of the recorded session (`opencode run -s ID`) sent, made once per
+    module on a copy of the recording's data dir: every test's copy holds the same session, which Strata only
+    reads (the idle-database test checks that), so each test's `opencode run -s` would send the same request."""
+    base = tmp_path_factory.mktemp("opencode-continued")
+    shutil.copytree(recording.data / "opencode", base / "data" / "opencode")
+    copy = OpenCode(recording.project, opencode_env(base / "opencode-home", base / "data"))
+    home = Path(copy.env["HOME"])
     capture, _ = continue_with(
-        tmp_path, "opencode", lambda: copy("run", "-s", session_id, NEXT), opencode.project, home
+        base, "opencode", lambda: copy("run", "-s", recording.session_id, NEXT), recording.project, home
     )
     return capture
+
+
+@pytest.fixture(scope="module")
+def opencode_exported(tmp_path_factory: pytest.TempPathFactory, recording: Recording) -> str:
+    """`opencode export ID` of the recorded session (made once per module, on a copy of its data dir)."""
+    base = tmp_path_factory.mktemp("opencode-exported")
+    shutil.copytree(recording.data / "opencode", base / "data" / "opencode")
+    done = OpenCode(recording.project, opencode_env(base / "opencode-home", base / "data"))(
+        "export", recording.session_id
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 def strata_continues(tmp_path: Path, cli: Cli, session_id: str, name: str = "strata") -> Path:
@@ -138,21 +154,18 @@ def strata_continues(tmp_path: Path, cli: Cli, session_id: str, name: str = "str
 
 
 def test_an_opencode_export_continues_in_strata_as_in_opencode(
-    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str
+    tmp_path: Path, cli: Cli, recorded: str, opencode_exported: str, opencode_continued: Path
 ) -> None:
     exported = tmp_path / "export.json"
-    done = opencode("export", recorded)
-    assert done.returncode == 0, done.stderr
-    exported.write_text(done.stdout)
+    exported.write_text(opencode_exported)
     imported = cli("session", "import", str(exported))
     assert imported.returncode == 0, imported.stderr
     assert imported.stdout.startswith(f"Imported {recorded} (")
-    theirs = opencode_continues(tmp_path, opencode, recorded)
-    assert_same_history(theirs, strata_continues(tmp_path, cli, recorded))
+    assert_same_history(opencode_continued, strata_continues(tmp_path, cli, recorded))
 
 
 def test_a_session_from_opencodes_idle_database_continues_as_in_opencode(
-    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str
+    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str, opencode_continued: Path
 ) -> None:
     before = database_files(opencode)
     listed = json.loads(cli("session", "list", "--opencode", "--json").stdout)
@@ -163,12 +176,11 @@ def test_a_session_from_opencodes_idle_database_continues_as_in_opencode(
     assert database_files(opencode) == before, "Strata changed OpenCode's database or its WAL"
     again = cli("session", "import", "--from-opencode", "--all")
     assert again.stdout.strip() == f"Skipped {recorded} (Scripted title): already imported"
-    theirs = opencode_continues(tmp_path, opencode, recorded)
-    assert_same_history(theirs, strata_continues(tmp_path, cli, recorded))
+    assert_same_history(opencode_continued, strata_continues(tmp_path, cli, recorded))
 
 
 def test_a_session_from_a_running_opencodes_database_continues_as_in_opencode(
-    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str
+    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str, opencode_continued: Path
 ) -> None:
     with opencode.serving() as url:
         with urllib.request.urlopen(f"{url}/session", timeout=30) as answer:  # the server has the database open
@@ -180,8 +192,7 @@ def test_a_session_from_a_running_opencodes_database_continues_as_in_opencode(
         with urllib.request.urlopen(create, timeout=30) as answer:
             created = json.loads(answer.read())
         assert created["id"].startswith("ses_")
-    theirs = opencode_continues(tmp_path, opencode, recorded)
-    assert_same_history(theirs, strata_continues(tmp_path, cli, recorded))
+    assert_same_history(opencode_continued, strata_continues(tmp_path, cli, recorded))
 
 
 def strata_session(cli: Cli) -> str:
@@ -208,9 +219,9 @@ def test_a_strata_export_continues_in_opencode_as_in_strata(tmp_path: Path, cli:
 
 
 def test_opencode_to_strata_to_opencode_keeps_the_session(
-    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str
+    tmp_path: Path, cli: Cli, opencode: OpenCode, recorded: str, opencode_exported: str
 ) -> None:
-    original = json.loads(opencode("export", recorded).stdout)
+    original = json.loads(opencode_exported)
     (tmp_path / "a.json").write_text(json.dumps(original))
     assert cli("session", "import", str(tmp_path / "a.json")).returncode == 0
     assert cli("session", "export", recorded, "-o", str(tmp_path / "b.json")).returncode == 0

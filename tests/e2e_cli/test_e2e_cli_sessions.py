@@ -77,7 +77,7 @@ def _in_another_project(cli: Cli, tmp_path: Path) -> Cli:
     other = tmp_path / "other"
     other.mkdir()
     subprocess.run(["git", "init", "-q", str(other)], check=True)
-    return Cli(other, cli.env)
+    return Cli(other, cli.env, in_process=cli.in_process)
 
 
 def test_show_export_and_delete_act_on_this_projects_sessions_unless_any_project(

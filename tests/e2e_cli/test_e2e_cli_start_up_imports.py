@@ -15,9 +15,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cli_harness import Cli, mock_provider_config, write_config
 
 from strata_providers.testing import ScriptedServer
+
+pytestmark = pytest.mark.strata_process  # the imports of a `strata` process are the subject
 
 Scripted = Callable[[list[dict[str, Any]]], ScriptedServer]
 

@@ -32,7 +32,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 @pytest.fixture
 def cli_on_small_disk(tmp_path: Path, project: Path, small_disk: Path) -> Cli:
-    return Cli(project, {**isolated_env(tmp_path), "STRATA_DATA_DIR": str(small_disk)})
+    return Cli(project, {**isolated_env(tmp_path), "STRATA_DATA_DIR": str(small_disk)}, in_process=True)
 
 
 def _fill(disk: Path, *, leave: int = 0) -> Path:

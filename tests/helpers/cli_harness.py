@@ -1,7 +1,9 @@
 """End-to-end harness: the installed `strata` console script as a subprocess, in a temp project and home.
 
 Every run gets an explicit environment (PATH, a temp HOME and XDG dirs, nothing else), so the developer's
-own config, keys and sessions never leak in, and each test's sessions land in its own database.
+own config, keys and sessions never leak in, and each test's sessions land in its own database. A `Cli` made
+with `in_process=True` runs the command inside the test process instead (`cli_in_process`), with the same
+environment, directory, input and captured output, for tests about what a command prints and leaves behind.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,18 +25,24 @@ RUN_TIMEOUT = 60
 
 @attrs.frozen
 class Cli:
-    """Runs `strata` in one project with one isolated environment."""
+    """Runs `strata` in one project with one isolated environment: as a process, or in this process."""
 
     project: Path
     env: Mapping[str, str]
+    in_process: bool = False
 
     def __call__(
         self, *args: str, stdin: str | None = None, cwd: Path | None = None, extra_env: Mapping[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
+        env = {**self.env, **(extra_env or {})}
+        if self.in_process and threading.current_thread() is threading.main_thread():
+            from cli_in_process import run_strata
+
+            return run_strata(STRATA, args, cwd=cwd or self.project, env=env, stdin=stdin or "")
         return subprocess.run(
             [str(STRATA), *args],
             cwd=cwd or self.project,
-            env={**self.env, **(extra_env or {})},
+            env=env,
             input=stdin if stdin is not None else "",
             capture_output=True,
             text=True,

@@ -1,7 +1,7 @@
 """`opencode run` (1.18.33) and `strata run` with real language servers and formatters send the same requests.
 
-Four sessions, each run live by both CLIs through the oracle's capture.sh (once per module and session), with the LSP
-tools' bin dirs first on PATH; compare.py then compares what they sent, tool results included:
+Four sessions, each run live by both CLIs through the oracle's capture.sh (once per module and session, two runs at
+a time), with the LSP tools' bin dirs first on PATH; compare.py then compares what they sent, tool results included:
 - `pyright`: `tests/oracle_fixtures/lsp-pyright/`, a Python project with `"lsp": true`, whose script edits
   calc.py cleanly (starting pyright, whose first analysis may outlast the 5 s wait on a loaded machine, so that
   result must not depend on it), then into a type error, then writes use.py with an error of its own (so the
@@ -22,6 +22,9 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -162,11 +165,23 @@ class Captures:
     strata: Path
 
 
+LIVE_AT_ONCE = 2
+"""Captures run together. The module's eight runs (each CLI with its language servers, tens of seconds of CPU) all
+land on one xdist worker, one after the other they were the longest chain of the suite; two at a time, the other
+workers' CPU left idle at the end of a run goes to them."""
+LIVE_TIMEOUT = 240
+"""capture.sh's limit for one CLI run (its default is 120 s): two runs at once on a loaded machine take longer."""
+IMPLEMENTATIONS = ("opencode", "strata")
+
+
 def capture(implementation: str, fixture: Path, script: Path, out: Path) -> Path:
     """One capture.sh run of the fixture (OpenCode's or Strata's CLI); fails with the CLI's stderr."""
     env = {**os.environ, "PATH": tools_path(), "STRATA_CMD": f"{STRATA} run", "TMPDIR": str(out.parent)}
+    env["ORACLE_TIMEOUT"] = str(LIVE_TIMEOUT)
     command = [str(ORACLE / "capture.sh"), implementation, str(fixture), str(out), str(script), "--", MESSAGE]
-    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        command, cwd=REPO, env=env, capture_output=True, text=True, timeout=LIVE_TIMEOUT + 60, check=False
+    )
     rc = (out / "rc.txt").read_text().strip() if (out / "rc.txt").exists() else "none"
     assert done.returncode == 0 and rc == "0", f"{implementation}: {done.stderr}\n{_read(out / 'stderr.txt')}"
     return out
@@ -176,14 +191,43 @@ def _read(path: Path) -> str:
     return path.read_text() if path.exists() else ""
 
 
-@pytest.fixture(scope="module", params=list(SESSIONS))
-def captures(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Captures:
+@pytest.fixture(scope="module")
+def every_capture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Callable[[], Captures]]:
+    """Each session's captures, made once per module, `LIVE_AT_ONCE` runs at a time; per session, a call that
+    returns them or raises what stopped them (a skip for a missing tool, a failed run), so only that session's
+    tests fail or skip."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed (capture.sh commits the fixture)")
-    root = tmp_path_factory.mktemp(f"lsp-oracle-{request.param}")
-    fixture, script = SESSIONS[request.param](root)
-    opencode = capture("opencode", fixture, script, root / "opencode")
-    return Captures(request.param, opencode, capture("strata", fixture, script, root / "strata"))
+    prepared: dict[str, tuple[Path, Path, Path] | BaseException] = {}
+    for name, make in SESSIONS.items():
+        root = tmp_path_factory.mktemp(f"lsp-oracle-{name}")
+        try:
+            prepared[name] = (root, *make(root))
+        except pytest.skip.Exception as skipped:
+            prepared[name] = skipped
+    runs: dict[tuple[str, str], Future[Path]] = {}
+    with ThreadPoolExecutor(max_workers=LIVE_AT_ONCE) as pool:
+        for name, session in prepared.items():
+            if not isinstance(session, BaseException):
+                root, fixture, script = session
+                for implementation in IMPLEMENTATIONS:
+                    runs[name, implementation] = pool.submit(
+                        capture, implementation, fixture, script, root / implementation
+                    )
+    return {name: partial(_captures, name, prepared[name], runs) for name in SESSIONS}
+
+
+def _captures(
+    name: str, session: tuple[Path, Path, Path] | BaseException, runs: dict[tuple[str, str], Future[Path]]
+) -> Captures:
+    if isinstance(session, BaseException):
+        raise session
+    return Captures(name, runs[name, "opencode"].result(), runs[name, "strata"].result())
+
+
+@pytest.fixture(params=list(SESSIONS))
+def captures(request: pytest.FixtureRequest, every_capture: dict[str, Callable[[], Captures]]) -> Captures:
+    return every_capture[request.param]()
 
 
 def tool_results(capture_dir: Path) -> list[str]:

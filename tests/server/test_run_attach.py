@@ -18,7 +18,7 @@ def test_a_turn_runs_on_the_server_and_streams_here(serve: ServeFactory, tmp_pat
     server = serve([{"text": "Hello there."}])
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    done = Cli(elsewhere, env)("run", "--attach", server.url, "--title", "remote", "say", "hello")
+    done = Cli(elsewhere, env, in_process=True)("run", "--attach", server.url, "--title", "remote", "say", "hello")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Hello there."
     with httpx.Client(base_url=server.url) as client:
@@ -33,7 +33,7 @@ def test_a_question_is_refused_without_auto_and_approved_with_it(
     serve: ServeFactory, tmp_path: Path, env: dict[str, str]
 ) -> None:
     server = serve([BASH, BASH, {"text": "Ran it."}])  # a rejection ends its turn
-    cli = Cli(tmp_path, env)
+    cli = Cli(tmp_path, env, in_process=True)
     refused = cli("run", "--attach", server.url, "run", "it")
     approved = cli("run", "--attach", server.url, "--auto", "-c", "run", "it", "again")
     assert refused.returncode == 1
@@ -46,7 +46,7 @@ def test_an_unreachable_or_wrong_server_is_one_clear_paragraph(
     serve: ServeFactory, tmp_path: Path, env: dict[str, str]
 ) -> None:
     server = serve([], extra_env={"STRATA_SERVER_PASSWORD": "sesame"})
-    cli = Cli(tmp_path, env)
+    cli = Cli(tmp_path, env, in_process=True)
     unauthorized = cli("run", "--attach", server.url, "hello")
     unknown = cli(
         "run", "--attach", server.url, "-s", "ses_nope", "hello", extra_env={"STRATA_SERVER_PASSWORD": "sesame"}
@@ -69,7 +69,7 @@ def test_attach_runs_a_turn_on_opencode_serve_too(tmp_path: Path, env: dict[str,
     command = ["bash", str(ORACLE / "serve.sh"), str(fixture), str(script)]
     oracle_env = {**os.environ, "STRATA_ORACLE_CACHE": str(ORACLE_CACHE), "TMPDIR": str(tmp_path)}
     with running_server(fixture, oracle_env, command=command, listening="opencode serve: ") as server:
-        done = Cli(tmp_path, env)("run", "--attach", server.url, "say", "hello")
+        done = Cli(tmp_path, env, in_process=True)("run", "--attach", server.url, "say", "hello")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Hello from OpenCode."
 
@@ -78,7 +78,7 @@ def test_json_output_names_the_agent_and_model_the_server_chose(
     serve: ServeFactory, tmp_path: Path, env: dict[str, str]
 ) -> None:
     server = serve([{"text": "Hello there."}])
-    done = Cli(tmp_path, env)("run", "--attach", server.url, "--format", "json", "say", "hello")
+    done = Cli(tmp_path, env, in_process=True)("run", "--attach", server.url, "--format", "json", "say", "hello")
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[0]["type"] == "session"
@@ -97,7 +97,7 @@ def test_an_attached_run_ends_with_the_usage_line_of_its_turn(
             {"text": "Second.", "usage": {"input": 2_000, "output": 200}},
         ]
     )
-    attach = Cli(tmp_path, env)
+    attach = Cli(tmp_path, env, in_process=True)
     assert attach("run", "--attach", server.url, "one").returncode == 0
     done = attach("run", "--attach", server.url, "--auto", "-c", "two")  # an earlier turn of the session
     assert done.returncode == 0, done.stderr

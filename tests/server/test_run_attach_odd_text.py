@@ -121,7 +121,7 @@ def test_an_attached_run_prints_a_lone_surrogate_as_a_replacement_character(
     tmp_path: Path, env: dict[str, str]
 ) -> None:
     with odd_text_server(tmp_path) as url:
-        done = Cli(tmp_path, env)("run", "--attach", url, "say", "hello")
+        done = Cli(tmp_path, env, in_process=True)("run", "--attach", url, "say", "hello")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "hello \ufffd world"
     assert "internal error" not in done.stderr
@@ -129,7 +129,7 @@ def test_an_attached_run_prints_a_lone_surrogate_as_a_replacement_character(
 
 def test_an_attached_json_run_writes_valid_utf8_events(tmp_path: Path, env: dict[str, str]) -> None:
     with odd_text_server(tmp_path) as url:
-        done = Cli(tmp_path, env)("run", "--attach", url, "--format", "json", "say", "hello")
+        done = Cli(tmp_path, env, in_process=True)("run", "--attach", url, "--format", "json", "say", "hello")
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]
     texts = [record["part"]["text"] for record in records if record["type"] == "text"]

@@ -129,7 +129,7 @@ def test_strata_run_then_export_agrees_with_opencodes_export(tmp_path: Path) -> 
     work = tmp_path / "work"
     shutil.copytree(RECORDING / "fixture", work)
     subprocess.run(["git", "init", "-q", str(work)], check=True)
-    cli = Cli(work, isolated_env(tmp_path))
+    cli = Cli(work, isolated_env(tmp_path), in_process=True)
     with ScriptedServer(recorded_script(work)) as server:
         config = work / "opencode.json"
         config.write_text(config.read_text().replace("__PORT__", str(server.port)))
