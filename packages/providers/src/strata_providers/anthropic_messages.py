@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
+from functools import partial
 from typing import Any
 
 import httpx
@@ -33,6 +34,7 @@ from strata_providers.caching import CACHED_SYSTEM_BLOCKS, CACHED_TAIL_MESSAGES,
 from strata_providers.params import max_output_tokens
 from strata_providers.retry import RetryPolicy
 from strata_providers.sse import Endpoint, WireRequest, open_stream, request_headers
+from strata_providers.wire_json import FragmentList, converted, encode_json
 
 MESSAGES_PATH = "messages"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -110,21 +112,41 @@ def _with_thinking_budget(max_tokens: int, thinking: object, info: ModelInfo) ->
 
 
 def system_and_messages(request: ModelRequest) -> tuple[list[Block], list[dict[str, Any]]]:
-    """System blocks and alternating user/assistant messages, cache breakpoints placed."""
+    """System blocks and alternating user/assistant messages, cache breakpoints placed.
+
+    Each history message's blocks and their JSON are made once (`wire_json`): the messages come back as a
+    `FragmentList`, and only the breakpoints, which move on with every step, are placed on fresh copies.
+    """
     system: list[Block] = [{"type": "text", "text": text} for text in request.system if text]
-    turns: list[tuple[str, list[Block]]] = []
+    turns: list[_Turn] = []
     for message in request.messages:
         if isinstance(message, SystemModelMessage) and not turns:
             system.append({"type": "text", "text": message.content})
         else:
-            turns.append(_turn(message))
+            turns.append(converted(message, "anthropic", partial(_encoded_turn, message)))
     for block in system[:CACHED_SYSTEM_BLOCKS]:
         block["cache_control"] = dict(EPHEMERAL)
     # Empty turns go first (Anthropic rejects them); the breakpoints then land on the last two that remain.
-    kept = [(role, blocks) for role, blocks in turns if blocks]
-    for _, blocks in kept[-CACHED_TAIL_MESSAGES:]:
-        blocks[-1]["cache_control"] = dict(EPHEMERAL)
+    kept = [turn for turn in turns if turn[1]]
+    for index in range(max(len(kept) - CACHED_TAIL_MESSAGES, 0), len(kept)):
+        kept[index] = _marked(kept[index])
     return system, _merge_roles(kept)
+
+
+_Turn = tuple[str, list[Block], list[str]]
+"""A message's role, its blocks, and the JSON text of each block."""
+
+
+def _encoded_turn(message: ModelMessage) -> _Turn:
+    role, blocks = _turn(message)
+    return role, blocks, [encode_json(block) for block in blocks]
+
+
+def _marked(turn: _Turn) -> _Turn:
+    """The turn with a cache breakpoint on its last block: a copy, since the cached blocks are shared."""
+    role, blocks, fragments = turn
+    last = {**blocks[-1], "cache_control": dict(EPHEMERAL)}
+    return role, [*blocks[:-1], last], [*fragments[:-1], encode_json(last)]
 
 
 def _turn(message: ModelMessage) -> tuple[str, list[Block]]:
@@ -204,12 +226,16 @@ def _text(text: str) -> Block:
     return {"type": "text", "text": text}
 
 
-def _merge_roles(turns: list[tuple[str, list[Block]]]) -> list[dict[str, Any]]:
+def _merge_roles(turns: list[_Turn]) -> FragmentList:
     """Consecutive turns of one role become one message (a tool result and the next user text, say)."""
-    merged: list[dict[str, Any]] = []
-    for role, blocks in turns:
-        if merged and merged[-1]["role"] == role:
-            merged[-1]["content"].extend(blocks)
+    merged: list[tuple[str, list[Block], list[str]]] = []
+    for role, blocks, fragments in turns:
+        if merged and merged[-1][0] == role:
+            merged[-1][1].extend(blocks)
+            merged[-1][2].extend(fragments)
         else:
-            merged.append({"role": role, "content": list(blocks)})
-    return merged
+            merged.append((role, list(blocks), list(fragments)))
+    return FragmentList(
+        [{"role": role, "content": blocks} for role, blocks, _ in merged],
+        ['{"role":' + encode_json(role) + ',"content":[' + ",".join(fragments) + "]}" for role, _, fragments in merged],
+    )
