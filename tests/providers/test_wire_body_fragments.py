@@ -23,6 +23,7 @@ from strata_core.llm import (
     ModelMessage,
     ModelRequest,
     ReasoningContent,
+    SystemModelMessage,
     TextContent,
     ToolCallContent,
     ToolDefinition,
@@ -39,6 +40,7 @@ from strata_providers.wire_json import encode_body
 PNG = FileContent("image/png", "data:image/png;base64,iVBORw0KGgo=", "shot.png")
 TOOL = ToolDefinition("read", "Read a file — «quoted».", {"type": "object", "properties": {"n": {"type": "number"}}})
 SIGNED = {"anthropic": {"signature": "c2ln"}}
+COMPACT: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 
 Build = Callable[[ModelInfo, ModelRequest], dict[str, Any]]
 WIRES: dict[str, tuple[Build, ModelInfo]] = {
@@ -71,10 +73,11 @@ def request(messages: list[ModelMessage]) -> ModelRequest:
 def test_every_steps_body_is_the_bytes_of_encoding_it_whole_and_of_a_fresh_conversion(wire: str) -> None:
     build, info = WIRES[wire]
     history: list[ModelMessage] = [
+        SystemModelMessage("leading"),
         UserModelMessage((TextContent("hi «there»"), PNG)),
         UserModelMessage((TextContent("go"),)),
     ]
-    for step in range(6):
+    for step in range(14):
         history += step_messages(step)
         body = build(info, request(history))
         sent = encode_body(body)
@@ -92,3 +95,24 @@ def test_a_kept_messages_entries_are_not_changed_by_the_breakpoint_that_passed_o
     history += step_messages(1)
     later = build(info, request(history))["messages"]
     assert "cache_control" not in json.dumps(later[:-2])
+
+
+@pytest.mark.parametrize("wire", list(WIRES))
+def test_a_history_that_changed_before_its_end_is_sent_as_it_now_is(wire: str) -> None:
+    build, info = WIRES[wire]
+    history: list[ModelMessage] = [UserModelMessage((TextContent("hi"),))]
+    for step in range(6):
+        history += step_messages(step)
+    build(info, request(history))
+    history[3] = UserModelMessage((TextContent("edited"),))
+    history += step_messages(6)
+    assert_sent_as_fresh(build, info, history)
+    del history[5]
+    history += step_messages(7)
+    assert_sent_as_fresh(build, info, history)
+    assert_sent_as_fresh(build, info, history[2:])  # another run's start: every kept message is read again
+
+
+def assert_sent_as_fresh(build: Build, info: ModelInfo, history: list[ModelMessage]) -> None:
+    sent = encode_body(build(info, request(history)))
+    assert sent == json.dumps(build(info, request(copy.deepcopy(history))), **COMPACT).encode()

@@ -8,7 +8,7 @@ history message is converted and encoded once (`wire_json`), and a step's body j
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -25,9 +25,9 @@ from strata_core.llm import (
     UserModelMessage,
 )
 from strata_providers.caching import EPHEMERAL, cached_tail
-from strata_providers.wire_json import FragmentList, converted, encode_json
+from strata_providers.wire_json import FragmentList, carried, converted, encode_json
 
-Converted = tuple[list[dict[str, Any]], list[str]]
+Converted = tuple[list[dict[str, Any]], list[bytes]]
 """A message's wire entries and the JSON text of each."""
 
 
@@ -36,7 +36,7 @@ def chat_tools(request: ModelRequest) -> list[dict[str, Any]]:
     if not request.tools or request.tool_choice == "none":
         return []
     items: list[dict[str, Any]] = []
-    fragments: list[str] = []
+    fragments: list[bytes] = []
     for tool in request.tools:  # a turn's steps share their tool definitions, so each is encoded once
         item, fragment = converted(tool, "chat-tool", partial(_chat_tool, tool))
         items.append(item)
@@ -44,7 +44,7 @@ def chat_tools(request: ModelRequest) -> list[dict[str, Any]]:
     return FragmentList(items, fragments)
 
 
-def _chat_tool(tool: ToolDefinition) -> tuple[dict[str, Any], str]:
+def _chat_tool(tool: ToolDefinition) -> tuple[dict[str, Any], bytes]:
     function = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
     entry = {"type": "function", "function": function}
     return entry, encode_json(entry)
@@ -59,20 +59,45 @@ def chat_messages(
     if cache:
         for entry in system[:2]:
             entry["cache_control"] = dict(EPHEMERAL)
-    items = list(system)
-    fragments = [encode_json(entry) for entry in system]
-    tail = cached_tail(request.messages) if cache else frozenset()
-    for index, message in enumerate(request.messages):
-        if index in tail:  # marked for the cache: only the last two, converted afresh (the mark moves on)
-            entries = chat_entries(message, interleaved)
+    messages = request.messages
+    tail = cached_tail(messages) if cache else frozenset()
+    settled = min(tail, default=len(messages))
+    # Up to the first breakpoint: what the last step sent for these messages, and the messages added since.
+    items, joined = carried(messages[:settled], ("chat", interleaved), _nothing, partial(_add_chat, interleaved))
+    items = [*system, *items]
+    fragments = [encode_json(entry) for entry in system] + ([joined] if joined else [])
+    for index in range(settled, len(messages)):
+        if index in tail:  # marked for the cache: the mark moves on with every step, so a fresh copy
+            entries = chat_entries(messages[index], interleaved)
             if entries:
                 _mark_for_cache(entries[-1])
             done: Converted = (entries, [encode_json(entry) for entry in entries])
         else:
-            done = converted(message, ("chat", interleaved), partial(_chat_converted, message, interleaved))
+            done = _converted_chat(interleaved, messages[index])
         items += done[0]
         fragments += done[1]
     return FragmentList(items, fragments)
+
+
+def _nothing() -> tuple[list[dict[str, Any]], bytes]:
+    return [], b""
+
+
+def _add_chat(
+    interleaved: str | None, so_far: tuple[list[dict[str, Any]], bytes], added: Sequence[ModelMessage]
+) -> tuple[list[dict[str, Any]], bytes]:
+    items, joined = so_far
+    items = list(items)
+    pieces = [joined] if joined else []
+    for message in added:
+        entries, fragments = _converted_chat(interleaved, message)
+        items += entries
+        pieces += fragments
+    return items, b",".join(pieces)
+
+
+def _converted_chat(interleaved: str | None, message: ModelMessage) -> Converted:
+    return converted(message, ("chat", interleaved), partial(_chat_converted, message, interleaved))
 
 
 def _chat_converted(message: ModelMessage, interleaved: str | None) -> Converted:
