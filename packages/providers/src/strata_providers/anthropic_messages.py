@@ -132,7 +132,7 @@ def system_and_messages(request: ModelRequest) -> tuple[list[Block], list[dict[s
         marked += bool(_converted_turn(messages[settled])[1])
     closed, joined, last = carried(messages[lead:settled], "anthropic", _no_turns, _add_turns)
     tail = [_marked(turn) for message in messages[settled:] if (turn := _converted_turn(message))[1]]
-    items, fragments = list(closed), [joined] if joined else []
+    items, fragments = list(closed), list(joined)
     for role, blocks, pieces in _merge_roles(([last] if last else []) + tail):
         items.append({"role": role, "content": blocks})
         fragments.append(_message_json(role, pieces))
@@ -141,19 +141,19 @@ def system_and_messages(request: ModelRequest) -> tuple[list[Block], list[dict[s
 
 _Turn = tuple[str, list[Block], list[bytes]]
 """A message's role, its blocks, and the JSON of each block."""
-_Merged = tuple[list[dict[str, Any]], bytes, _Turn | None]
-"""Messages merged so far: those complete (and their JSON joined), and the last turn, which a next turn of
-its role joins."""
+_Merged = tuple[list[dict[str, Any]], tuple[bytes, ...], _Turn | None]
+"""Messages merged so far: those complete (and their JSON, in pieces: one per request that completed some),
+and the last turn, which a next turn of its role joins."""
 
 
 def _no_turns() -> _Merged:
-    return [], b"", None
+    return [], (), None
 
 
 def _add_turns(so_far: _Merged, added: Sequence[ModelMessage]) -> _Merged:
     closed, joined, last = so_far
     closed = list(closed)
-    pieces = [joined] if joined else []
+    pieces: list[bytes] = []
     for message in added:
         turn = _converted_turn(message)
         if not turn[1]:
@@ -165,7 +165,7 @@ def _add_turns(so_far: _Merged, added: Sequence[ModelMessage]) -> _Merged:
             closed.append({"role": last[0], "content": list(last[1])})
             pieces.append(_message_json(last[0], last[2]))
         last = turn
-    return closed, b",".join(pieces), last
+    return closed, (*joined, b",".join(pieces)) if pieces else joined, last
 
 
 def _converted_turn(message: ModelMessage) -> _Turn:

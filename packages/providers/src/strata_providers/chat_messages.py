@@ -65,7 +65,7 @@ def chat_messages(
     # Up to the first breakpoint: what the last step sent for these messages, and the messages added since.
     items, joined = carried(messages[:settled], ("chat", interleaved), _nothing, partial(_add_chat, interleaved))
     items = [*system, *items]
-    fragments = [encode_json(entry) for entry in system] + ([joined] if joined else [])
+    fragments = [*(encode_json(entry) for entry in system), *joined]
     for index in range(settled, len(messages)):
         if index in tail:  # marked for the cache: the mark moves on with every step, so a fresh copy
             entries = chat_entries(messages[index], interleaved)
@@ -79,21 +79,23 @@ def chat_messages(
     return FragmentList(items, fragments)
 
 
-def _nothing() -> tuple[list[dict[str, Any]], bytes]:
-    return [], b""
+Carried = tuple[list[dict[str, Any]], tuple[bytes, ...]]
+"""Messages converted so far: their entries, and their JSON in pieces (one per request that added some)."""
 
 
-def _add_chat(
-    interleaved: str | None, so_far: tuple[list[dict[str, Any]], bytes], added: Sequence[ModelMessage]
-) -> tuple[list[dict[str, Any]], bytes]:
+def _nothing() -> Carried:
+    return [], ()
+
+
+def _add_chat(interleaved: str | None, so_far: Carried, added: Sequence[ModelMessage]) -> Carried:
     items, joined = so_far
     items = list(items)
-    pieces = [joined] if joined else []
+    pieces: list[bytes] = []
     for message in added:
         entries, fragments = _converted_chat(interleaved, message)
         items += entries
         pieces += fragments
-    return items, b",".join(pieces)
+    return items, (*joined, b",".join(pieces)) if pieces else joined
 
 
 def _converted_chat(interleaved: str | None, message: ModelMessage) -> Converted:

@@ -24,25 +24,45 @@ log = get_logger(__name__)
 
 
 def snapshot_range(history: Sequence[MessageWithParts]) -> tuple[str, str] | None:
-    """The first step-start and the last step-finish snapshot in `history`, or None without both."""
-    first: str | None = None
-    last: str | None = None
-    for message in history:
-        for part in message.parts:
-            if first is None and isinstance(part, StepStartPart) and part.snapshot:
-                first = part.snapshot
-            if isinstance(part, StepFinishPart) and part.snapshot:
-                last = part.snapshot
-    return (first, last) if first is not None and last is not None else None
+    """The first step-start and the last step-finish snapshot in `history`, or None without both.
+
+    The last is looked for from the end and the first from the start, each stopping where it is found: a
+    turn's summary runs with every step, and must not walk a long session's whole history to find them."""
+    last = next(
+        (
+            part.snapshot
+            for message in reversed(history)
+            for part in reversed(message.parts)
+            if isinstance(part, StepFinishPart) and part.snapshot
+        ),
+        None,
+    )
+    if last is None:
+        return None
+    first = next(
+        (
+            part.snapshot
+            for message in history
+            for part in message.parts
+            if isinstance(part, StepStartPart) and part.snapshot
+        ),
+        None,
+    )
+    return (first, last) if first is not None else None
 
 
 def turn_of(history: Sequence[MessageWithParts], user_message_id: str) -> list[MessageWithParts]:
-    """The user message `user_message_id` and the assistant messages answering it."""
-    return [
-        message
-        for message in history
-        if message.info.id == user_message_id or getattr(message.info, "parent_id", None) == user_message_id
-    ]
+    """The user message `user_message_id` and the assistant messages answering it.
+
+    Looked for from the end back to the user message: an answer is stored after the message it answers."""
+    turn: list[MessageWithParts] = []
+    for message in reversed(history):
+        if message.info.id == user_message_id or getattr(message.info, "parent_id", None) == user_message_id:
+            turn.append(message)
+        if message.info.id == user_message_id:
+            break
+    turn.reverse()
+    return turn
 
 
 async def changes(snapshots: Snapshot, history: Sequence[MessageWithParts]) -> list[FileDiff]:
