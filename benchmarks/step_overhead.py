@@ -49,8 +49,7 @@ from strata_core.config.service import ConfigInfo
 from strata_core.engine.prompt_input import PromptRequest, TextInput
 from strata_core.ids import Ids
 from strata_core.permission.approval import approve_all
-from strata_core.runtime import open_runtime
-from strata_core.session import SessionStore
+from strata_core.runtime import Runtime, open_runtime
 from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
@@ -171,8 +170,9 @@ class _PartIds(TypedDict):
     message_id: str
 
 
-def _seeded_turn(ids: Ids, session_id: str, turn: int) -> list[m.MessageWithParts]:
-    """One earlier turn of the seeded history: a question, and a reply that read a file and answered."""
+def _seeded_turn(ids: Ids, session_id: str, turn: int, snapshot: str | None) -> list[m.MessageWithParts]:
+    """One earlier turn of the seeded history: a question, and a reply that read a file and answered, its
+    step starting and finishing at `snapshot` (the worktree's, as a git project's steps record it)."""
     user = m.UserMessage(
         id=ids.new("msg"),
         session_id=session_id,
@@ -198,7 +198,7 @@ def _seeded_turn(ids: Ids, session_id: str, turn: int) -> list[m.MessageWithPart
 
     question = m.TextPart(**ids_of(user.id), text=f"Question {turn}: " + "please look at this. " * 10)
     parts: list[m.Part] = [
-        m.StepStartPart(**ids_of(reply.id)),
+        m.StepStartPart(**ids_of(reply.id), snapshot=snapshot),
         m.ReasoningPart(**ids_of(reply.id), text="thinking about it " * 20),
         m.TextPart(**ids_of(reply.id), text="Here is what I found. " * 15),
         m.ToolPart(
@@ -213,16 +213,18 @@ def _seeded_turn(ids: Ids, session_id: str, turn: int) -> list[m.MessageWithPart
                 time=m.ToolCompletedTime(start=turn, end=turn + 1),
             ),
         ),
-        m.StepFinishPart(**ids_of(reply.id), reason="stop"),
+        m.StepFinishPart(**ids_of(reply.id), reason="stop", snapshot=snapshot),
     ]
     return [m.MessageWithParts(user, [question]), m.MessageWithParts(reply, parts)]
 
 
-async def seed_history(store: SessionStore, ids: Ids, session_id: str, messages: int) -> None:
+async def seed_history(runtime: Runtime, session_id: str, messages: int) -> None:
     """Write `messages` stored messages of earlier turns into the session, in one transaction."""
+    store, ids = runtime.store, runtime.container.ids()
+    snapshot = await runtime.container.snapshots().track()
     async with store.batch():
         for turn in range(messages // 2):
-            for message in _seeded_turn(ids, session_id, turn):
+            for message in _seeded_turn(ids, session_id, turn, snapshot):
                 await store.put_message(message.info)
                 for part in message.parts:
                     await store.put_part(part)
@@ -248,7 +250,7 @@ async def one_run(steps: int, server: Server = "keep-alive", history: int = 0) -
             ) as runtime:
                 session = await runtime.sessions.create()
                 if history:
-                    await seed_history(runtime.store, runtime.container.ids(), session.id, history)
+                    await seed_history(runtime, session.id, history)
                 await runtime.loop.prompt(PromptRequest(session.id, [TextInput("call noop until told otherwise")]))
     if len(noop.calls) != steps:
         raise RuntimeError(f"expected {steps} tool calls, got {len(noop.calls)}")

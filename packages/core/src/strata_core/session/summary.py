@@ -9,6 +9,7 @@ totals stay zero in its exports; Strata stores the real ones.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 from attrs import evolve
@@ -70,7 +71,31 @@ async def changes(snapshots: Snapshot, history: Sequence[MessageWithParts]) -> l
     span = snapshot_range(history)
     if span is None or span[0] == span[1]:
         return []  # nothing to compare (a text answer, a turn's first step): no git process
-    return await snapshots.diff(*span)
+    return await _diff(snapshots, *span)
+
+
+_DIFFS_KEPT = 32
+_recent_diffs: dict[tuple[int, str, str], tuple[weakref.ref[Snapshot], list[FileDiff]]] = {}
+"""The last diffs between two snapshots, by snapshot service and the two trees' hashes."""
+
+
+async def _diff(snapshots: Snapshot, before: str, after: str) -> list[FileDiff]:
+    """`snapshots.diff`, remembered: a snapshot is a git tree, named by its content, so two hashes always
+    differ the same way. A long session's range (its first step to its last) changes only when the worktree
+    does, and the summary after every step would otherwise run git on it each time."""
+    key = (id(snapshots), before, after)
+    kept = _recent_diffs.get(key)
+    if kept is not None and kept[0]() is snapshots:
+        return list(kept[1])
+    diffs = await snapshots.diff(before, after)
+    try:
+        ref = weakref.ref(snapshots)
+    except TypeError:  # a snapshot service that takes no weak reference is asked every time
+        return diffs
+    if len(_recent_diffs) >= _DIFFS_KEPT:
+        del _recent_diffs[next(iter(_recent_diffs))]
+    _recent_diffs[key] = (ref, list(diffs))
+    return diffs
 
 
 async def _readable_changes(
