@@ -9,7 +9,9 @@ the cache breakpoints move on, an earlier message's kept text is unchanged).
 from __future__ import annotations
 
 import copy
+import gc
 import json
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -116,3 +118,16 @@ def test_a_history_that_changed_before_its_end_is_sent_as_it_now_is(wire: str) -
 def assert_sent_as_fresh(build: Build, info: ModelInfo, history: list[ModelMessage]) -> None:
     sent = encode_body(build(info, request(history)))
     assert sent == json.dumps(build(info, request(copy.deepcopy(history))), **COMPACT).encode()
+
+
+@pytest.mark.parametrize("wire", list(WIRES))
+def test_what_is_kept_for_a_history_goes_with_its_messages(wire: str) -> None:
+    build, info = WIRES[wire]
+    history: list[ModelMessage] = [UserModelMessage((TextContent("hi"),))]
+    for step in range(3):
+        history += step_messages(step)
+        encode_body(build(info, request(history)))
+    watched = [weakref.ref(message) for message in history]
+    del history
+    gc.collect()
+    assert [ref() for ref in watched] == [None] * len(watched)

@@ -114,11 +114,12 @@ def _forget(key: int) -> None:
 class _Carried(Generic[Kept]):
     """A wire's result for the messages it last saw starting with one message object."""
 
-    __slots__ = ("refs", "state")
+    __slots__ = ("rest", "state")
 
-    def __init__(self, state: Kept) -> None:
-        self.refs: list[weakref.ref[Any]] = []
-        self.state = state
+    def __init__(self) -> None:
+        self.rest: tuple[Any, ...] = ()
+        """The messages after the first that `state` holds (not the first: that would keep it alive)."""
+        self.state: Kept | None = None
 
 
 def carried(
@@ -136,12 +137,11 @@ def carried(
     """
     if not messages:
         return start()
-    record: _Carried[Kept] = converted(messages[0], ("carried", variant), lambda: _Carried(start()))
-    seen = len(record.refs)
-    if seen > len(messages) or [ref() for ref in record.refs] != list(messages[:seen]):
-        record.refs, record.state, seen = [], start(), 0
-    added = messages[seen:]
-    if added:
-        record.state = extend(record.state, added)
-        record.refs += (weakref.ref(message) for message in added)
-    return record.state
+    record: _Carried[Kept] = converted(messages[0], ("carried", variant), _Carried)
+    state, seen = record.state, len(record.rest) + 1
+    if state is None or seen > len(messages) or tuple(messages[1:seen]) != record.rest:  # identity first, in C
+        state = extend(start(), messages)
+    elif seen < len(messages):
+        state = extend(state, messages[seen:])
+    record.state, record.rest = state, tuple(messages[1:])
+    return state
