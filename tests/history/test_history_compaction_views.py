@@ -1,4 +1,4 @@
-"""`filter_compacted` (reference 6.2) and `extend_compacted`, `latest` (1.2 step 2) and `prune_candidates` (9.6), with plain values."""
+"""`filter_compacted` (reference 6.2), `extend_compacted`, `latest` (1.2 step 2), `prune_candidates` (9.6)."""
 
 from __future__ import annotations
 
