@@ -17,7 +17,12 @@ work shares the machine; the git processes of the step's snapshot are not in it.
 - the test kit's ScriptedServer, which closes every connection after one answer, so each step also pays a
   TCP connect and a new connection in the HTTP client.
 
-    uv run python -m benchmarks.step_overhead [--steps 40] [--runs 3]
+The step is measured at the start of a fresh session and again in a session that already holds `--history`
+stored messages (1,000 by default: earlier turns of a question, then a reply with reasoning, text, a `read`
+call and its ~1.8 kB result, written to the SQLite store before the prompt), on the keep-alive server: a step
+whose cost grows with the history shows up as the difference between the two.
+
+    uv run python -m benchmarks.step_overhead [--steps 40] [--runs 3] [--history 1000]
     uv run python -m benchmarks --only step_overhead
 """
 
@@ -34,15 +39,17 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 import anyio
 
 from benchmarks.common import Result, at_most, median
+from strata_core import message as m
 from strata_core.config.service import ConfigInfo
 from strata_core.engine.prompt_input import PromptRequest, TextInput
+from strata_core.ids import Ids
 from strata_core.permission.approval import approve_all
-from strata_core.runtime import open_runtime
+from strata_core.runtime import Runtime, open_runtime
 from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 from strata_providers.catalog import ProviderCatalog
 from strata_providers.params import ProviderParameters
@@ -157,8 +164,75 @@ def _catalog(config: ConfigInfo, env: Mapping[str, str], client: Any) -> Provide
     return ProviderCatalog(config.blocks, env, client)
 
 
-async def one_run(steps: int, server: Server = "keep-alive") -> tuple[list[float], list[float]]:
-    """Seconds between consecutive tool calls of one turn of `steps` tool steps: wall, and CPU."""
+class _PartIds(TypedDict):
+    id: str
+    session_id: str
+    message_id: str
+
+
+def _seeded_turn(ids: Ids, session_id: str, turn: int, snapshot: str | None) -> list[m.MessageWithParts]:
+    """One earlier turn of the seeded history: a question, and a reply that read a file and answered, its
+    step starting and finishing at `snapshot` (the worktree's, as a git project's steps record it)."""
+    user = m.UserMessage(
+        id=ids.new("msg"),
+        session_id=session_id,
+        time=m.MessageTime(created=turn),
+        agent="build",
+        model=m.ModelRef(provider_id="bench", model_id="m"),
+    )
+    reply = m.AssistantMessage(
+        id=ids.new("msg"),
+        session_id=session_id,
+        parent_id=user.id,
+        time=m.MessageTime(created=turn, completed=turn + 1),
+        model_id="m",
+        provider_id="bench",
+        mode="build",
+        agent="build",
+        path=m.PathInfo(cwd="/work", root="/work"),
+        finish="stop",
+    )
+
+    def ids_of(message_id: str) -> _PartIds:
+        return {"id": ids.new("prt"), "session_id": session_id, "message_id": message_id}
+
+    question = m.TextPart(**ids_of(user.id), text=f"Question {turn}: " + "please look at this. " * 10)
+    parts: list[m.Part] = [
+        m.StepStartPart(**ids_of(reply.id), snapshot=snapshot),
+        m.ReasoningPart(**ids_of(reply.id), text="thinking about it " * 20),
+        m.TextPart(**ids_of(reply.id), text="Here is what I found. " * 15),
+        m.ToolPart(
+            **ids_of(reply.id),
+            call_id=f"call_{turn}",
+            tool="read",
+            state=m.ToolStateCompleted(
+                input={"filePath": f"/work/src/module_{turn}.py"},
+                output="1: import os\n" * 150,
+                title=f"src/module_{turn}.py",
+                metadata={"truncated": False},
+                time=m.ToolCompletedTime(start=turn, end=turn + 1),
+            ),
+        ),
+        m.StepFinishPart(**ids_of(reply.id), reason="stop", snapshot=snapshot),
+    ]
+    return [m.MessageWithParts(user, [question]), m.MessageWithParts(reply, parts)]
+
+
+async def seed_history(runtime: Runtime, session_id: str, messages: int) -> None:
+    """Write `messages` stored messages of earlier turns into the session, in one transaction."""
+    store, ids = runtime.store, runtime.container.ids()
+    snapshot = await runtime.container.snapshots().track()
+    async with store.batch():
+        for turn in range(messages // 2):
+            for message in _seeded_turn(ids, session_id, turn, snapshot):
+                await store.put_message(message.info)
+                for part in message.parts:
+                    await store.put_part(part)
+
+
+async def one_run(steps: int, server: Server = "keep-alive", history: int = 0) -> tuple[list[float], list[float]]:
+    """Seconds between consecutive tool calls of one turn of `steps` tool steps: wall, and CPU. With
+    `history`, the session holds that many stored messages of earlier turns before the prompt."""
     noop = NoopTool()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -175,6 +249,8 @@ async def one_run(steps: int, server: Server = "keep-alive") -> tuple[list[float
                 tools=[noop],
             ) as runtime:
                 session = await runtime.sessions.create()
+                if history:
+                    await seed_history(runtime, session.id, history)
                 await runtime.loop.prompt(PromptRequest(session.id, [TextInput("call noop until told otherwise")]))
     if len(noop.calls) != steps:
         raise RuntimeError(f"expected {steps} tool calls, got {len(noop.calls)}")
@@ -185,19 +261,20 @@ def _gaps(stamps: list[float]) -> list[float]:
     return [later - earlier for earlier, later in pairwise(stamps)]
 
 
-def _row(server: Server, steps: int, runs: int) -> Result:
+def _row(server: Server, steps: int, runs: int, history: int = 0) -> Result:
     walls: list[float] = []
     cpus: list[float] = []
     for _ in range(runs):
-        wall, cpu = anyio.run(one_run, steps, server)
+        wall, cpu = anyio.run(one_run, steps, server, history)
         walls += [seconds * 1000 for seconds in wall]
         cpus += [seconds * 1000 for seconds in cpu]
     samples = walls
     ordered = sorted(samples)
     p90 = ordered[int(0.9 * (len(ordered) - 1))]
     connection = "one kept-alive connection" if server == "keep-alive" else "a new connection per step"
+    session = f", after {history:,} stored messages" if history else ""
     return Result(
-        f"harness overhead per step ({steps}-step turn, SQLite, {connection})",
+        f"harness overhead per step ({steps}-step turn, SQLite, {connection}{session})",
         "median per step",
         "ms",
         median(samples),
@@ -207,17 +284,22 @@ def _row(server: Server, steps: int, runs: int) -> Result:
     )
 
 
-def run(quick: bool, runs: int | None = None, steps: int | None = None) -> list[Result]:
+def run(quick: bool, runs: int | None = None, steps: int | None = None, history: int | None = None) -> list[Result]:
     n_runs = runs or (1 if quick else 3)
     n_steps = steps or (20 if quick else 40)
-    return [_row("keep-alive", n_steps, n_runs), _row("scripted", n_steps, n_runs)]
+    n_history = 1_000 if history is None else history
+    rows = [_row("keep-alive", n_steps, n_runs)]
+    if n_history:
+        rows.append(_row("keep-alive", n_steps, n_runs, n_history))
+    return [*rows, _row("scripted", n_steps, n_runs)]
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--history", type=int, default=1_000, help="stored messages before the second row's turn")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    for result in run(args.quick, args.runs, args.steps):
+    for result in run(args.quick, args.runs, args.steps, args.history):
         print(json.dumps(result.to_json()))

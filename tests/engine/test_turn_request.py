@@ -49,3 +49,16 @@ async def test_a_changed_copy_of_a_message_is_converted_again(history: list[Mess
     changed = [*history[:3], reminded, history[4]]
     assert cache.convert(changed, MODEL) == to_model_messages(changed, MODEL)
     assert cache.convert(history, MODEL) == to_model_messages(history, MODEL)
+
+
+@pytest.mark.anyio
+async def test_a_history_that_grows_step_by_step_converts_as_a_whole(history: list[MessageWithParts]) -> None:
+    cache = ConvertedHistory()
+    for end in range(1, len(history) + 1):  # each step: the last step's messages and one more
+        assert cache.convert(history[:end], MODEL) == to_model_messages(history[:end], MODEL)
+    last_user = history[3]
+    first = last_user.parts[0]
+    assert isinstance(first, TextPart)
+    edited = MessageWithParts(last_user.info, [evolve(first, text="edited")])
+    grown = [*history[:3], edited, *history[4:], history[0]]
+    assert cache.convert(grown, MODEL) == to_model_messages(grown, MODEL)

@@ -1,11 +1,11 @@
-"""`filter_compacted` (reference 6.2), `latest` (1.2 step 2) and `prune_candidates` (9.6), with plain values."""
+"""`filter_compacted` (reference 6.2), `extend_compacted`, `latest` (1.2 step 2), `prune_candidates` (9.6)."""
 
 from __future__ import annotations
 
 from history_records import assistant, compaction, completed, subtask, text, tool, user
 
 from strata_core import message as m
-from strata_core.history import filter_compacted, latest, prune_candidates
+from strata_core.history import extend_compacted, filter_compacted, latest, prune_candidates
 
 
 def ids(history: list[m.MessageWithParts]) -> list[str]:
@@ -73,6 +73,29 @@ def test_a_tail_that_is_no_longer_in_history_falls_back_to_the_request() -> None
     assert ids(filter_compacted(history)) == ["msg_5", "msg_6"]
 
 
+def test_a_history_extended_by_its_answers_is_the_history_filtered_again() -> None:
+    history = [
+        user("msg_1", text("ancient")),
+        assistant("msg_2", text("ancient answer"), parent="msg_1", finish="stop"),
+        user("msg_3", text("recent question")),
+        assistant("msg_4", text("recent answer"), parent="msg_3", finish="tool-calls"),
+        user("msg_5", compaction(tail_start_id="msg_3")),
+        assistant("msg_6", text("summary"), parent="msg_5", summary=True, finish="stop"),
+        user("msg_7", text("continue")),
+        assistant("msg_8", text("working"), parent="msg_7", finish="tool-calls"),
+        user("msg_9", compaction()),
+        assistant("msg_10", text("second summary"), parent="msg_9", summary=True, finish="stop"),
+        assistant("msg_11", text("more"), parent="msg_9", finish="stop"),
+    ]
+    for end in range(len(history)):
+        extended = extend_compacted(filter_compacted(history[:end]), history[end : end + 1])
+        if extended is None:  # a completed summary: only filtering again finds where the history starts
+            assert history[end].info.role == "assistant" and history[end].info.summary
+        else:
+            assert ids(extended) == ids(filter_compacted(history[: end + 1]))
+    assert extend_compacted(filter_compacted(history[:5]), history[5:6]) is None
+
+
 # latest
 
 
@@ -113,6 +136,33 @@ def test_pending_tasks_are_compactions_and_subtasks_after_the_last_finished_repl
     assert [type(t).__name__ for t in found.tasks] == ["SubtaskPart", "CompactionPart"]
     assert done_task not in found.tasks
     assert len(latest(history[:1]).tasks) == 1  # nothing finished yet: every task is pending
+
+
+def test_latest_of_every_prefix_names_the_newest_messages_in_stored_order() -> None:
+    history = [
+        user("msg_1", text("q")),
+        assistant("msg_2", parent="msg_1", finish="tool-calls"),
+        assistant("msg_3", parent="msg_1"),
+        user("msg_4", text("next"), subtask()),
+        assistant("msg_5", parent="msg_4", finish="stop"),
+        user("msg_6", compaction()),
+        assistant("msg_7", parent="msg_6"),
+    ]
+    for end in range(1, len(history) + 1):
+        shown = history[:end]
+        found = latest(shown)
+        users = [i for i, message in enumerate(shown) if message.info.role == "user"]
+        answers = [i for i, message in enumerate(shown) if message.info.role == "assistant"]
+        finished = [i for i in answers if shown[i].info.finish]  # type: ignore[union-attr]
+        assert found.user is shown[users[-1]]
+        assert found.assistant is (shown[answers[-1]] if answers else None)
+        assert found.finished is (shown[finished[-1]] if finished else None)
+        assert found.since_user == tuple(shown[users[-1] + 1 :])
+        after = finished[-1] + 1 if finished else 0
+        pending = [
+            p for message in shown[after:] for p in message.parts if isinstance(p, m.CompactionPart | m.SubtaskPart)
+        ]
+        assert list(found.tasks) == pending
 
 
 def test_latest_of_a_history_without_users_has_no_user() -> None:

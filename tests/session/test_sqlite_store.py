@@ -148,3 +148,22 @@ async def test_tool_states_and_errors_survive_the_file(tmp_path: Path) -> None:
     assert stored is not None
     assert stored.info == reply
     assert stored.parts == [tool]
+
+
+async def test_records_put_together_are_stored_in_their_order_and_replace_earlier_ones(tmp_path: Path) -> None:
+    path = tmp_path / "strata.db"
+    session = session_info()
+    user = user_message(session.id)
+    reply = assistant_message(session.id, user.id)
+    first, second = text_part(session.id, reply.id, "first"), text_part(session.id, reply.id, "second")
+    async with SqliteSessionStore.open(path) as store:
+        await store.put_session(session)
+        await store.put_records([user, first])
+        await store.put_records([reply, second])
+        first.text = "first, replaced"
+        await store.put_records([second, first])
+
+    async with SqliteSessionStore.open(path) as store:
+        history = await store.messages(session.id)
+    assert [h.info for h in history] == [user, reply]
+    assert [p.text for p in history[1].parts if isinstance(p, m.TextPart)] == ["first, replaced", "second"]

@@ -7,8 +7,9 @@ and prompt-cache breakpoints where OpenCode puts them (first two system blocks, 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from functools import partial
 from typing import Any
 
 import httpx
@@ -33,6 +34,7 @@ from strata_providers.caching import CACHED_SYSTEM_BLOCKS, CACHED_TAIL_MESSAGES,
 from strata_providers.params import max_output_tokens
 from strata_providers.retry import RetryPolicy
 from strata_providers.sse import Endpoint, WireRequest, open_stream, request_headers
+from strata_providers.wire_json import FragmentList, carried, converted, encode_json
 
 MESSAGES_PATH = "messages"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -110,21 +112,80 @@ def _with_thinking_budget(max_tokens: int, thinking: object, info: ModelInfo) ->
 
 
 def system_and_messages(request: ModelRequest) -> tuple[list[Block], list[dict[str, Any]]]:
-    """System blocks and alternating user/assistant messages, cache breakpoints placed."""
+    """System blocks and alternating user/assistant messages, cache breakpoints placed.
+
+    Each history message's blocks and their JSON are made once, and the messages merged up to the
+    breakpoints are carried from the step before (`wire_json`); the messages come back as a `FragmentList`.
+    """
+    messages = request.messages
     system: list[Block] = [{"type": "text", "text": text} for text in request.system if text]
-    turns: list[tuple[str, list[Block]]] = []
-    for message in request.messages:
-        if isinstance(message, SystemModelMessage) and not turns:
-            system.append({"type": "text", "text": message.content})
-        else:
-            turns.append(_turn(message))
+    lead = 0
+    while lead < len(messages) and isinstance(message := messages[lead], SystemModelMessage):
+        system.append({"type": "text", "text": message.content})
+        lead += 1
     for block in system[:CACHED_SYSTEM_BLOCKS]:
         block["cache_control"] = dict(EPHEMERAL)
     # Empty turns go first (Anthropic rejects them); the breakpoints then land on the last two that remain.
-    kept = [(role, blocks) for role, blocks in turns if blocks]
-    for _, blocks in kept[-CACHED_TAIL_MESSAGES:]:
-        blocks[-1]["cache_control"] = dict(EPHEMERAL)
-    return system, _merge_roles(kept)
+    settled, marked = len(messages), 0
+    while settled > lead and marked < CACHED_TAIL_MESSAGES:
+        settled -= 1
+        marked += bool(_converted_turn(messages[settled])[1])
+    closed, joined, last = carried(messages[lead:settled], "anthropic", _no_turns, _add_turns)
+    tail = [_marked(turn) for message in messages[settled:] if (turn := _converted_turn(message))[1]]
+    items, fragments = list(closed), list(joined)
+    for role, blocks, pieces in _merge_roles(([last] if last else []) + tail):
+        items.append({"role": role, "content": blocks})
+        fragments.append(_message_json(role, pieces))
+    return system, FragmentList(items, fragments)
+
+
+_Turn = tuple[str, list[Block], list[bytes]]
+"""A message's role, its blocks, and the JSON of each block."""
+_Merged = tuple[list[dict[str, Any]], tuple[bytes, ...], _Turn | None]
+"""Messages merged so far: those complete (and their JSON, in pieces: one per request that completed some),
+and the last turn, which a next turn of its role joins."""
+
+
+def _no_turns() -> _Merged:
+    return [], (), None
+
+
+def _add_turns(so_far: _Merged, added: Sequence[ModelMessage]) -> _Merged:
+    closed, joined, last = so_far
+    closed = list(closed)
+    pieces: list[bytes] = []
+    for message in added:
+        turn = _converted_turn(message)
+        if not turn[1]:
+            continue
+        if last is not None and last[0] == turn[0]:
+            last = (turn[0], last[1] + turn[1], last[2] + turn[2])
+            continue
+        if last is not None:
+            closed.append({"role": last[0], "content": list(last[1])})
+            pieces.append(_message_json(last[0], last[2]))
+        last = turn
+    return closed, (*joined, b",".join(pieces)) if pieces else joined, last
+
+
+def _converted_turn(message: ModelMessage) -> _Turn:
+    return converted(message, "anthropic", partial(_encoded_turn, message))
+
+
+def _encoded_turn(message: ModelMessage) -> _Turn:
+    role, blocks = _turn(message)
+    return role, blocks, [encode_json(block) for block in blocks]
+
+
+def _marked(turn: _Turn) -> _Turn:
+    """The turn with a cache breakpoint on its last block: a copy, since the kept blocks are shared."""
+    role, blocks, fragments = turn
+    last = {**blocks[-1], "cache_control": dict(EPHEMERAL)}
+    return role, [*blocks[:-1], last], [*fragments[:-1], encode_json(last)]
+
+
+def _message_json(role: str, blocks: list[bytes]) -> bytes:
+    return b'{"role":' + encode_json(role) + b',"content":[' + b",".join(blocks) + b"]}"
 
 
 def _turn(message: ModelMessage) -> tuple[str, list[Block]]:
@@ -204,12 +265,13 @@ def _text(text: str) -> Block:
     return {"type": "text", "text": text}
 
 
-def _merge_roles(turns: list[tuple[str, list[Block]]]) -> list[dict[str, Any]]:
+def _merge_roles(turns: list[_Turn]) -> list[_Turn]:
     """Consecutive turns of one role become one message (a tool result and the next user text, say)."""
-    merged: list[dict[str, Any]] = []
-    for role, blocks in turns:
-        if merged and merged[-1]["role"] == role:
-            merged[-1]["content"].extend(blocks)
+    merged: list[_Turn] = []
+    for role, blocks, fragments in turns:
+        if merged and merged[-1][0] == role:
+            merged[-1][1].extend(blocks)
+            merged[-1][2].extend(fragments)
         else:
-            merged.append({"role": role, "content": list(blocks)})
+            merged.append((role, list(blocks), list(fragments)))
     return merged

@@ -24,5 +24,10 @@ def is_anthropic_family(info: ModelInfo) -> bool:
 
 def cached_tail(messages: Sequence[ModelMessage]) -> frozenset[int]:
     """Indices of the last two non-system messages: the rolling breakpoint that makes follow-ups cheap."""
-    conversation = [index for index, message in enumerate(messages) if not isinstance(message, SystemModelMessage)]
-    return frozenset(conversation[-CACHED_TAIL_MESSAGES:])
+    found: list[int] = []
+    for index in range(len(messages) - 1, -1, -1):  # from the end: a step's cost does not grow with the history
+        if len(found) == CACHED_TAIL_MESSAGES:
+            break
+        if not isinstance(messages[index], SystemModelMessage):
+            found.append(index)
+    return frozenset(found)

@@ -1,13 +1,15 @@
 """A request's tools and messages in chat-completions form, shared by the OpenAI-compatible and OpenRouter shapes.
 
 `openai_chat` sends `chat_messages` as they are; `openrouter_chat` reshapes the system entries and cache marks
-its SDK's way but converts each message with `chat_entries` like the other.
+its SDK's way but converts each message with `chat_entries` like the other. Both return `FragmentList`s: each
+history message is converted and encoded once (`wire_json`), and a step's body joins the texts kept.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from strata_core.llm import (
@@ -17,21 +19,35 @@ from strata_core.llm import (
     ModelRequest,
     SystemModelMessage,
     TextContent,
+    ToolDefinition,
     ToolModelMessage,
     ToolOutput,
     UserModelMessage,
 )
 from strata_providers.caching import EPHEMERAL, cached_tail
+from strata_providers.wire_json import FragmentList, carried, converted, encode_json
+
+Converted = tuple[list[dict[str, Any]], list[bytes]]
+"""A message's wire entries and the JSON text of each."""
 
 
 def chat_tools(request: ModelRequest) -> list[dict[str, Any]]:
     """The request's tools as chat-completions functions; none when the call may not use them."""
     if not request.tools or request.tool_choice == "none":
         return []
-    return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-        for t in request.tools
-    ]
+    items: list[dict[str, Any]] = []
+    fragments: list[bytes] = []
+    for tool in request.tools:  # a turn's steps share their tool definitions, so each is encoded once
+        item, fragment = converted(tool, "chat-tool", partial(_chat_tool, tool))
+        items.append(item)
+        fragments.append(fragment)
+    return FragmentList(items, fragments)
+
+
+def _chat_tool(tool: ToolDefinition) -> tuple[dict[str, Any], bytes]:
+    function = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+    entry = {"type": "function", "function": function}
+    return entry, encode_json(entry)
 
 
 def chat_messages(
@@ -43,14 +59,52 @@ def chat_messages(
     if cache:
         for entry in system[:2]:
             entry["cache_control"] = dict(EPHEMERAL)
-    tail = cached_tail(request.messages) if cache else frozenset()
-    converted: list[dict[str, Any]] = []
-    for index, message in enumerate(request.messages):
-        entries = chat_entries(message, interleaved)
-        if index in tail and entries:
-            _mark_for_cache(entries[-1])
-        converted.extend(entries)
-    return system + converted
+    messages = request.messages
+    tail = cached_tail(messages) if cache else frozenset()
+    settled = min(tail, default=len(messages))
+    # Up to the first breakpoint: what the last step sent for these messages, and the messages added since.
+    items, joined = carried(messages[:settled], ("chat", interleaved), _nothing, partial(_add_chat, interleaved))
+    items = [*system, *items]
+    fragments = [*(encode_json(entry) for entry in system), *joined]
+    for index in range(settled, len(messages)):
+        if index in tail:  # marked for the cache: the mark moves on with every step, so a fresh copy
+            entries = chat_entries(messages[index], interleaved)
+            if entries:
+                _mark_for_cache(entries[-1])
+            done: Converted = (entries, [encode_json(entry) for entry in entries])
+        else:
+            done = _converted_chat(interleaved, messages[index])
+        items += done[0]
+        fragments += done[1]
+    return FragmentList(items, fragments)
+
+
+Carried = tuple[list[dict[str, Any]], tuple[bytes, ...]]
+"""Messages converted so far: their entries, and their JSON in pieces (one per request that added some)."""
+
+
+def _nothing() -> Carried:
+    return [], ()
+
+
+def _add_chat(interleaved: str | None, so_far: Carried, added: Sequence[ModelMessage]) -> Carried:
+    items, joined = so_far
+    items = list(items)
+    pieces: list[bytes] = []
+    for message in added:
+        entries, fragments = _converted_chat(interleaved, message)
+        items += entries
+        pieces += fragments
+    return items, (*joined, b",".join(pieces)) if pieces else joined
+
+
+def _converted_chat(interleaved: str | None, message: ModelMessage) -> Converted:
+    return converted(message, ("chat", interleaved), partial(_chat_converted, message, interleaved))
+
+
+def _chat_converted(message: ModelMessage, interleaved: str | None) -> Converted:
+    entries = chat_entries(message, interleaved)
+    return entries, [encode_json(entry) for entry in entries]
 
 
 def chat_entries(message: ModelMessage, interleaved: str | None = None) -> list[dict[str, Any]]:

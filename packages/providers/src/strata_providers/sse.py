@@ -9,7 +9,6 @@ however the caller leaves.
 from __future__ import annotations
 
 import ipaddress
-import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
@@ -33,6 +32,7 @@ from strata_core.llm import (
 from strata_providers.deadlines import AttemptTimer, Deadlines
 from strata_providers.errors import bad_chunk, error_for_status, error_from_payload
 from strata_providers.retry import RetryPolicy, stream_with_retries
+from strata_providers.wire_json import encode_body
 
 _CLOSE_GRACE = 5.0
 """Seconds a cancelled caller still grants us to close the response cleanly."""
@@ -127,7 +127,7 @@ async def stream_attempt(
     but keepalive bytes reset it while no output arrives, so it cannot be the bound.
     """
     timer = AttemptTimer.start(deadlines or Deadlines(), request.url)
-    content = json.dumps(request.body, ensure_ascii=False, separators=(",", ":")).encode()
+    content = encode_body(request.body)  # a history's messages encoded once, not again every step
     post = client.build_request("POST", request.url, headers=request.headers, content=content)
     try:
         response = await timer.headers(client.send(post, stream=True))

@@ -27,7 +27,7 @@ from attrs import define, field, frozen
 
 from strata_core.config.flags import env_flag
 from strata_core.config.paths import StrataPaths
-from strata_core.config.service import Config
+from strata_core.config.service import Config, ConfigInfo
 from strata_core.context.instruction_urls import (
     MAX_URL_BYTES,
     URL_FETCH_CONCURRENCY,
@@ -52,6 +52,8 @@ PROJECT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")
 """Project instruction files by precedence; CONTEXT.md is OpenCode's deprecated name."""
 FILE_READ_CONCURRENCY = 8
 """OpenCode's: instruction files read at once."""
+READ_INLINE_FILES = 4
+"""Up to this many instruction files are read by the worker thread that finds them (one trip to it a step)."""
 
 __all__ = [  # the URL names are re-exported: they were this module's before `instruction_urls` held them
     "MAX_URL_BYTES",
@@ -325,11 +327,17 @@ class InstructionService:
     file_concurrency: int = FILE_READ_CONCURRENCY
     url_concurrency: int = URL_FETCH_CONCURRENCY
     _claims: dict[str, set[Path]] = field(factory=dict, init=False, repr=False)
+    _outside_kept: tuple[ProjectInfo, ConfigInfo, OutsideContent] | None = field(default=None, init=False, repr=False)
 
     async def _outside(self) -> OutsideContent:
         info, config = await self.project.info(), await self.config.get()
+        kept = self._outside_kept
+        if kept is not None and kept[0] is info and kept[1] is config:
+            return kept[2]  # both are loaded once and kept: the same judge as the last step's
         roots = (info.worktree, info.directory, *self.paths.global_config_dirs)
-        return OutsideContent.build(roots, config.data.get("permission"), self.paths.home)
+        outside = OutsideContent.build(roots, config.data.get("permission"), self.paths.home)
+        self._outside_kept = (info, config, outside)
+        return outside
 
     async def system_paths(self) -> list[Path]:
         return await self._system_paths(None)
@@ -343,19 +351,36 @@ class InstructionService:
     async def system(self, urls: UrlCache | None = None) -> InstructionSet:
         """Every instruction block in order, and what failed: the files read while the URLs are fetched."""
         config = await self.config.get()
+        info, outside = await self.project.info(), await self._outside()
         failures: list[InstructionFailure] = []
-        files = await self._system_paths(failures)
+        files: list[Path] = []
         texts: dict[Path, str | None] = {}
         unread: dict[Path, list[InstructionFailure]] = {}
+
+        def find_and_read_few() -> None:
+            # One trip to a worker thread for the usual few files (a project's AGENTS.md, the global one);
+            # more are read concurrently, below.
+            files.extend(discover_system_paths(info, self.paths, self.env, config.instructions, outside, failures))
+            if len(files) <= READ_INLINE_FILES:
+                for path in files:
+                    unread[path] = []
+                    texts[path] = read_instruction_file(path, unread[path])
+
         limiter = anyio.CapacityLimiter(self.file_concurrency)
 
         async def read(path: Path) -> None:
             unread[path] = []  # per file, so the failures keep the files' order whichever read ends first
             texts[path] = await anyio.to_thread.run_sync(read_instruction_file, path, unread[path], limiter=limiter)
 
+        async def read_files() -> None:
+            await anyio.to_thread.run_sync(find_and_read_few)
+            if len(files) > READ_INLINE_FILES:
+                async with anyio.create_task_group() as reads:
+                    for path in files:
+                        reads.start_soon(read, path)
+
         async with anyio.create_task_group() as group:
-            for path in files:
-                group.start_soon(read, path)
+            group.start_soon(read_files)
             fetcher = self.fetcher or HttpUrlFetcher(timeout=self.url_timeout)
             entries = [entry for entry in config.instructions if is_url(entry)]
             answers = await fetch_urls(

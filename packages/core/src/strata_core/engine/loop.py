@@ -37,7 +37,7 @@ from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL
 from strata_core.engine.turn_request import ConvertedHistory, StepState
 from strata_core.engine.turn_targets import AgentNotFoundError, ResolvedTurn, TurnChoice, TurnTargets
-from strata_core.history import Latest, filter_compacted, latest
+from strata_core.history import Latest, extend_compacted, filter_compacted, latest
 from strata_core.logging import get_logger
 from strata_core.message import (
     AssistantMessage,
@@ -85,6 +85,8 @@ class _Run:
     messages: list[MessageWithParts] | None = None
     """The session's messages as last read. After a plain model step its answer, as the processor stored it,
     is appended instead of reading the whole session again (a full read costs more as the session grows)."""
+    history: list[MessageWithParts] | None = None
+    """`filter_compacted` of `messages` as the last step saw it."""
     converted: ConvertedHistory = field(factory=ConvertedHistory)
     just_compacted: bool = False
     """A compaction finished and no step has fitted since: overflowing again must stop, not compact again."""
@@ -206,8 +208,10 @@ class SessionLoop:
         step = 0
         while True:
             self.records.bus.publish(SessionStatus(session_id, "busy"))
-            session, messages = await self._refresh(session_id, run)
-            history = filter_compacted(messages)
+            session, messages, added = await self._refresh(session_id, run)
+            # After a plain step the history grows by its answer: extended, not filtered from the start again.
+            extended = None if added is None or run.history is None else extend_compacted(run.history, added)
+            history = run.history = extended if extended is not None else filter_compacted(messages)
             state = latest(messages)  # the store's order: the filtered view puts a summary before its tail
             if state.user is None:
                 raise RuntimeError(NO_USER_MESSAGE)
@@ -219,16 +223,19 @@ class SessionLoop:
             if outcome is StepEnd.STOP and not run.new_input:
                 return
 
-    async def _refresh(self, session_id: str, run: _Run) -> tuple[SessionInfo, list[MessageWithParts]]:
+    async def _refresh(
+        self, session_id: str, run: _Run
+    ) -> tuple[SessionInfo, list[MessageWithParts], list[MessageWithParts] | None]:
+        """The session and its messages, and what was added since the last call (None: all read again)."""
         answered, run.answered = run.answered, None
         if run.new_input or run.session is None or run.messages is None or answered is None:
             run.new_input = False  # before reading, so a prompt stored during the read is noticed later
             run.session = await self.records.sessions.get(session_id)
             run.messages = await self.records.store.messages(session_id)
             self.records.ids.advance_past(m.info.id for m in run.messages[-1:])
-        else:
-            run.messages = [*run.messages, answered]
-        return run.session, run.messages
+            return run.session, run.messages, None
+        run.messages = [*run.messages, answered]
+        return run.session, run.messages, [answered]
 
     async def _step(
         self,
@@ -360,6 +367,7 @@ class SessionLoop:
             touched = {part.message_id for part in update.new_parts}
             changed = {m.info.id: m for m in update.messages if m.info.id in touched}
             run.messages = [changed.get(m.info.id, m) for m in run.messages]
+            run.history = None  # a message in it changed: the next step filters the history again
         return update.messages
 
     async def _settings(self) -> CompactionSettings:

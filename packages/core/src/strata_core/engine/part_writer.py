@@ -5,9 +5,10 @@ write can never bring back an older state of a part (a tool's progress landing a
 
 While a step streams, writes are stored behind the step rather than in its way: each change is queued
 (several changes to one part waiting together become one write of its latest state) and a background task
-stores the queue in order, one transaction per write, overlapping the model's stream. `flush()` is the
-barrier where durability matters: before a tool runs (its call must be on disk before its side effects)
-and when the step ends. A kill loses at most the changes still queued, and what is on disk is always an
+stores the queue in order, overlapping the model's stream: whatever is queued when it looks is stored as
+one transaction (`put_records`, where the store has it: one trip to the database instead of one a write).
+`flush()` is the barrier where durability matters: before a tool runs (its call must be on disk before its
+side effects) and when the step ends. A kill loses at most the changes still queued, and what is on disk is always an
 earlier state of the same step.
 
 A streaming part's deltas are announced as deltas (`delta()`: the piece only) and its coalesced stores are
@@ -53,6 +54,8 @@ class PartWriter:
     """Waiting writes in first-queued order (a part's first write fixes its position in the message)."""
     _group: TaskGroup | None = field(default=None, init=False, repr=False)
     _draining: bool = field(default=False, init=False, repr=False)
+    _held: bool = field(default=False, init=False, repr=False)
+    """Queued writes wait for the next barrier (`flush`) instead of starting the background task."""
     _parts: dict[str, Part] = field(factory=dict, init=False, repr=False)
     """Every part given to the store, in the order the store keeps them."""
 
@@ -66,6 +69,11 @@ class PartWriter:
     def write_behind(self, group: TaskGroup | None) -> None:
         """Queue writes and store them from a task in `group` (None: every write is stored before it returns)."""
         self._group = group
+
+    def hold(self) -> None:
+        """Keep what is queued from now on for the next `flush` (the end of a step: its last records then go
+        to the store as one transaction, not one by one)."""
+        self._held = True
 
     async def part(self, part: Part) -> None:
         """Announce the part whole and store it."""
@@ -102,20 +110,19 @@ class PartWriter:
 
     async def flush(self) -> None:
         """Store everything queued so far; returns once it is all on disk."""
+        self._held = False
         await self._drain()
         async with self._lock:  # a write the background task has in flight
             pass
 
     async def _store(self, key: str, record: Part | AssistantMessage) -> None:
-        if self._group is not None:
-            self._enqueue(key, record)
-            return
-        await self.flush()
-        await self._put(record)
+        self._enqueue(key, record)
+        if self._group is None:  # stored before returning, with whatever was still queued (one transaction)
+            await self.flush()
 
     def _enqueue(self, key: str, record: Part | AssistantMessage) -> None:
         self._queue.setdefault(key, record)
-        if not self._draining and self._group is not None:
+        if not self._draining and not self._held and self._group is not None:
             self._draining = True
             self._group.start_soon(self._drain_in_background)
 
@@ -127,18 +134,22 @@ class PartWriter:
 
     async def _drain(self) -> None:
         while self._queue:
-            # Taken off the queue before it is stored, so a change made meanwhile queues it again.
-            key = next(iter(self._queue))
-            record = self._queue.pop(key)
+            # Taken off the queue before they are stored, so a change made meanwhile queues its record again.
+            taken, self._queue = self._queue, {}
             try:
-                await self._put(record)
+                await self._put(*taken.values())
             except BaseException:
-                self._queue = {key: record, **self._queue}  # not stored: back at the front
+                self._queue = {**taken, **self._queue}  # not stored: back at the front
                 raise
 
-    async def _put(self, record: Part | AssistantMessage) -> None:
+    async def _put(self, *records: Part | AssistantMessage) -> None:
         async with self._lock:
-            if isinstance(record, AssistantMessage):
-                await self.store.put_message(record)
-            else:
-                await self.store.put_part(record)
+            put_records = getattr(self.store, "put_records", None)  # optional: a store of one's own may lack it
+            if put_records is not None and len(records) > 1:
+                await put_records(records)
+                return
+            for record in records:
+                if isinstance(record, AssistantMessage):
+                    await self.store.put_message(record)
+                else:
+                    await self.store.put_part(record)

@@ -324,6 +324,7 @@ class _StepRun:
         """After the step's tools ended (OpenCode's order): its step-finish part, the message with the step's
         tokens and cost (completed later, at cleanup), then its patch part."""
         if self.finish is not None and self.message.error is None:
+            self.write.hold()  # the step-finish and patch parts go to the store with the message, at cleanup
             await self.snapshots.finish(self.write, self.finish, ran_tools=self.called_tools)
             # Clients see the step's tokens now, as OpenCode shows them; the store gets them with the completion,
             # at cleanup, a moment later (one write per step saved).

@@ -41,22 +41,34 @@ class ConvertedHistory:
     A step's history is the previous step's plus that step's answer, so converting every message again
     made each step cost more than the last; here each message object is converted once. An entry is only
     reused for the very object it was made from (a reloaded or reminded copy is converted afresh) and for
-    the same model, since conversion depends on it.
+    the same model, since conversion depends on it. When a step's history starts with the previous step's
+    messages (the same objects, or equal ones), their result is taken whole and only the rest is looked up,
+    so a step does not walk the whole history either.
     """
 
     _entries: dict[str, tuple[MessageWithParts, str, list[llm.ModelMessage]]] = field(factory=dict)
+    _last: tuple[str, list[MessageWithParts], list[llm.ModelMessage]] | None = None
+    """The last call's model, history and result."""
 
     def convert(
         self, history: Sequence[MessageWithParts], model: llm.ModelInfo, secrets: SecretOutputs | None = None
     ) -> list[llm.ModelMessage]:
+        ref = model.ref
         out: list[llm.ModelMessage] = []
-        for message in history:
+        rest = history
+        last = self._last
+        if last is not None and last[0] == ref and len(last[1]) <= len(history):
+            before = len(last[1])
+            if history[:before] == last[1]:  # identity first, element by element, in C
+                out, rest = list(last[2]), history[before:]
+        for message in rest:
             entry = self._entries.get(message.info.id)
-            if entry is None or entry[0] is not message or entry[1] != model.ref:
-                entry = (message, model.ref, to_model_messages([message], model, secrets=secrets))
+            if entry is None or entry[0] is not message or entry[1] != ref:
+                entry = (message, ref, to_model_messages([message], model, secrets=secrets))
                 self._entries[message.info.id] = entry
             out += entry[2]
-        return out
+        self._last = (ref, list(history), out)
+        return list(out)
 
 
 @frozen

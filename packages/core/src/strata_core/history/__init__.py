@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from strata_core.history.compacted import Latest, filter_compacted, latest
+from strata_core.history.compacted import Latest, extend_compacted, filter_compacted, latest
 from strata_core.history.model_messages import is_media, media_in_tool_results, to_model_messages
 from strata_core.history.prune import prune_candidates
 
 __all__ = [
     "Latest",
+    "extend_compacted",
     "filter_compacted",
     "is_media",
     "latest",

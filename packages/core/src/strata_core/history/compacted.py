@@ -51,6 +51,19 @@ def filter_compacted(messages: Sequence[m.MessageWithParts]) -> list[m.MessageWi
     return kept
 
 
+def extend_compacted(
+    view: Sequence[m.MessageWithParts], added: Sequence[m.MessageWithParts]
+) -> list[m.MessageWithParts] | None:
+    """`filter_compacted(history + added)` from `view`, the history's own, when `added` cannot change where it
+    starts (no completed summary among them: only one moves it); None when it must be worked out again.
+
+    The loop's history grows by a step's answer at a time, so it need not walk the whole session each step.
+    """
+    if any(isinstance(message.info, m.AssistantMessage) and _is_completed_summary(message.info) for message in added):
+        return None
+    return [*view, *added]
+
+
 def _is_completed_summary(info: m.AssistantMessage) -> bool:
     return info.summary and bool(info.finish) and info.error is None
 
@@ -133,13 +146,18 @@ def latest(messages: Sequence[m.MessageWithParts]) -> Latest:
     user message stored last must still get an answer.
     """
     user_at = assistant_at = finished_at = -1
-    for at, message in enumerate(messages):
-        if isinstance(message.info, m.UserMessage):
-            user_at = at
-            continue
-        assistant_at = at
-        if message.info.finish:
-            finished_at = at
+    # From the newest back to the newest user and finished messages: a step's cost does not grow with the
+    # session (only a session with no finished answer is walked whole).
+    for at in range(len(messages) - 1, -1, -1):
+        info = messages[at].info
+        if isinstance(info, m.UserMessage):
+            user_at = at if user_at < 0 else user_at
+        else:
+            assistant_at = at if assistant_at < 0 else assistant_at
+            if finished_at < 0 and info.finish:
+                finished_at = at
+        if user_at >= 0 and finished_at >= 0:
+            break
     tasks = tuple(
         part
         for message in messages[finished_at + 1 :]

@@ -9,6 +9,7 @@ totals stay zero in its exports; Strata stores the real ones.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 from attrs import evolve
@@ -24,25 +25,45 @@ log = get_logger(__name__)
 
 
 def snapshot_range(history: Sequence[MessageWithParts]) -> tuple[str, str] | None:
-    """The first step-start and the last step-finish snapshot in `history`, or None without both."""
-    first: str | None = None
-    last: str | None = None
-    for message in history:
-        for part in message.parts:
-            if first is None and isinstance(part, StepStartPart) and part.snapshot:
-                first = part.snapshot
-            if isinstance(part, StepFinishPart) and part.snapshot:
-                last = part.snapshot
-    return (first, last) if first is not None and last is not None else None
+    """The first step-start and the last step-finish snapshot in `history`, or None without both.
+
+    The last is looked for from the end and the first from the start, each stopping where it is found: a
+    turn's summary runs with every step, and must not walk a long session's whole history to find them."""
+    last = next(
+        (
+            part.snapshot
+            for message in reversed(history)
+            for part in reversed(message.parts)
+            if isinstance(part, StepFinishPart) and part.snapshot
+        ),
+        None,
+    )
+    if last is None:
+        return None
+    first = next(
+        (
+            part.snapshot
+            for message in history
+            for part in message.parts
+            if isinstance(part, StepStartPart) and part.snapshot
+        ),
+        None,
+    )
+    return (first, last) if first is not None else None
 
 
 def turn_of(history: Sequence[MessageWithParts], user_message_id: str) -> list[MessageWithParts]:
-    """The user message `user_message_id` and the assistant messages answering it."""
-    return [
-        message
-        for message in history
-        if message.info.id == user_message_id or getattr(message.info, "parent_id", None) == user_message_id
-    ]
+    """The user message `user_message_id` and the assistant messages answering it.
+
+    Looked for from the end back to the user message: an answer is stored after the message it answers."""
+    turn: list[MessageWithParts] = []
+    for message in reversed(history):
+        if message.info.id == user_message_id or getattr(message.info, "parent_id", None) == user_message_id:
+            turn.append(message)
+        if message.info.id == user_message_id:
+            break
+    turn.reverse()
+    return turn
 
 
 async def changes(snapshots: Snapshot, history: Sequence[MessageWithParts]) -> list[FileDiff]:
@@ -50,7 +71,31 @@ async def changes(snapshots: Snapshot, history: Sequence[MessageWithParts]) -> l
     span = snapshot_range(history)
     if span is None or span[0] == span[1]:
         return []  # nothing to compare (a text answer, a turn's first step): no git process
-    return await snapshots.diff(*span)
+    return await _diff(snapshots, *span)
+
+
+_DIFFS_KEPT = 32
+_recent_diffs: dict[tuple[int, str, str], tuple[weakref.ref[Snapshot], list[FileDiff]]] = {}
+"""The last diffs between two snapshots, by snapshot service and the two trees' hashes."""
+
+
+async def _diff(snapshots: Snapshot, before: str, after: str) -> list[FileDiff]:
+    """`snapshots.diff`, remembered: a snapshot is a git tree, named by its content, so two hashes always
+    differ the same way. A long session's range (its first step to its last) changes only when the worktree
+    does, and the summary after every step would otherwise run git on it each time."""
+    key = (id(snapshots), before, after)
+    kept = _recent_diffs.get(key)
+    if kept is not None and kept[0]() is snapshots:
+        return list(kept[1])
+    diffs = await snapshots.diff(before, after)
+    try:
+        ref = weakref.ref(snapshots)
+    except TypeError:  # a snapshot service that takes no weak reference is asked every time
+        return diffs
+    if len(_recent_diffs) >= _DIFFS_KEPT:
+        del _recent_diffs[next(iter(_recent_diffs))]
+    _recent_diffs[key] = (ref, list(diffs))
+    return diffs
 
 
 async def _readable_changes(
