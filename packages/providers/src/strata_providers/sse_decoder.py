@@ -23,6 +23,7 @@ from __future__ import annotations
 from httpx_sse import ServerSentEvent
 
 _DATA_PREFIX = b"data: "
+_EVENT_PREFIX = b"event: "
 
 
 class SseDecoder:
@@ -76,9 +77,16 @@ class SseDecoder:
 
     def _block(self, block: bytes) -> list[ServerSentEvent]:
         """The events of `block`: lines without a blank line among them, whose end dispatches."""
-        if block.startswith(_DATA_PREFIX) and b"\n" not in block:
-            # One `data:` line (nothing is pending between blocks): the shape of nearly every event.
-            return [ServerSentEvent("", block[6:].decode("utf-8", "replace"), self._last_event_id)]
+        # Nearly every event is one `data:` line, or (Anthropic) an `event:` line and a `data:` line; nothing is
+        # pending between blocks, so these are read whole.
+        if block.startswith(_DATA_PREFIX):
+            if b"\n" not in block:
+                return [ServerSentEvent("", block[6:].decode("utf-8", "replace"), self._last_event_id)]
+        elif block.startswith(_EVENT_PREFIX):
+            end = block.find(b"\n")
+            if end > 0 and block.startswith(_DATA_PREFIX, end + 1) and block.find(b"\n", end + 1) < 0:
+                name = block[7:end].decode("utf-8", "replace")
+                return [ServerSentEvent(name, block[end + 7 :].decode("utf-8", "replace"), self._last_event_id)]
         events: list[ServerSentEvent] = []
         for line in block.split(b"\n"):
             if line:
