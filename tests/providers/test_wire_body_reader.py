@@ -40,3 +40,16 @@ async def test_the_consumers_own_error_comes_out_as_itself(wire: Wire, client: h
                         raise LookupError("the consumer's")
         with anyio.fail_after(5):
             await server.wait_for_disconnect(server.main_requests[0])
+
+
+async def test_the_consumers_error_keeps_its_cause(client: httpx.AsyncClient) -> None:
+    async with ScriptedServer([{"text": "a b c d", "chunk_size": 2}]) as server:
+        with pytest.raises(LookupError) as raised:
+            async with model_for("chat", server, client).stream(user_request()) as events:
+                async for _ in events:
+                    try:
+                        raise KeyError("first")
+                    except KeyError as exc:
+                        raise LookupError("second") from exc
+    assert isinstance(raised.value.__cause__, KeyError)
+    assert not isinstance(raised.value.__context__, BaseExceptionGroup)

@@ -92,6 +92,7 @@ async def open_stream(
 ) -> AsyncIterator[AsyncIterator[StreamEvent]]:
     """The events of one model call, retried per `policy`; leaving the block closes the response."""
     bounds = deadlines or Deadlines()
+    callers: BaseException | None = None
     try:
         async with anyio.create_task_group() as readers:  # each attempt's body is read in a task here
             events = stream_with_retries(
@@ -104,12 +105,13 @@ async def open_stream(
                 with anyio.move_on_after(_CLOSE_GRACE, shield=True):
                     await events.aclose()
     except BaseExceptionGroup as group:
-        raise _the_callers(group) from None
-
-
-def _the_callers(group: BaseExceptionGroup[BaseException]) -> BaseException:
-    """The caller's own exception, out of the group the readers' task group wraps it in (readers never raise)."""
-    return group.exceptions[0] if len(group.exceptions) == 1 else group
+        # The readers never raise, so the group holds what the caller's block raised: that goes on as it was
+        # (raised outside this handler, so it keeps its own cause, context and traceback).
+        if len(group.exceptions) != 1:
+            raise
+        callers = group.exceptions[0]
+    if callers is not None:
+        raise callers
 
 
 async def stream_attempt(
