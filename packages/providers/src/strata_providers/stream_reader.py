@@ -89,7 +89,7 @@ class BodyReader:
                     watching.start_soon(self._watch)
                     await self._read()
                     watching.cancel_scope.cancel()
-            if self._expired is not None:
+            if self._expired is not None and not self._decoder.finished:  # not a deadline passing in `_drain`
                 self._failure = self._timer.expired(self._expired)
         finally:
             self._ended = True
