@@ -137,14 +137,15 @@ class PrintedRun:
     peak_rss_mib: float
 
 
-def end_to_end(wire: Wire, deltas: int) -> PrintedRun:
-    """One `strata run` printing an answer of `deltas` 4-character text deltas streamed over `wire`."""
+def end_to_end(wire: Wire, deltas: int, extra_env: dict[str, str] | None = None) -> PrintedRun:
+    """One `strata run` printing an answer of `deltas` 4-character text deltas streamed over `wire`
+    (`extra_env`: e.g. a `PYTHONPATH` putting another source tree first, to compare two)."""
     with server_process([text_turn(deltas)]) as base_url, common.fresh_project("strata-bench-e2e.") as paths:
         project, home = paths
         provider = {"npm": NPM[wire], "options": {"baseURL": base_url, "apiKey": "x"}, "models": {"bench": {}}}
         config = {"provider": {"bench": provider}, "model": "bench/bench"}
         (project / "opencode.json").write_text(json.dumps(config))
-        return _printed_run([str(STRATA), "run", "go"], project, clean_env(home), 4 * deltas)
+        return _printed_run([str(STRATA), "run", "go"], project, clean_env(home, extra_env), 4 * deltas)
 
 
 def _printed_run(argv: list[str], cwd: Path, env: dict[str, str], answer_chars: int) -> PrintedRun:
