@@ -64,17 +64,20 @@ class MessagesStreamDecoder:
     _produced: bool = False
 
     def feed(self, event: ServerSentEvent) -> list[StreamEvent]:
-        if not event.data.strip():
+        text = event.data
+        if not text or text.isspace():
             return []
-        data = parse_chunk(event.data)
+        data = parse_chunk(text)
         kind = data.get("type") or event.event
         if kind == "content_block_delta":  # by far the most frequent: first
             events = self._block_delta(data)
-            self._produced = self._produced or _has_content(events)
+            if not self._produced:
+                self._produced = _has_content(events)
             return events
         if kind == "content_block_start":
             events = self._block_start(data)
-            self._produced = self._produced or _has_content(events)
+            if not self._produced:
+                self._produced = _has_content(events)
             return events
         if kind == "content_block_stop":
             return self._block_stop(data)
@@ -122,7 +125,10 @@ class MessagesStreamDecoder:
             raise bad_chunk(f"content_block_delta for block {index}, which never started", json.dumps(data))
         kind = delta.get("type")
         if kind == "text_delta":
-            return self._text(index, delta.get("text"))
+            text = delta.get("text")
+            if not isinstance(text, str) or not text:
+                return []
+            return [TextDelta(block.id if block.kind == "text" else f"text-{index}", text)]  # the id made once
         if kind == "thinking_delta":
             return self._thinking(index, delta.get("thinking"))
         if kind == "signature_delta":

@@ -46,23 +46,25 @@ class ChatStreamDecoder:
         data = event.data
         if data == "[DONE]":
             return self._finish()
-        if not data.strip():
+        if not data or data.isspace():
             return []
-        chunk = parse_chunk(data)
+        chunk = parse_chunk(data)  # JSON objects are dicts: `isinstance(..., dict)` below is the cheap check
         if "error" in chunk:
             raise error_from_payload(chunk["error"])
-        if isinstance(chunk.get("usage"), Mapping):
-            self._usage = chunk["usage"]
+        usage = chunk.get("usage")
+        if usage is not None and isinstance(usage, dict):
+            self._usage = usage
         choices = chunk.get("choices") or ()
         if not choices:
             self._null_choices = self._null_choices or ("choices" in chunk and chunk["choices"] is None)
             return []
         self._choices_seen = True
         choice = choices[0]
-        if not isinstance(choice, Mapping):
+        if not isinstance(choice, dict):
             raise bad_chunk("choices[0] is not an object", data)
         events = self._delta(choice.get("delta") or {}, data)
-        self._produced = self._produced or bool(events)
+        if events:
+            self._produced = True
         reason = choice.get("finish_reason")
         if reason:
             self._finish_reason = _FINISH_REASONS.get(str(reason), "other")
@@ -75,8 +77,12 @@ class ChatStreamDecoder:
 
     def _delta(self, delta: Mapping[str, Any], data: str) -> list[StreamEvent]:
         content = delta.get("content")
-        if len(delta) == 1 and isinstance(content, str) and content:  # most chunks: one piece of text
-            return self._parts.text(content)
+        if len(delta) == 1:  # most chunks: one piece of text, or of one tool call's arguments
+            if isinstance(content, str) and content:
+                return self._parts.text(content)
+            calls = delta.get("tool_calls")
+            if calls and type(calls) is list and len(calls) == 1 and type(calls[0]) is dict:
+                return self._tool_call_delta(calls[0], data)
         events: list[StreamEvent] = []
         # `reasoning_content` (DeepSeek, vLLM, OpenCode's replay) or `reasoning` (OpenRouter, Ollama).
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
@@ -85,7 +91,7 @@ class ChatStreamDecoder:
         if isinstance(content, str) and content:
             events += self._parts.text(content)
         for call in delta.get("tool_calls") or ():
-            if not isinstance(call, Mapping):
+            if not isinstance(call, dict):
                 raise bad_chunk("a tool_calls entry is not an object", data)
             events += self._tool_call_delta(call, data)
         return events
@@ -93,8 +99,12 @@ class ChatStreamDecoder:
     def _tool_call_delta(self, call: Mapping[str, Any], data: str) -> list[StreamEvent]:
         index = call.get("index", len(self._tools))
         function = call.get("function") or {}
-        events: list[StreamEvent] = []
         buffer = self._tools.get(index)
+        arguments = function.get("arguments")
+        if buffer is not None and arguments and type(arguments) is str:  # the common fragment, kept cheap
+            buffer.arguments.append(arguments)
+            return [ToolInputDelta(buffer.call_id, arguments)]
+        events: list[StreamEvent] = []
         if buffer is None:
             name = function.get("name")
             if not isinstance(name, str) or not name:
@@ -104,7 +114,6 @@ class ChatStreamDecoder:
             self._tools[index] = buffer
             events += self._parts.close()
             events.append(ToolInputStart(buffer.call_id, name))
-        arguments = function.get("arguments")
         if arguments:
             if not isinstance(arguments, str):
                 arguments = json.dumps(arguments)  # a few servers send the arguments as an object

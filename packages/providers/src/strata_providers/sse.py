@@ -11,18 +11,17 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 import httpx
+from anyio.abc import TaskGroup
 from attrs import field, frozen
-from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from strata_core import json_text
 from strata_core.http import NonLoopbackRequestError, is_loopback_host
 from strata_core.llm import (
     BadResponseError,
-    ModelError,
     ModelInfo,
     ModelRequest,
     ServerNotListeningError,
@@ -30,14 +29,15 @@ from strata_core.llm import (
     TransportError,
 )
 from strata_providers.deadlines import AttemptTimer, Deadlines
-from strata_providers.errors import bad_chunk, error_for_status, error_from_payload
+from strata_providers.errors import error_for_status, error_from_payload
 from strata_providers.retry import RetryPolicy, stream_with_retries
+from strata_providers.stream_reader import BodyReader
+from strata_providers.stream_reader import StreamDecoder as StreamDecoder
+from strata_providers.stream_reader import decode_event as decode_event
 from strata_providers.wire_json import encode_body
 
 _CLOSE_GRACE = 5.0
 """Seconds a cancelled caller still grants us to close the response cleanly."""
-_DRAIN_GRACE = 0.25
-"""Seconds the rest of a finished stream may take to arrive (see `_drain`)."""
 
 
 @frozen
@@ -67,23 +67,6 @@ class WireRequest:
     """Who the request is for and its configured `baseURL`: what a refused connection's error names."""
 
 
-class StreamDecoder(Protocol):
-    """Turns one call's SSE events into stream events. A fresh decoder serves each attempt."""
-
-    @property
-    def finished(self) -> bool:
-        """The provider said the stream is complete; nothing after this is read."""
-        ...
-
-    def feed(self, event: ServerSentEvent) -> list[StreamEvent]:
-        """Events for one SSE event; raises `ModelError` for an error event or a malformed chunk."""
-        ...
-
-    def end_of_stream(self) -> list[StreamEvent]:
-        """Called when the connection ends before `finished`: closing events, or a `TransportError`."""
-        ...
-
-
 def request_headers(
     own: Mapping[str, str], endpoint: Endpoint, info: ModelInfo, request: ModelRequest
 ) -> dict[str, str]:
@@ -109,19 +92,37 @@ async def open_stream(
 ) -> AsyncIterator[AsyncIterator[StreamEvent]]:
     """The events of one model call, retried per `policy`; leaving the block closes the response."""
     bounds = deadlines or Deadlines()
-    events = stream_with_retries(lambda: stream_attempt(client, request, new_decoder(), bounds), policy)
+    callers: BaseException | None = None
     try:
-        yield events
-    finally:
-        # Shielded: a cancelled caller must still release the connection, or the server keeps generating.
-        with anyio.move_on_after(_CLOSE_GRACE, shield=True):
-            await events.aclose()
+        async with anyio.create_task_group() as readers:  # each attempt's body is read in a task here
+            events = stream_with_retries(
+                lambda: stream_attempt(client, request, new_decoder(), readers, bounds), policy
+            )
+            try:
+                yield events
+            finally:
+                # Shielded: a cancelled caller must still release the connection, or the server keeps generating.
+                with anyio.move_on_after(_CLOSE_GRACE, shield=True):
+                    await events.aclose()
+    except BaseExceptionGroup as group:
+        # The readers never raise, so the group holds what the caller's block raised: that goes on as it was
+        # (raised outside this handler, so it keeps its own cause, context and traceback).
+        if len(group.exceptions) != 1:
+            raise
+        callers = group.exceptions[0]
+    if callers is not None:
+        raise callers
 
 
 async def stream_attempt(
-    client: httpx.AsyncClient, request: WireRequest, decoder: StreamDecoder, deadlines: Deadlines | None = None
+    client: httpx.AsyncClient,
+    request: WireRequest,
+    decoder: StreamDecoder,
+    readers: TaskGroup,
+    deadlines: Deadlines | None = None,
 ) -> AsyncGenerator[StreamEvent, None]:
-    """One attempt: POST, then decoded events; every expected failure is raised as a `ModelError`.
+    """One attempt: POST, then decoded events (the body read by a task in `readers`); every expected failure
+    is raised as a `ModelError`.
 
     Each wait is bounded by `deadlines` (`deadlines.py`): the client's own read timeout stays as a backstop,
     but keepalive bytes reset it while no output arrives, so it cannot be the bound.
@@ -133,18 +134,14 @@ async def stream_attempt(
         response = await timer.headers(client.send(post, stream=True))
         try:
             await timer.chunk(_check_response(response))
-            sse_events = EventSource(response).aiter_sse()
-            while (sse := await timer.next_item(sse_events)) is not None:
-                events = decode_event(decoder, sse)
-                if events:
-                    timer.output()
-                for event in events:
-                    yield event
-                if decoder.finished:
-                    await _drain(sse_events)
-                    return
-            for event in decoder.end_of_stream():
-                yield event
+            reader = BodyReader(response, decoder, timer)
+            readers.start_soon(reader.run)
+            try:
+                while (batch := await reader.next_batch()) is not None:
+                    for event in batch:
+                        yield event
+            finally:
+                await reader.stop()
         finally:
             await response.aclose()
     except NonLoopbackRequestError:
@@ -155,25 +152,6 @@ async def stream_attempt(
         raise connect_failure(request, exc) from exc
     except httpx.HTTPError as exc:
         raise TransportError(f"connection to {request.url} failed: {_describe(exc)}") from exc
-    except SSEError as exc:
-        raise BadResponseError(f"not a valid event stream: {exc}") from exc
-
-
-async def _drain(rest: AsyncIterator[ServerSentEvent]) -> None:
-    """Read what a finished stream still sends (its end: the last chunk of the body) and drop it.
-
-    A response closed before the end of its body takes its connection with it, so every step would connect
-    again (and shake hands again over TLS); read to the end, the connection returns to the client's pool for
-    the next call. OpenCode's client reads a stream to its end too. A server that keeps the body open past
-    the end of the answer gets `_DRAIN_GRACE`, then the connection is closed as before; one that breaks the
-    body off (closes without its last chunk) costs the connection only, never the complete answer.
-    """
-    with anyio.move_on_after(_DRAIN_GRACE):
-        try:
-            async for _ in rest:
-                pass
-        except (httpx.HTTPError, SSEError):
-            pass
 
 
 async def _check_response(response: httpx.Response) -> None:
@@ -191,17 +169,6 @@ async def _check_response(response: httpx.Response) -> None:
             status=response.status_code,
             body=body,
         )
-
-
-def decode_event(decoder: StreamDecoder, sse: ServerSentEvent) -> list[StreamEvent]:
-    """The decoder's events for one SSE event; anything it did not expect becomes a `BadResponseError`."""
-    try:
-        return decoder.feed(sse)
-    except ModelError:
-        raise
-    except Exception as exc:
-        # A chunk whose shape the decoder did not expect: report it as a bad response, never crash the caller.
-        raise bad_chunk(f"{type(exc).__name__}: {exc}", sse.data) from exc
 
 
 def _timeout_kind(exc: httpx.TimeoutException) -> str:
