@@ -105,8 +105,9 @@ ONLY_A_RUN_NEEDS = (
 
 
 HELLO_MODULES_AT_MOST = 570
-HELLO_STRATA_MODULES_AT_MOST = 187
-"""Ceilings on what `run "say hello"` loads (565 modules, 185 of them Strata's, when last counted): a module
+HELLO_STRATA_MODULES_AT_MOST = 190
+"""Ceilings on what `run "say hello"` loads (568 modules, 188 of them Strata's, when last counted: the body's
+kept JSON fragments and the stream's own body reader and SSE decoder are on every run's path): a module
 no name above covers, creeping onto the path, fails here too. One that belongs there raises the ceiling, with
 its cost recorded in benchmarks/README.md; a library upgrade that loads more modules may need a new count."""
 
