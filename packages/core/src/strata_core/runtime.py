@@ -58,9 +58,8 @@ from strata_core.permission.approval import Approver
 from strata_core.permission.flow import Permission
 from strata_core.project import ProjectInfo
 from strata_core.prompt.system import SystemPrompt
-from strata_core.session.database_url import checked_database_url, configured_database_url, is_database_url
+from strata_core.session.opening import StoreChoice, adopt_path_keyed_sessions, is_store_choice, open_store
 from strata_core.session.session import Session
-from strata_core.session.sqlite_store import SqliteSessionStore
 from strata_core.session.store import SessionStore
 from strata_core.snapshot.contract import Snapshot
 from strata_core.tool.contract import Tool
@@ -76,9 +75,6 @@ if TYPE_CHECKING:
 ClientHandle: TypeAlias = "Callable[[], AsyncClient]"
 ModelResolverFactory: TypeAlias = "Callable[[ConfigInfo, Mapping[str, str], ClientHandle], llm.ModelResolver]"
 """Builds the model resolver once the config is loaded, e.g. `ProviderCatalog(config.blocks, env, client)`."""
-StoreChoice: TypeAlias = "SessionStore | Path | str"
-"""The caller's own store (it opens and closes it), a SQLite file, a PostgreSQL database (a `postgresql://`
-URL), or `"memory"`: a store in memory."""
 HiddenEnv: TypeAlias = "Collection[str] | Callable[[llm.ModelResolver], Collection[str]]"
 """Variables shell commands must not see, or how to tell them from the runtime's model resolver."""
 
@@ -241,7 +237,7 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
         c.web_client.override(providers.Object(given))
         await self._open_store_beside_config(options.get("store"))
         project = await c.project().info()
-        await _adopt_path_keyed_sessions(c.store(), project)
+        await adopt_path_keyed_sessions(c.store(), project)
         config: ConfigInfo = c.config_info()
         models = options["models"]
         if callable(getattr(models, "resolve", None)):
@@ -367,41 +363,13 @@ class _OpenRuntime(AbstractAsyncContextManager[Runtime]):
                 self._background.start_soon(snapshots.warm_up)
 
     async def _open_store(self, choice: StoreChoice | None) -> SessionStore:
-        if choice == "memory":
-            # Imported here: its row classes cost ~2.5 ms of start-up that a run on SQLite never uses.
-            from strata_core.session.memory_store import MemorySessionStore
-
-            return await self._stack.enter_async_context(MemorySessionStore.open())
-        if choice is None:
-            url = configured_database_url(self._container.env())  # STRATA_DATABASE_URL: the shared store
-            choice = url if url is not None else self._container.paths().database
-        if isinstance(choice, Path):
-            return await self._stack.enter_async_context(SqliteSessionStore.open(choice, self._container.clock()))
-        if isinstance(choice, str) and is_database_url(choice):
-            # Imported here: only a runtime configured with a URL loads the driver.
-            from strata_core.session.postgres_store import PostgresSessionStore
-
-            url = checked_database_url(choice, source="open_runtime: store=")
-            store = await self._stack.enter_async_context(PostgresSessionStore.open(url, self._container.clock()))
-            keeper = await self._stack.enter_async_context(anyio.create_task_group())
-            self._stack.callback(keeper.cancel_scope.cancel)  # runs first on exit: the keeper never delays it
-            keeper.start_soon(store.keep_leases, self._stop_turn_of_lost_lease)
-            return store
-        if isinstance(choice, str):
+        if not is_store_choice(choice):
             raise RuntimeOptionsError(
                 f'open_runtime: store= takes a SessionStore, a Path, a postgresql:// URL or "memory", not {choice!r}'
             )
-        return choice
-
-
-async def _adopt_path_keyed_sessions(store: SessionStore, project: ProjectInfo) -> None:
-    """Sessions stored under the project's former id (its worktree path's hash) move to its id (the root commit),
-    so a repository's sessions stay listed in it after the change; one indexed query when there are none."""
-    if project.path_id is None or project.path_id == project.id:
-        return
-    for info in await store.list_sessions(project.path_id):
-        info.project_id = project.id
-        await store.put_session(info)
+        c = self._container
+        return await open_store(self._stack, choice, env=c.env(), default_database=lambda: c.paths().database,
+                                clock=c.clock(), on_lost_lease=self._stop_turn_of_lost_lease)  # fmt: skip
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
