@@ -9,9 +9,9 @@ and even then the file stays consistent (never corrupt). That is the guarantee S
 of FULL's cost per streamed part.
 
 Concurrency: one connection, used by one thread at a time. Each call takes the access gate, then runs its
-SQL in a worker thread (`anyio.to_thread.run_sync`) so the event loop never blocks on disk. A call that
-is cancelled while its SQL runs still waits for the thread to finish, so a write either happened whole
-or not at all.
+SQL in the store's own thread (`DatabaseThread`) so the event loop never blocks on disk. A call that is
+cancelled while its SQL runs still waits for the thread to finish, so a write either happened whole or not
+at all.
 
 Storage failures (a full disk, a read-only file, an I/O error, a lock held past `busy_timeout_ms`) come out as
 a `StorageError` naming the file and what to do (`storage_errors.py`); the transaction they hit is rolled
@@ -41,6 +41,7 @@ from strata_core.serialization import (
 )
 from strata_core.session import migrations
 from strata_core.session._gate import AccessGate
+from strata_core.session.database_thread import DatabaseThread
 from strata_core.session.lease import FileLeases
 from strata_core.session.storage_errors import storage_error
 from strata_core.session.store import StoreClosedError
@@ -68,6 +69,7 @@ class SqliteSessionStore:
     """Stamps the schema migrations it applies (records carry their own times)."""
     _conn: sqlite3.Connection | None = field(default=None, init=False)
     _gate: AccessGate = field(factory=AccessGate, init=False)
+    _thread: DatabaseThread = field(factory=lambda: DatabaseThread("strata-sqlite"), init=False)
     _leases: FileLeases = field(init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -108,12 +110,17 @@ class SqliteSessionStore:
         async with self._gate.access():
             if self._conn is None:
                 with self._reported():
-                    self._conn = await anyio.to_thread.run_sync(self._connect_blocking)
+                    try:
+                        self._conn = await self._thread.run(self._connect_blocking)
+                    except BaseException:
+                        self._thread.stop()
+                        raise
 
     def _connect_blocking(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: autocommit, so every transaction below is an explicit BEGIN ... COMMIT.
-        # check_same_thread=False: worker threads take turns on this connection, serialised by the gate.
+        # check_same_thread=False: opened and used in the store's thread, or anyio's workers under another event loop
+        # (taking turns, serialised by the gate).
         conn = sqlite3.connect(
             self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout_ms / 1000
         )
@@ -132,7 +139,8 @@ class SqliteSessionStore:
             async with self._gate.access():
                 conn, self._conn = self._conn, None
                 if conn is not None:
-                    await anyio.to_thread.run_sync(conn.close)
+                    await self._thread.run(conn.close)
+                self._thread.stop()
 
     # -----------------------------------------------------------------------------------------------------
     # Running SQL
@@ -159,7 +167,7 @@ class SqliteSessionStore:
         async with self._gate.access():
             conn = self._connection()
             with self._reported():
-                return await anyio.to_thread.run_sync(work, conn)
+                return await self._thread.run(work, conn)
 
     async def _write(self, work: Work[T]) -> T:
         return await self._run(lambda conn: _in_transaction(conn, work, "BEGIN IMMEDIATE"))
@@ -177,15 +185,15 @@ class SqliteSessionStore:
                 return
             conn = self._connection()
             with self._reported():
-                await anyio.to_thread.run_sync(conn.execute, "BEGIN IMMEDIATE")
+                await self._thread.run(conn.execute, "BEGIN IMMEDIATE")
             try:
                 yield
             except BaseException:
                 with anyio.CancelScope(shield=True), self._reported():
-                    await anyio.to_thread.run_sync(_rollback, conn)
+                    await self._thread.run(_rollback, conn)
                 raise
             with anyio.CancelScope(shield=True), self._reported():
-                await anyio.to_thread.run_sync(_commit, conn)
+                await self._thread.run(_commit, conn)
 
     # -----------------------------------------------------------------------------------------------------
     # Sessions
