@@ -302,7 +302,7 @@ class SkillService:
     paths: StrataPaths
     env: Mapping[str, str]
     _registry: dict[str, SkillInfo] | None = field(default=None, init=False, repr=False)
-    _lock: anyio.Lock = field(factory=anyio.Lock, init=False, repr=False)
+    _lock: anyio.Lock = field(factory=lambda: anyio.Lock(fast_acquire=True), init=False, repr=False)
 
     async def _skills(self) -> dict[str, SkillInfo]:
         async with self._lock:

@@ -49,7 +49,8 @@ class PartWriter:
     message: AssistantMessage
     clock: Clock
     ids: Ids
-    _lock: anyio.Lock = field(factory=anyio.Lock, init=False, repr=False)
+    _lock: anyio.Lock = field(factory=lambda: anyio.Lock(fast_acquire=True), init=False, repr=False)
+    """Taken at every queued write and flush: uncontended, without a trip through the event loop."""
     _queue: dict[str, Part | AssistantMessage] = field(factory=dict, init=False, repr=False)
     """Waiting writes in first-queued order (a part's first write fixes its position in the message)."""
     _group: TaskGroup | None = field(default=None, init=False, repr=False)

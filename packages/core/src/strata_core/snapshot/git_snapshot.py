@@ -326,7 +326,7 @@ class GitSnapshot:
 
     @asynccontextmanager
     async def _locked(self) -> AsyncIterator[None]:
-        lock = _locks.setdefault(self.gitdir, anyio.Lock())
+        lock = _locks.get(self.gitdir) or _locks.setdefault(self.gitdir, anyio.Lock(fast_acquire=True))
         async with lock:
             self.gitdir.mkdir(parents=True, exist_ok=True)
             with (self.gitdir / "strata.lock").open("a") as handle:
