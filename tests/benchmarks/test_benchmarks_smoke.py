@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 
 from benchmarks import common, lsp_edit, prompt_assembly  # lsp_edit: its tools dir from the real HOME
@@ -209,3 +210,11 @@ def test_lsp_edit_quick_run_times_the_checks_with_pyright_and_without_servers() 
     assert rows["lsp: edit, not configured"] is not None
     pyright_rows = [rows["lsp: edit, pyright warm, error edit"], rows["lsp: edit, pyright warm, clean edit"]]
     assert all(value is not None for value in pyright_rows) == lsp_edit.PYRIGHT.exists()
+
+
+def test_thread_hop_measures_both_ways_to_a_thread() -> None:
+    from benchmarks import thread_hop
+
+    figures = anyio.run(thread_hop.measure, 20)
+    assert set(figures) == {"anyio.to_thread.run_sync", "DatabaseThread.run"}
+    assert all(micros > 0 for micros in figures.values())
