@@ -45,29 +45,37 @@ class PartIds(TypedDict):
     session_id: str
 
 
-def build_turn(session_id: str, turn: int) -> list[m.MessageWithParts]:
-    def part_ids() -> PartIds:
-        return {"id": IDS.new("prt"), "session_id": session_id}
-
+def question_and_reply(
+    ids: Ids, session_id: str, turn: int, provider_id: str, model_id: str
+) -> tuple[m.UserMessage, m.AssistantMessage]:
+    """The two messages of one earlier turn of a seeded history (their parts are the caller's)."""
     user = m.UserMessage(
-        id=IDS.new("msg"),
+        id=ids.new("msg"),
         session_id=session_id,
         time=m.MessageTime(created=turn),
         agent="build",
-        model=m.ModelRef(provider_id="anthropic", model_id="claude-sonnet-4-5"),
+        model=m.ModelRef(provider_id=provider_id, model_id=model_id),
     )
     reply = m.AssistantMessage(
-        id=IDS.new("msg"),
+        id=ids.new("msg"),
         session_id=session_id,
         parent_id=user.id,
         time=m.MessageTime(created=turn, completed=turn + 1),
-        model_id="claude-sonnet-4-5",
-        provider_id="anthropic",
+        model_id=model_id,
+        provider_id=provider_id,
         mode="build",
         agent="build",
         path=m.PathInfo(cwd="/work", root="/work"),
         finish="stop",
     )
+    return user, reply
+
+
+def build_turn(session_id: str, turn: int) -> list[m.MessageWithParts]:
+    def part_ids() -> PartIds:
+        return {"id": IDS.new("prt"), "session_id": session_id}
+
+    user, reply = question_and_reply(IDS, session_id, turn, "anthropic", "claude-sonnet-4-5")
     question = m.TextPart(**part_ids(), message_id=user.id, text=f"Question {turn}: " + "please look at this. " * 10)
     steps = 2 if turn % 10 == 0 else 1
     parts: list[m.Part] = []

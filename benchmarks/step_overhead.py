@@ -44,6 +44,7 @@ from typing import Any, Literal, TypedDict
 import anyio
 
 from benchmarks.common import Result, at_most, median
+from benchmarks.history_conversion import question_and_reply
 from strata_core import message as m
 from strata_core.config.service import ConfigInfo
 from strata_core.engine.prompt_input import PromptRequest, TextInput
@@ -173,25 +174,7 @@ class _PartIds(TypedDict):
 def _seeded_turn(ids: Ids, session_id: str, turn: int, snapshot: str | None) -> list[m.MessageWithParts]:
     """One earlier turn of the seeded history: a question, and a reply that read a file and answered, its
     step starting and finishing at `snapshot` (the worktree's, as a git project's steps record it)."""
-    user = m.UserMessage(
-        id=ids.new("msg"),
-        session_id=session_id,
-        time=m.MessageTime(created=turn),
-        agent="build",
-        model=m.ModelRef(provider_id="bench", model_id="m"),
-    )
-    reply = m.AssistantMessage(
-        id=ids.new("msg"),
-        session_id=session_id,
-        parent_id=user.id,
-        time=m.MessageTime(created=turn, completed=turn + 1),
-        model_id="m",
-        provider_id="bench",
-        mode="build",
-        agent="build",
-        path=m.PathInfo(cwd="/work", root="/work"),
-        finish="stop",
-    )
+    user, reply = question_and_reply(ids, session_id, turn, "bench", "m")
 
     def ids_of(message_id: str) -> _PartIds:
         return {"id": ids.new("prt"), "session_id": session_id, "message_id": message_id}
