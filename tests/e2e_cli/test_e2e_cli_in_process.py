@@ -33,11 +33,9 @@ def test_a_command_gives_the_same_code_and_output_as_a_process(cli: Cli, tmp_pat
     assert piped.returncode == as_a_process(cli)("session", "import", "-", stdin="not json").returncode != 0
 
 
-def test_a_run_leaves_the_process_as_it_found_it(cli: Cli, scripted: Scripted) -> None:
-    server = scripted([{"text": "Hello."}])
-    write_config(cli.project, mock_provider_config(server.base_url))
-    http.set_loopback_only(True)
-    before = (
+def process_state() -> tuple[object, ...]:
+    """What a `strata` command may change in its process and the in-process runner must put back."""
+    return (
         dict(os.environ),
         Path.cwd(),
         (sys.stdin, sys.stdout, sys.stderr),
@@ -45,19 +43,19 @@ def test_a_run_leaves_the_process_as_it_found_it(cli: Cli, scripted: Scripted) -
         [(name, logging.getLogger(name).level, list(logging.getLogger(name).handlers)) for name in ("", "strata_core")],
         signal.getsignal(signal.SIGINT),
     )
+
+
+def test_a_run_leaves_the_process_as_it_found_it(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Hello."}])
+    write_config(cli.project, mock_provider_config(server.base_url))
+    http.set_loopback_only(True)
+    before = process_state()
 
     done = cli("--strict", "run", "say hello", extra_env={"STRATA_DEBUG": "1"})
 
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("Hello.")
-    after = (
-        dict(os.environ),
-        Path.cwd(),
-        (sys.stdin, sys.stdout, sys.stderr),
-        (gc.isenabled(), gc.get_threshold(), gc.get_freeze_count()),
-        [(name, logging.getLogger(name).level, list(logging.getLogger(name).handlers)) for name in ("", "strata_core")],
-        signal.getsignal(signal.SIGINT),
-    )
+    after = process_state()
     assert after == before
     assert "STRATA_CONFIG_STRICT" not in os.environ
     assert http._loopback_only
