@@ -33,7 +33,10 @@ def test_a_make_that_failed_is_made_again(tmp_path_factory: pytest.TempPathFacto
 
     with pytest.raises(RuntimeError):
         made_once(tmp_path_factory, "broken", ["x"], fail)
-    again = made_once(tmp_path_factory, "broken", ["x"], lambda into: (into / "whole.txt").write_text("whole"))
+    def whole(into: Path) -> None:
+        (into / "whole.txt").write_text("whole")
+
+    again = made_once(tmp_path_factory, "broken", ["x"], whole)
     assert sorted(p.name for p in again.iterdir()) == [".done", "whole.txt"]
 
 
