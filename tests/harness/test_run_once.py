@@ -33,6 +33,7 @@ def test_a_make_that_failed_is_made_again(tmp_path_factory: pytest.TempPathFacto
 
     with pytest.raises(RuntimeError):
         made_once(tmp_path_factory, "broken", ["x"], fail)
+
     def whole(into: Path) -> None:
         (into / "whole.txt").write_text("whole")
 
