@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 from cli_harness import Cli
+from opencode_oracle import capture_env
 
 from strata_providers.testing import ScriptedServer
 
@@ -179,6 +180,7 @@ def opencode_now(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str
         "STRATA_ORACLE_CACHE": str(ORACLE_CACHE),
         "ORACLE_TIMEOUT": str(LIVE_TIMEOUT),
         "TMPDIR": str(out),
+        **capture_env(tmp_path_factory),
     }
     commands = [
         [str(capture), "opencode", *capture_args(case, out), "--format", "json", *a] for case, a in CASES.items()

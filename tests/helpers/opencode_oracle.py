@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+import pytest
+from run_once import made_once
 
 from strata_providers.testing import ScriptedServer
 
@@ -30,6 +32,7 @@ OPENCODE = ORACLE_CACHE / "node_modules" / ".bin" / "opencode"
 COMPARE = ORACLE / "compare.py"
 RIPGREP = ORACLE_CACHE / "rg" / "bin"
 TIMEOUT = 120
+VERSION = "1.18.33"
 
 
 def missing_reason() -> str | None:
@@ -125,6 +128,27 @@ def opencode_env(home: Path, data_home: Path) -> dict[str, str]:
         "OPENCODE_DISABLE_MODELS_FETCH": "1",
         "OPENCODE_DISABLE_SHARE": "1",
     }
+
+
+def capture_env(factory: pytest.TempPathFactory) -> dict[str, str]:
+    """What capture.sh's environment gets so that it runs the installed OpenCode's `run` without asking its
+    version first (`opencode --version`, ~0.8 s of CPU a capture): the version is checked once per pytest run
+    instead, for every worker. Nothing, so capture.sh finds (or installs) OpenCode as before, when the
+    installed one is not 1.18.33 or its path would not survive capture.sh's word splitting."""
+    if not OPENCODE.exists() or any(c.isspace() for c in str(OPENCODE)):
+        return {}
+    binary = OPENCODE.resolve()
+    stat = binary.stat()
+    inputs = [str(OPENCODE), str(binary), str(stat.st_size), str(stat.st_mtime_ns)]
+
+    def ask(into: Path) -> None:
+        done = subprocess.run([str(OPENCODE), "--version"], capture_output=True, text=True, timeout=60, check=False)
+        (into / "version.txt").write_text(done.stdout.strip() if done.returncode == 0 else "")
+
+    checked = made_once(factory, "opencode-version", inputs, ask)
+    if (checked / "version.txt").read_text() != VERSION:
+        return {}
+    return {"OPENCODE_CMD": f"{OPENCODE} run"}
 
 
 def write_capture(server: ScriptedServer, out: Path, workdir: Path, home: Path) -> Path:

@@ -32,7 +32,7 @@ import attrs
 import pytest
 from cli_harness import STRATA
 from lsp_tools import NPM_BIN, NPM_MODULES, PY_BIN, tool, tools_path
-from opencode_oracle import ORACLE, compare, history_fields, missing_reason
+from opencode_oracle import ORACLE, capture_env, compare, history_fields, missing_reason
 
 pytestmark = [
     pytest.mark.slow,
@@ -174,9 +174,10 @@ LIVE_TIMEOUT = 240
 IMPLEMENTATIONS = ("opencode", "strata")
 
 
-def capture(implementation: str, fixture: Path, script: Path, out: Path) -> Path:
+def capture(implementation: str, fixture: Path, script: Path, out: Path, extra_env: dict[str, str]) -> Path:
     """One capture.sh run of the fixture (OpenCode's or Strata's CLI); fails with the CLI's stderr."""
     env = {**os.environ, "PATH": tools_path(), "STRATA_CMD": f"{STRATA} run", "TMPDIR": str(out.parent)}
+    env.update(extra_env)
     env["ORACLE_TIMEOUT"] = str(LIVE_TIMEOUT)
     command = [str(ORACLE / "capture.sh"), implementation, str(fixture), str(out), str(script), "--", MESSAGE]
     done = subprocess.run(
@@ -205,6 +206,7 @@ def every_capture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Callabl
             prepared[name] = (root, *make(root))
         except pytest.skip.Exception as skipped:
             prepared[name] = skipped
+    extra_env = capture_env(tmp_path_factory)
     runs: dict[tuple[str, str], Future[Path]] = {}
     with ThreadPoolExecutor(max_workers=LIVE_AT_ONCE) as pool:
         for name, session in prepared.items():
@@ -212,7 +214,7 @@ def every_capture(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Callabl
                 root, fixture, script = session
                 for implementation in IMPLEMENTATIONS:
                     runs[name, implementation] = pool.submit(
-                        capture, implementation, fixture, script, root / implementation
+                        capture, implementation, fixture, script, root / implementation, extra_env
                     )
     return {name: partial(_captures, name, prepared[name], runs) for name in SESSIONS}
 
