@@ -71,6 +71,17 @@ def question_and_reply(
     return user, reply
 
 
+def completed_read(turn: int) -> m.ToolStateCompleted:
+    """What an earlier turn's `read` of a 150-line module left in the history."""
+    return m.ToolStateCompleted(
+        input={"filePath": f"/work/src/module_{turn}.py"},
+        output="1: import os\n" * 150,
+        title=f"src/module_{turn}.py",
+        metadata={"truncated": False},
+        time=m.ToolCompletedTime(start=turn, end=turn + 1),
+    )
+
+
 def build_turn(session_id: str, turn: int) -> list[m.MessageWithParts]:
     def part_ids() -> PartIds:
         return {"id": IDS.new("prt"), "session_id": session_id}
@@ -94,13 +105,7 @@ def build_turn(session_id: str, turn: int) -> list[m.MessageWithParts]:
                 message_id=reply.id,
                 call_id=f"call_{turn}_{step}",
                 tool="read",
-                state=m.ToolStateCompleted(
-                    input={"filePath": f"/work/src/module_{turn}.py"},
-                    output="1: import os\n" * 150,
-                    title=f"src/module_{turn}.py",
-                    metadata={"truncated": False},
-                    time=m.ToolCompletedTime(start=turn, end=turn + 1),
-                ),
+                state=completed_read(turn),
             ),
             m.StepFinishPart(**part_ids(), message_id=reply.id, reason="tool-calls" if step < steps - 1 else "stop"),
         ]

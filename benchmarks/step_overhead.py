@@ -44,7 +44,7 @@ from typing import Any, Literal, TypedDict
 import anyio
 
 from benchmarks.common import Result, at_most, median
-from benchmarks.history_conversion import question_and_reply
+from benchmarks.history_conversion import completed_read, question_and_reply
 from strata_core import message as m
 from strata_core.config.service import ConfigInfo
 from strata_core.engine.prompt_input import PromptRequest, TextInput
@@ -188,13 +188,7 @@ def _seeded_turn(ids: Ids, session_id: str, turn: int, snapshot: str | None) -> 
             **ids_of(reply.id),
             call_id=f"call_{turn}",
             tool="read",
-            state=m.ToolStateCompleted(
-                input={"filePath": f"/work/src/module_{turn}.py"},
-                output="1: import os\n" * 150,
-                title=f"src/module_{turn}.py",
-                metadata={"truncated": False},
-                time=m.ToolCompletedTime(start=turn, end=turn + 1),
-            ),
+            state=completed_read(turn),
         ),
         m.StepFinishPart(**ids_of(reply.id), reason="stop", snapshot=snapshot),
     ]
