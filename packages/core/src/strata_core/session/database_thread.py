@@ -55,6 +55,8 @@ class DatabaseThread:
 
     def _started(self) -> queue.SimpleQueue[_Call | None]:
         if self._thread is None:
+            # A queue of its own: a stopped thread still finishing its calls never takes the new one's work.
+            self._calls = queue.SimpleQueue()
             self._thread = threading.Thread(target=_serve, args=(self._calls,), name=self._name, daemon=True)
             self._thread.start()
         return self._calls
