@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,16 +26,34 @@ def test_an_abort_ends_the_turn_and_takes_its_question_with_it(serve: ServeFacto
         (question,) = wait_until(lambda: client.get("/permission").json(), "the question")
         assert client.get("/session/status").json() == {session_id: {"type": "busy"}}
         assert client.post(f"/session/{session_id}/abort").json() is True
-        wait_until(lambda: client.get("/session/status").json() == {}, "the session to be idle")
-        # Idle is said as soon as the abort is asked (OpenCode's order); the turn's stored end follows.
-        last = wait_until(lambda: _ended(client.get(f"/session/{session_id}/message").json()[-1]), "its end")
-        assert last is not None
+        # The answer comes once the turn has stored its end: a client reads it at once (OpenCode's SDK does).
+        assert client.get("/session/status").json() == {}
+        last = client.get(f"/session/{session_id}/message").json()[-1]
+        assert _ended(last) is not None
         assert client.get("/permission").json() == []
         late = client.post(f"/permission/{question['id']}/reply", json={"reply": "once"})
     assert late.status_code == 404 and late.json()["name"] == "NotFoundError"
     assert last["info"]["error"]["name"] == "MessageAbortedError"
     (tool,) = [p for p in last["parts"] if p["type"] == "tool"]
     assert tool["state"]["status"] == "error"
+
+
+def test_an_abort_is_answered_once_the_turn_has_stored_its_end(serve: ServeFactory, project: Path) -> None:
+    # The call runs until the abort kills it; its end (the call's output, the message completed) is stored
+    # after the cancellation reaches the turn, and the abort's answer must wait for that.
+    command = "echo started > started.txt; sleep 60"
+    running = {"tool_calls": [{"name": "bash", "arguments": {"command": command, "description": "Wait"}}]}
+    server = serve([running], permission={"bash": "allow"})
+    with httpx.Client(base_url=server.url, timeout=WAIT) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        assert client.post(f"/session/{session_id}/prompt_async", json=PROMPT).status_code == 204
+        wait_until(lambda: (project / "started.txt").exists(), "the command to start")
+        assert client.post(f"/session/{session_id}/abort").json() is True
+        last = client.get(f"/session/{session_id}/message").json()[-1]
+    assert _ended(last) is not None and last["info"]["error"]["name"] == "MessageAbortedError"
+    (tool,) = [p for p in last["parts"] if p["type"] == "tool"]
+    assert tool["state"]["status"] == "completed", tool["state"]  # a shell call keeps what it printed
+    assert "aborted" in tool["state"]["output"], tool["state"]
 
 
 def _ended(message: dict[str, Any]) -> dict[str, Any] | None:

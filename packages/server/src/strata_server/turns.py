@@ -90,8 +90,9 @@ class Turns:
     async def abort(self, session_id: str) -> None:
         """Cancel the session's running turn as OpenCode's abort does: its clients are told at once
         (`session.error` MessageAbortedError, then idle), and the turn's end (its calls ended, its message
-        completed, idle again) follows as the cancellation reaches it. The session's shell command (`/shell`)
-        is ended too."""
+        completed, idle again) follows as the cancellation reaches it. Returns once that end is stored (at most
+        `STOP_SECONDS`), so a client reading the session after its abort was answered, as OpenCode's SDK does,
+        finds the aborted message. The session's shell command (`/shell`) is ended too."""
         self.shells.cancel(session_id)
         for turn in self._running.get(session_id, ()):
             turn.aborted = True
@@ -100,6 +101,7 @@ class Turns:
             self.runtime.bus.publish(SessionError(session_id, MessageError(ABORTED_ERROR, ABORTED_MESSAGE)))
             self.runtime.bus.publish(SessionStatus(session_id, "idle"))
         await loop.cancel(session_id)
+        await self.after_abort(session_id)
 
     async def after_abort(self, session_id: str) -> None:
         """Before an edit of the session (a message or part deleted or replaced, a revert): an aborted turn still
