@@ -74,9 +74,10 @@ def project_files() -> dict[str, str]:
     return files
 
 
-def build_project(work: Path, port: int) -> None:
-    """Write the fixture into `work`, point it at the model server on `port`, and commit it."""
-    write_files(work, {**project_files(), "opencode.json": mock_provider_config(port)})
+def build_project(work: Path, port: int, extra: Mapping[str, Any] | None = None) -> None:
+    """Write the fixture into `work`, point it at the model server on `port` (with `extra` settings beside it),
+    and commit it."""
+    write_files(work, {**project_files(), "opencode.json": mock_provider_config(port, extra=extra)})
     git_commit_all(work)
 
 
