@@ -26,6 +26,7 @@ from strata_core.serialization import (
 from strata_core.session._gate import AccessGate
 from strata_core.session.lease import InProcessLeases
 from strata_core.session.store import StoreClosedError
+from strata_core.session.store_lifetime import StoreLifetime
 from strata_core.session_info import SessionInfo
 
 
@@ -64,7 +65,7 @@ class _Tables:
 
 
 @define(eq=False)
-class MemorySessionStore:
+class MemorySessionStore(StoreLifetime):
     """Ready on construction; `close()` ends it (later calls raise `StoreClosedError`, as SQLite's would)."""
 
     _tables: _Tables = field(factory=_Tables, init=False)
@@ -78,19 +79,9 @@ class MemorySessionStore:
         return self._leases.hold(session_id, wait=wait, on_wait=on_wait)
 
     @classmethod
-    @asynccontextmanager
-    async def open(cls) -> AsyncIterator[MemorySessionStore]:
-        store = cls()
-        try:
-            yield store
-        finally:
-            await store.close()
-
-    async def __aenter__(self) -> MemorySessionStore:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+    def open(cls) -> MemorySessionStore:
+        """`async with MemorySessionStore.open() as store:`, as the other stores are opened."""
+        return cls()
 
     async def close(self) -> None:
         self._closed = True

@@ -42,6 +42,7 @@ from strata_core.serialization import (
 from strata_core.session import postgres_migrations
 from strata_core.session.database_url import DatabaseUnavailableError, redacted
 from strata_core.session.store import StoreClosedError
+from strata_core.session.store_lifetime import StoreLifetime
 from strata_core.session_info import SessionInfo
 
 with needing("postgres", "a PostgreSQL session store (STRATA_DATABASE_URL)"):
@@ -62,7 +63,7 @@ KEEPALIVE = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "k
 
 
 @define(eq=False)
-class PostgresSessionStore:
+class PostgresSessionStore(StoreLifetime):
     """A `SessionStore` in a PostgreSQL database. The constructor does no I/O: `connect()` (or `open()`) does."""
 
     url: str
@@ -87,22 +88,9 @@ class PostgresSessionStore:
         return redacted(self.url)
 
     @classmethod
-    @asynccontextmanager
-    async def open(cls, url: str, clock: Clock | None = None) -> AsyncIterator[PostgresSessionStore]:
+    def open(cls, url: str, clock: Clock | None = None) -> PostgresSessionStore:
         """`async with PostgresSessionStore.open(url) as store:` connects, migrates, and closes on exit."""
-        store = cls(url, clock=clock or SystemClock())
-        await store.connect()
-        try:
-            yield store
-        finally:
-            await store.close()
-
-    async def __aenter__(self) -> PostgresSessionStore:
-        await self.connect()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+        return cls(url, clock=clock or SystemClock())
 
     async def connect(self) -> None:
         """Reach the database (a clear error if it cannot be), migrate it, and open the pool."""

@@ -45,6 +45,7 @@ from strata_core.session.database_thread import DatabaseThread
 from strata_core.session.lease import FileLeases
 from strata_core.session.storage_errors import storage_error
 from strata_core.session.store import StoreClosedError
+from strata_core.session.store_lifetime import StoreLifetime
 from strata_core.session_info import SessionInfo
 
 T = TypeVar("T")
@@ -60,7 +61,7 @@ BUSY_TIMEOUT_MS = 5000
 
 
 @define(eq=False)
-class SqliteSessionStore:
+class SqliteSessionStore(StoreLifetime):
     """A `SessionStore` in one SQLite file. The constructor does no I/O: `connect()` (or `open()`) does."""
 
     path: Path
@@ -88,22 +89,9 @@ class SqliteSessionStore:
         return self._leases.hold(session_id, wait=wait, on_wait=on_wait)
 
     @classmethod
-    @asynccontextmanager
-    async def open(cls, path: Path, clock: Clock | None = None) -> AsyncIterator[SqliteSessionStore]:
+    def open(cls, path: Path, clock: Clock | None = None) -> SqliteSessionStore:
         """`async with SqliteSessionStore.open(path) as store:` connects, migrates, and closes on exit."""
-        store = cls(path, clock=clock or SystemClock())
-        await store.connect()
-        try:
-            yield store
-        finally:
-            await store.close()
-
-    async def __aenter__(self) -> SqliteSessionStore:
-        await self.connect()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+        return cls(path, clock=clock or SystemClock())
 
     async def connect(self) -> None:
         """Open the database file (creating it and its directory), set it up and migrate it to the newest schema."""
