@@ -20,6 +20,7 @@ from strata_core.llm import (
     UserModelMessage,
 )
 from strata_providers.anthropic_messages import AnthropicMessagesModel
+from strata_providers.deadlines import Deadlines
 from strata_providers.openai_chat import OpenAIChatModel
 from strata_providers.retry import RetryPolicy
 from strata_providers.sse import Endpoint
@@ -50,9 +51,10 @@ def model_for(
     retry: RetryPolicy | None = None,
     model_id: str = "mock-model",
     output_limit: int = 0,
+    deadlines: Deadlines | None = None,
 ) -> LanguageModel:
     info = info_for(wire, model_id=model_id, output_limit=output_limit)
-    endpoint = Endpoint(server.base_url, "test-key")
+    endpoint = Endpoint(server.base_url, "test-key", deadlines=deadlines or Deadlines())
     policy = retry or RetryPolicy(max_attempts=1)
     get_client: Callable[[], httpx.AsyncClient] = lambda: client  # noqa: E731
     if wire == "chat":

@@ -8,7 +8,8 @@ import httpx
 import pytest
 from provider_kit import WIRES, Wire, finish_of, model_for, of_type, user_request
 
-from strata_core.llm import StreamEvent, TextDelta
+from strata_core.llm import StreamEvent, StreamFailed, TextDelta
+from strata_providers.deadlines import Deadlines
 from strata_providers.testing import ScriptedServer
 
 pytestmark = pytest.mark.anyio
@@ -28,6 +29,25 @@ async def test_a_slow_consumer_gets_every_event_in_order(wire: Wire, client: htt
                     await anyio.lowlevel.checkpoint()
     assert [delta.text for delta in of_type(seen, TextDelta)] == [f"{i:04d}" for i in range(3000)]
     assert finish_of(seen).reason == "stop"
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_time_the_reader_waits_on_a_slow_consumer_is_not_the_models_silence(
+    wire: Wire, client: httpx.AsyncClient
+) -> None:
+    # Everything is sent at once; the consumer stops for three chunk deadlines after its first event, so the
+    # reader fills its hand-over queue and waits. Only the model's silence may fail the call, and it sent all.
+    text = "".join(f"{i:04d}" for i in range(3000))
+    async with ScriptedServer([{"text": text, "chunk_size": 4}]) as server:
+        seen: list[StreamEvent] = []
+        with anyio.fail_after(30):
+            async with model_for(wire, server, client, deadlines=Deadlines(chunk=0.2)).stream(user_request()) as events:
+                async for event in events:
+                    if not seen:
+                        await anyio.sleep(0.6)
+                    seen.append(event)
+    assert not of_type(seen, StreamFailed), of_type(seen, StreamFailed)
+    assert [delta.text for delta in of_type(seen, TextDelta)] == [f"{i:04d}" for i in range(3000)]
 
 
 @pytest.mark.parametrize("wire", WIRES)

@@ -16,6 +16,7 @@ from provider_kit import WIRES, Wire, collect, info_for, of_type
 
 from strata_core.llm import LanguageModel, StreamFailed, TextDelta
 from strata_providers.anthropic_messages import AnthropicMessagesModel
+from strata_providers.deadlines import Deadlines
 from strata_providers.openai_chat import OpenAIChatModel
 from strata_providers.retry import RetryPolicy
 from strata_providers.sse import Endpoint
@@ -67,8 +68,8 @@ async def serving(server: KeepAliveServer) -> AsyncIterator[str]:
             group.cancel_scope.cancel()
 
 
-def model(wire: Wire, base_url: str, client: httpx.AsyncClient) -> LanguageModel:
-    endpoint = Endpoint(base_url, "test-key")
+def model(wire: Wire, base_url: str, client: httpx.AsyncClient, deadlines: Deadlines | None = None) -> LanguageModel:
+    endpoint = Endpoint(base_url, "test-key", deadlines=deadlines or Deadlines())
     get_client: Callable[[], httpx.AsyncClient] = lambda: client  # noqa: E731
     if wire == "chat":
         return OpenAIChatModel(info_for(wire), endpoint, get_client, RetryPolicy(max_attempts=1))
@@ -107,3 +108,17 @@ async def test_a_body_broken_off_after_the_answer_keeps_the_answer(wire: Wire, c
             events = await collect(model(wire, base_url, client))
     assert "".join(delta.text for delta in of_type(events, TextDelta)) == "Hello there"
     assert not of_type(events, StreamFailed) and server.requests == 1
+
+
+@pytest.mark.parametrize("wire", WIRES)
+async def test_a_deadline_passing_while_a_finished_stream_drains_is_no_failure(
+    wire: Wire, client: httpx.AsyncClient
+) -> None:
+    # The answer is complete; the body stays open, and the chunk deadline (0.05 s) passes during the drain's
+    # grace: the watchdog ends the reading, and that is the drain's end, not a model that went silent.
+    server = KeepAliveServer(wire, end_body=False)
+    async with serving(server) as base_url:
+        with anyio.fail_after(10):
+            events = await collect(model(wire, base_url, client, Deadlines(chunk=0.05)))
+    assert "".join(delta.text for delta in of_type(events, TextDelta)) == "Hello there"
+    assert not of_type(events, StreamFailed), of_type(events, StreamFailed)
