@@ -37,14 +37,15 @@ async def test_time_the_reader_waits_on_a_slow_consumer_is_not_the_models_silenc
 ) -> None:
     # Everything is sent at once; the consumer stops for three chunk deadlines after its first event, so the
     # reader fills its hand-over queue and waits. Only the model's silence may fail the call, and it sent all.
+    # (The deadline is long enough that a loaded machine's pauses do not pass it on their own.)
     text = "".join(f"{i:04d}" for i in range(3000))
     async with ScriptedServer([{"text": text, "chunk_size": 4}]) as server:
         seen: list[StreamEvent] = []
         with anyio.fail_after(30):
-            async with model_for(wire, server, client, deadlines=Deadlines(chunk=0.2)).stream(user_request()) as events:
+            async with model_for(wire, server, client, deadlines=Deadlines(chunk=0.5)).stream(user_request()) as events:
                 async for event in events:
                     if not seen:
-                        await anyio.sleep(0.6)
+                        await anyio.sleep(1.5)
                     seen.append(event)
     assert not of_type(seen, StreamFailed), of_type(seen, StreamFailed)
     assert [delta.text for delta in of_type(seen, TextDelta)] == [f"{i:04d}" for i in range(3000)]

@@ -107,6 +107,9 @@ class BodyReader:
             await self._consumer_waiting.wait()
         batch = self._batches.popleft()
         if self._reader_waiting is not None and len(self._batches) < _AHEAD // 2:
+            # The idle clock starts again now, as the reader is released: stamped by the reader once it runs,
+            # the watchdog could wake in between and take the consumer's delay for the model's silence.
+            self._timer.output()
             self._reader_waiting.set()
             self._reader_waiting = None
         return batch
@@ -147,8 +150,7 @@ class BodyReader:
         self._wake_consumer()
         if len(self._batches) >= _AHEAD:
             self._reader_waiting = waiting = anyio.Event()
-            await waiting.wait()
-            self._timer.output()  # the time spent waiting on the consumer is not the model's idle time
+            await waiting.wait()  # not the model's idle time: `next_batch` restarts the clock as it releases this
 
     def _wake_consumer(self) -> None:
         if self._consumer_waiting is not None:
