@@ -117,6 +117,37 @@ async def test_a_prompt_sent_right_after_an_abort_gets_a_turn_of_its_own(project
 
 
 @pytest.mark.anyio
+async def test_a_second_abort_ends_a_prompt_waiting_for_the_aborted_run(project: Path, env: dict[str, str]) -> None:
+    """Aborted again while a prompt waits for the aborted run's end, the session runs nothing more: the prompt
+    ends with the run (its message stays stored for the next turn), as OpenCode's cancel ends its waiters."""
+    script: Script = [{"tool_calls": [{"name": "wait", "arguments": {}}]}, {"text": "Here now."}]
+    tool = SlowToStop()
+    async with scripted(script) as server, engine(project, env, server, mode="auto", tools=[tool]) as runtime:
+        session = await runtime.sessions.create()
+        with anyio.fail_after(20):
+            async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
+                group.start_soon(runtime.loop.prompt, ask(session.id, "wait for it"))
+                await tool.started.wait()
+                await runtime.loop.cancel(session.id)
+                second: list[MessageWithParts] = []
+
+                async def prompt_again() -> None:
+                    second.append(await runtime.loop.prompt(ask(session.id, "are you there?")))
+
+                group.start_soon(prompt_again)
+                async for event in events:  # the second prompt's message is stored: it waits for the run's end
+                    if isinstance(event, SessionUpdated) and len(await runtime.store.messages(session.id)) == 3:
+                        break
+                await runtime.loop.cancel(session.id)
+                tool.release.set()
+        messages = await runtime.store.messages(session.id)
+    answer = second[0].info
+    assert isinstance(answer, AssistantMessage) and answer.error is not None and answer.error.name == ABORTED_ERROR
+    assert len(server.main_requests) == 1  # no turn for the second prompt
+    assert [m.info.role for m in messages] == ["user", "assistant", "user"]
+
+
+@pytest.mark.anyio
 async def test_an_abort_mid_tool_interrupts_it_and_leaves_a_resumable_session(
     project: Path, env: dict[str, str]
 ) -> None:

@@ -81,6 +81,9 @@ class _Run:
     done: anyio.Event = field(factory=anyio.Event)
     new_input: bool = False
     """A prompt arrived while the loop ran: look again before stopping."""
+    aborts: int = 0
+    """How many times the run was asked to abort (`cancel`): a prompt waiting for an aborted run's end goes
+    with it when another abort comes meanwhile."""
     session: SessionInfo | None = None
     messages: list[MessageWithParts] | None = None
     """The session's messages as last read. After a plain model step its answer, as the processor stored it,
@@ -121,6 +124,7 @@ class SessionLoop:
             return await self._prompt(request)
 
     async def _prompt(self, request: PromptRequest) -> MessageWithParts:
+        arrived = self._abort_mark(request.session_id)
         session = await self.records.sessions.get(request.session_id)
         if session.revert:  # a new prompt after a revert drops the reverted messages for good (OpenCode's cleanup)
             session = await self.records.sessions.drop_reverted(session.id)
@@ -141,7 +145,7 @@ class SessionLoop:
             await self.records.sessions.set_permission(session.id, to_config(rules))
         else:
             await self.records.sessions.touch(session.id)
-        return stored if request.no_reply else await self._run_or_join(session.id)
+        return stored if request.no_reply else await self._run_or_join(session.id, arrived)
 
     async def resolve(self, choice: TurnChoice) -> ResolvedTurn:
         """The agent and model (with variant) a prompt runs with, decided as `prompt` decides them; what does
@@ -166,6 +170,7 @@ class SessionLoop:
         """Abort the session's running turn, if any (subagent sessions inside it go with it)."""
         run = self._runs.get(session_id)
         if run is not None:
+            run.aborts += 1
             run.scope.cancel()
 
     def is_running(self, session_id: str) -> bool:
@@ -179,12 +184,21 @@ class SessionLoop:
 
     # ------------------------------------------------------------------------------------- runs
 
-    async def _run_or_join(self, session_id: str) -> MessageWithParts:
+    def _abort_mark(self, session_id: str) -> tuple[_Run, int] | None:
+        """The session's running run and how often it was aborted so far, as a prompt arrives."""
+        run = self._runs.get(session_id)
+        return None if run is None else (run, run.aborts)
+
+    async def _run_or_join(self, session_id: str, arrived: tuple[_Run, int] | None = None) -> MessageWithParts:
         run = self._runs.get(session_id)
         while run is not None and run.scope.cancel_called:
             # An aborted run reads no new input: a prompt sent as soon as the abort was answered (its clients
-            # are told idle at once) waits for the run's end, then starts a run of its own.
+            # are told idle at once) waits for the run's end, then starts a run of its own; unless the session
+            # is aborted again after the prompt arrived, which ends it with the run (its message stays stored).
+            aborts_before = arrived[1] if arrived is not None and arrived[0] is run else run.aborts
             await run.done.wait()
+            if run.aborts > aborts_before:
+                return await self._last_answer(session_id)
             run = self._runs.get(session_id)
         if run is not None:
             run.new_input = True
