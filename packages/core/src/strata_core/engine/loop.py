@@ -167,7 +167,8 @@ class SessionLoop:
         return await self._run_or_join(session_id)
 
     async def cancel(self, session_id: str) -> None:
-        """Abort the session's running turn, if any (subagent sessions inside it go with it)."""
+        """Abort the session's running turn, if any (subagent sessions inside it go with it, and the prompts that
+        arrived before this and wait for it: they answer with its aborted message)."""
         run = self._runs.get(session_id)
         if run is not None:
             run.aborts += 1
