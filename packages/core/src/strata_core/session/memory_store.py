@@ -25,8 +25,7 @@ from strata_core.serialization import (
 )
 from strata_core.session._gate import AccessGate
 from strata_core.session.lease import InProcessLeases
-from strata_core.session.store import StoreClosedError
-from strata_core.session.store_lifetime import StoreLifetime
+from strata_core.session.store import StoreClosedError, StoreLifetime
 from strata_core.session_info import SessionInfo
 
 

@@ -41,8 +41,7 @@ from strata_core.serialization import (
 )
 from strata_core.session import postgres_migrations
 from strata_core.session.database_url import DatabaseUnavailableError, redacted
-from strata_core.session.store import StoreClosedError
-from strata_core.session.store_lifetime import StoreLifetime
+from strata_core.session.store import StoreClosedError, StoreLifetime
 from strata_core.session_info import SessionInfo
 
 with needing("postgres", "a PostgreSQL session store (STRATA_DATABASE_URL)"):

@@ -44,8 +44,7 @@ from strata_core.session._gate import AccessGate
 from strata_core.session.database_thread import DatabaseThread
 from strata_core.session.lease import FileLeases
 from strata_core.session.storage_errors import storage_error
-from strata_core.session.store import StoreClosedError
-from strata_core.session.store_lifetime import StoreLifetime
+from strata_core.session.store import StoreClosedError, StoreLifetime
 from strata_core.session_info import SessionInfo
 
 T = TypeVar("T")

@@ -6,14 +6,16 @@ leaves a consistent, resumable session.
 
 The protocol holds what the core calls, nothing more. Opening and closing are the implementation's own
 (`async with SqliteSessionStore.open(path)`): whoever opens a store closes it, so a store an application
-hands to `open_runtime(store=...)` stays open after the runtime.
+hands to `open_runtime(store=...)` stays open after the runtime. `StoreLifetime` is what the implementations
+share of that: `async with store:` (or `async with Store.open(...)`, which is the store itself) connects on
+entry and closes on exit; a store that fails to connect is not closed, as it was never open.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 from strata_core.errors import StrataError
 from strata_core.message import Message, MessageWithParts, Part, ToolPart
@@ -31,6 +33,25 @@ class SessionNotFoundError(StrataError, LookupError):
 
 class StoreClosedError(StrataError, RuntimeError):
     """The store was used before it was opened or after it was closed (a defect in the caller)."""
+
+
+class StoreLifetime:
+    """The base of the stores: `connect()` and `close()` are the implementation's, entering and leaving are here."""
+
+    __slots__ = ()  # the stores are slotted attrs classes: a base without slots would give them a `__dict__`
+
+    async def connect(self) -> None:
+        """Reach the storage and make it ready (idempotent)."""
+
+    async def close(self) -> None:
+        """Release what `connect` took (idempotent); later calls raise `StoreClosedError`."""
+
+    async def __aenter__(self) -> Self:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
 
 
 class SessionStore(Protocol):
