@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-import anyio
 from attrs import define, field
 
 from strata_core import llm
 from strata_core.bus import SessionStatus
 from strata_core.context.agent import AgentInfo
-from strata_core.context.instruction_urls import UrlCache
 from strata_core.engine.compaction import CompactionSettings, compact_at, compaction_settings, is_overflow
+from strata_core.engine.loop_run import AbortMark, LoopRun
 from strata_core.engine.loop_services import LoopSettings, SessionRecords, StepServices
 from strata_core.engine.processor import LoopStep, StepEnd, StepInput
 from strata_core.engine.prompt_input import (
@@ -35,7 +34,7 @@ from strata_core.engine.run_limits import RunLimits
 from strata_core.engine.session_writer import writing
 from strata_core.engine.step_context import structured_outcome, tool_context
 from strata_core.engine.subtask import TASK_TOOL
-from strata_core.engine.turn_request import ConvertedHistory, StepState
+from strata_core.engine.turn_request import StepState
 from strata_core.engine.turn_targets import AgentNotFoundError, ResolvedTurn, TurnChoice, TurnTargets
 from strata_core.history import Latest, extend_compacted, filter_compacted, latest
 from strata_core.logging import get_logger
@@ -76,32 +75,6 @@ class Spawner(Protocol):
 
 
 @define
-class _Run:
-    scope: anyio.CancelScope = field(factory=anyio.CancelScope)
-    done: anyio.Event = field(factory=anyio.Event)
-    new_input: bool = False
-    """A prompt arrived while the loop ran: look again before stopping."""
-    aborts: int = 0
-    """How many times the run was asked to abort (`cancel`): a prompt waiting for an aborted run's end goes
-    with it when another abort comes meanwhile."""
-    session: SessionInfo | None = None
-    messages: list[MessageWithParts] | None = None
-    """The session's messages as last read. After a plain model step its answer, as the processor stored it,
-    is appended instead of reading the whole session again (a full read costs more as the session grows)."""
-    history: list[MessageWithParts] | None = None
-    """`filter_compacted` of `messages` as the last step saw it."""
-    converted: ConvertedHistory = field(factory=ConvertedHistory)
-    just_compacted: bool = False
-    """A compaction finished and no step has fitted since: overflowing again must stop, not compact again."""
-    answered: MessageWithParts | None = None
-    """The answer the last step wrote, when it wrote nothing else; otherwise the next read is a full one."""
-    urls: UrlCache = field(factory=UrlCache)
-    """The instruction URLs' answers for this run: each step's system prompt reuses them (one fetch a turn)."""
-    finished_snapshot: tuple[int, str] | None = None
-    """The last model step's number and the snapshot it finished with: the start of the step right after it."""
-
-
-@define
 class SessionLoop:
     """Strata's `Loop`: the session's records, the turn's targets, a step's services, the settings it reads,
     and where background work (titles, prune) runs."""
@@ -111,7 +84,7 @@ class SessionLoop:
     steps: StepServices
     settings: LoopSettings
     background: Spawner | None = None
-    _runs: dict[str, _Run] = field(factory=dict, init=False, repr=False)
+    _runs: dict[str, LoopRun] = field(factory=dict, init=False, repr=False)
 
     # ------------------------------------------------------------------------------------- public API
 
@@ -124,7 +97,8 @@ class SessionLoop:
             return await self._prompt(request)
 
     async def _prompt(self, request: PromptRequest) -> MessageWithParts:
-        arrived = self._abort_mark(request.session_id)
+        running = self._runs.get(request.session_id)
+        arrived = None if running is None else running.abort_mark()
         session = await self.records.sessions.get(request.session_id)
         if session.revert:  # a new prompt after a revert drops the reverted messages for good (OpenCode's cleanup)
             session = await self.records.sessions.drop_reverted(session.id)
@@ -185,27 +159,22 @@ class SessionLoop:
 
     # ------------------------------------------------------------------------------------- runs
 
-    def _abort_mark(self, session_id: str) -> tuple[_Run, int] | None:
-        """The session's running run and how often it was aborted so far, as a prompt arrives."""
-        run = self._runs.get(session_id)
-        return None if run is None else (run, run.aborts)
-
-    async def _run_or_join(self, session_id: str, arrived: tuple[_Run, int] | None = None) -> MessageWithParts:
+    async def _run_or_join(self, session_id: str, arrived: AbortMark | None = None) -> MessageWithParts:
         run = self._runs.get(session_id)
         while run is not None and run.scope.cancel_called:
             # An aborted run reads no new input: a prompt sent as soon as the abort was answered (its clients
             # are told idle at once) waits for the run's end, then starts a run of its own; unless the session
             # is aborted again after the prompt arrived, which ends it with the run (its message stays stored).
-            aborts_before = arrived[1] if arrived is not None and arrived[0] is run else run.aborts
+            since = arrived if arrived is not None and arrived.run is run else run.abort_mark()
             await run.done.wait()
-            if run.aborts > aborts_before:
+            if since.aborted_again():
                 return await self._last_answer(session_id)
             run = self._runs.get(session_id)
         if run is not None:
             run.new_input = True
             await run.done.wait()
             return await self._last_answer(session_id)
-        run = _Run()
+        run = LoopRun()
         self._runs[session_id] = run
         try:
             with run.scope:
@@ -219,7 +188,7 @@ class SessionLoop:
             self.records.bus.publish(SessionStatus(session_id, "idle"))
         return await self._last_answer(session_id)
 
-    async def _loop(self, session_id: str, run: _Run, settings: CompactionSettings) -> None:
+    async def _loop(self, session_id: str, run: LoopRun, settings: CompactionSettings) -> None:
         step = 0
         while True:
             self.records.bus.publish(SessionStatus(session_id, "busy"))
@@ -239,7 +208,7 @@ class SessionLoop:
                 return
 
     async def _refresh(
-        self, session_id: str, run: _Run
+        self, session_id: str, run: LoopRun
     ) -> tuple[SessionInfo, list[MessageWithParts], list[MessageWithParts] | None]:
         """The session and its messages, and what was added since the last call (None: all read again)."""
         answered, run.answered = run.answered, None
@@ -259,7 +228,7 @@ class SessionLoop:
         state: Latest,
         step: int,
         settings: CompactionSettings,
-        run: _Run,
+        run: LoopRun,
     ) -> LoopStep:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
@@ -313,7 +282,7 @@ class SessionLoop:
         model: llm.LanguageModel,
         step: int,
         settings: CompactionSettings,
-        run: _Run,
+        run: LoopRun,
     ) -> LoopStep:
         assert state.user is not None and isinstance(state.user.info, UserMessage)
         user = state.user.info
@@ -373,7 +342,7 @@ class SessionLoop:
     # ------------------------------------------------------------------------------------- helpers
 
     async def _plan_mode_reminders(
-        self, session: SessionInfo, history: list[MessageWithParts], agent: AgentInfo, run: _Run
+        self, session: SessionInfo, history: list[MessageWithParts], agent: AgentInfo, run: LoopRun
     ) -> list[MessageWithParts]:
         assert self.steps.plan_mode is not None
         update = await self.steps.plan_mode.remind(session, history, agent.name)
@@ -399,7 +368,7 @@ class SessionLoop:
         raise LookupError(f"Session {session_id} has no assistant message")
 
 
-def _previous_snapshot(run: _Run, step: int) -> str | None:
+def _previous_snapshot(run: LoopRun, step: int) -> str | None:
     """The snapshot the step before `step` finished with, when that step was a model step."""
     if run.finished_snapshot is None or run.finished_snapshot[0] != step - 1:
         return None
