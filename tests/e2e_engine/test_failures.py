@@ -21,6 +21,7 @@ from strata_core.message import (
     ToolStateCompleted,
     ToolStateRunning,
 )
+from strata_core.runtime import Runtime
 from strata_core.tool.contract import ToolContext, ToolPermission, ToolResult, ToolTarget
 
 
@@ -89,59 +90,56 @@ class SlowToStop:
         raise AssertionError("unreachable")
 
 
+WAIT_THEN_ANSWER: Script = [{"tool_calls": [{"name": "wait", "arguments": {}}]}, {"text": "Here now."}]
+
+
+async def prompt_while_an_aborted_run_ends(
+    runtime: Runtime, session_id: str, tool: SlowToStop, abort_again: bool
+) -> MessageWithParts:
+    """Prompts, aborts once the tool runs, and prompts again while the aborted run is still ending (then aborts
+    once more if `abort_again`) before the run may end: the second prompt's answer."""
+    with anyio.fail_after(20):
+        async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
+            group.start_soon(runtime.loop.prompt, ask(session_id, "wait for it"))
+            await tool.started.wait()
+            await runtime.loop.cancel(session_id)
+            second: list[MessageWithParts] = []
+
+            async def prompt_again() -> None:
+                second.append(await runtime.loop.prompt(ask(session_id, "are you there?")))
+
+            group.start_soon(prompt_again)
+            async for event in events:  # the second prompt's message is stored: it is about to run or join
+                if isinstance(event, SessionUpdated) and len(await runtime.store.messages(session_id)) == 3:
+                    break
+            assert runtime.loop.is_running(session_id)  # the aborted run has not ended yet
+            if abort_again:
+                await runtime.loop.cancel(session_id)
+            tool.release.set()
+    return second[0]
+
+
 @pytest.mark.anyio
 async def test_a_prompt_sent_right_after_an_abort_gets_a_turn_of_its_own(project: Path, env: dict[str, str]) -> None:
     """A server tells its clients idle as soon as it is asked to abort; a prompt sent while the aborted run is
     still ending must not join it (an aborted run reads no new input) and go unanswered."""
-    script: Script = [{"tool_calls": [{"name": "wait", "arguments": {}}]}, {"text": "Here now."}]
     tool = SlowToStop()
-    async with scripted(script) as server, engine(project, env, server, mode="auto", tools=[tool]) as runtime:
+    async with scripted(WAIT_THEN_ANSWER) as server, engine(project, env, server, mode="auto", tools=[tool]) as runtime:
         session = await runtime.sessions.create()
-        with anyio.fail_after(20):
-            async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
-                group.start_soon(runtime.loop.prompt, ask(session.id, "wait for it"))
-                await tool.started.wait()
-                await runtime.loop.cancel(session.id)
-                second: list[MessageWithParts] = []
-
-                async def prompt_again() -> None:
-                    second.append(await runtime.loop.prompt(ask(session.id, "are you there?")))
-
-                group.start_soon(prompt_again)
-                async for event in events:  # the second prompt's message is stored: it is about to run or join
-                    if isinstance(event, SessionUpdated) and len(await runtime.store.messages(session.id)) == 3:
-                        break
-                assert runtime.loop.is_running(session.id)  # the aborted run has not ended yet
-                tool.release.set()
-    assert texts(second[0]) == ["Here now."]
+        second = await prompt_while_an_aborted_run_ends(runtime, session.id, tool, abort_again=False)
+    assert texts(second) == ["Here now."]
 
 
 @pytest.mark.anyio
 async def test_a_second_abort_ends_a_prompt_waiting_for_the_aborted_run(project: Path, env: dict[str, str]) -> None:
     """Aborted again while a prompt waits for the aborted run's end, the session runs nothing more: the prompt
     ends with the run (its message stays stored for the next turn), as OpenCode's cancel ends its waiters."""
-    script: Script = [{"tool_calls": [{"name": "wait", "arguments": {}}]}, {"text": "Here now."}]
     tool = SlowToStop()
-    async with scripted(script) as server, engine(project, env, server, mode="auto", tools=[tool]) as runtime:
+    async with scripted(WAIT_THEN_ANSWER) as server, engine(project, env, server, mode="auto", tools=[tool]) as runtime:
         session = await runtime.sessions.create()
-        with anyio.fail_after(20):
-            async with anyio.create_task_group() as group, runtime.bus.subscribe() as events:
-                group.start_soon(runtime.loop.prompt, ask(session.id, "wait for it"))
-                await tool.started.wait()
-                await runtime.loop.cancel(session.id)
-                second: list[MessageWithParts] = []
-
-                async def prompt_again() -> None:
-                    second.append(await runtime.loop.prompt(ask(session.id, "are you there?")))
-
-                group.start_soon(prompt_again)
-                async for event in events:  # the second prompt's message is stored: it waits for the run's end
-                    if isinstance(event, SessionUpdated) and len(await runtime.store.messages(session.id)) == 3:
-                        break
-                await runtime.loop.cancel(session.id)
-                tool.release.set()
+        second = await prompt_while_an_aborted_run_ends(runtime, session.id, tool, abort_again=True)
         messages = await runtime.store.messages(session.id)
-    answer = second[0].info
+    answer = second.info
     assert isinstance(answer, AssistantMessage) and answer.error is not None and answer.error.name == ABORTED_ERROR
     assert len(server.main_requests) == 1  # no turn for the second prompt
     assert [m.info.role for m in messages] == ["user", "assistant", "user"]
