@@ -4,46 +4,34 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from loopback_text_server import LoopbackTextServer
 
 from strata_providers.local_servers import LocalServer, probe
 
 pytestmark = pytest.mark.anyio
 
 
-class SlowModelsHandler(BaseHTTPRequestHandler):
-    """Lists one model after a pause longer than the probe's connect deadline, as a busy server would."""
+BUSY_PAUSE = 0.6
+"""Longer than the probe's connect deadline: the server took the connection, and answers late as a busy one would."""
 
-    pause = 0.6
 
-    def do_GET(self) -> None:
-        time.sleep(self.pause)
-        body = json.dumps({"data": [{"id": "busy-model"}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        return
+def models_after_a_pause(path: str) -> tuple[int, str]:
+    time.sleep(BUSY_PAUSE)
+    return 200, json.dumps({"data": [{"id": "busy-model"}]})
 
 
 @pytest.fixture
 def slow_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowModelsHandler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    """Lists one model after `BUSY_PAUSE`."""
+    server = LoopbackTextServer(models_after_a_pause)
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+        yield server.url("/v1")
     finally:
-        server.shutdown()
-        server.server_close()
+        server.close()
 
 
 @pytest.fixture
