@@ -8,7 +8,7 @@ history message is converted and encoded once (`wire_json`), and a step's body j
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -26,9 +26,6 @@ from strata_core.llm import (
 )
 from strata_providers.caching import EPHEMERAL, cached_tail
 from strata_providers.wire_json import FragmentList, carried, converted, encode_json
-
-Converted = tuple[list[dict[str, Any]], list[bytes]]
-"""A message's wire entries and the JSON text of each."""
 
 
 def chat_tools(request: ModelRequest) -> list[dict[str, Any]]:
@@ -59,52 +56,67 @@ def chat_messages(
     if cache:
         for entry in system[:2]:
             entry["cache_control"] = dict(EPHEMERAL)
-    messages = request.messages
-    tail = cached_tail(messages) if cache else frozenset()
-    settled = min(tail, default=len(messages))
-    # Up to the first breakpoint: what the last step sent for these messages, and the messages added since.
-    items, joined = carried(messages[:settled], ("chat", interleaved), _nothing, partial(_add_chat, interleaved))
-    items = [*system, *items]
-    fragments = [*(encode_json(entry) for entry in system), *joined]
-    for index in range(settled, len(messages)):
-        if index in tail:  # marked for the cache: the mark moves on with every step, so a fresh copy
-            entries = chat_entries(messages[index], interleaved)
-            if entries:
-                _mark_for_cache(entries[-1])
-            done: Converted = (entries, [encode_json(entry) for entry in entries])
-        else:
-            done = _converted_chat(interleaved, messages[index])
-        items += done[0]
-        fragments += done[1]
-    return FragmentList(items, fragments)
+    tail = cached_tail(request.messages) if cache else frozenset()
+    entries = partial(chat_entries, interleaved=interleaved)
+    items, fragments = kept_entries(request.messages, tail, ("chat", interleaved), entries, _mark_for_cache)
+    return FragmentList([*system, *items], [*(encode_json(entry) for entry in system), *fragments])
 
 
+Entries = Callable[[ModelMessage], list[dict[str, Any]]]
+"""One message as a chat shape's entries, without a cache mark."""
+Converted = tuple[list[dict[str, Any]], list[bytes]]
+"""A message's wire entries and the JSON text of each."""
 Carried = tuple[list[dict[str, Any]], tuple[bytes, ...]]
 """Messages converted so far: their entries, and their JSON in pieces (one per request that added some)."""
+
+
+def kept_entries(
+    messages: Sequence[ModelMessage],
+    tail: frozenset[int],
+    variant: Hashable,
+    entries: Entries,
+    mark: Callable[[dict[str, Any]], None],
+) -> Converted:
+    """The messages' entries in a chat shape and their JSON, made once per message object and carried from
+    the step before up to the first cache breakpoint (`wire_json`); the messages at `tail` get fresh entries
+    with `mark` on the last, since the marks move on with every step. `variant` names the shape."""
+
+    def convert(message: ModelMessage) -> Converted:
+        return converted(message, variant, partial(_encoded, entries, message))
+
+    def add(so_far: Carried, added: Sequence[ModelMessage]) -> Carried:
+        items, joined = so_far
+        items = list(items)
+        pieces: list[bytes] = []
+        for message in added:
+            more, fragments = convert(message)
+            items += more
+            pieces += fragments
+        return items, (*joined, b",".join(pieces)) if pieces else joined
+
+    settled = min(tail, default=len(messages))
+    items, joined = carried(messages[:settled], variant, _nothing, add)
+    items, fragments = list(items), list(joined)
+    for index in range(settled, len(messages)):
+        if index in tail:
+            fresh = entries(messages[index])
+            for entry in fresh[-1:]:
+                mark(entry)
+            done: Converted = (fresh, [encode_json(entry) for entry in fresh])
+        else:
+            done = convert(messages[index])
+        items += done[0]
+        fragments += done[1]
+    return items, fragments
 
 
 def _nothing() -> Carried:
     return [], ()
 
 
-def _add_chat(interleaved: str | None, so_far: Carried, added: Sequence[ModelMessage]) -> Carried:
-    items, joined = so_far
-    items = list(items)
-    pieces: list[bytes] = []
-    for message in added:
-        entries, fragments = _converted_chat(interleaved, message)
-        items += entries
-        pieces += fragments
-    return items, (*joined, b",".join(pieces)) if pieces else joined
-
-
-def _converted_chat(interleaved: str | None, message: ModelMessage) -> Converted:
-    return converted(message, ("chat", interleaved), partial(_chat_converted, message, interleaved))
-
-
-def _chat_converted(message: ModelMessage, interleaved: str | None) -> Converted:
-    entries = chat_entries(message, interleaved)
-    return entries, [encode_json(entry) for entry in entries]
+def _encoded(entries: Entries, message: ModelMessage) -> Converted:
+    made = entries(message)
+    return made, [encode_json(entry) for entry in made]
 
 
 def chat_entries(message: ModelMessage, interleaved: str | None = None) -> list[dict[str, Any]]:

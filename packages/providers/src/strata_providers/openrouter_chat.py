@@ -8,15 +8,13 @@ assistant message, and each tool message names its tool. No `stream_options`: `u
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 from strata_core.llm import ModelInfo, ModelMessage, ModelRequest, SystemModelMessage, ToolModelMessage
 from strata_providers.caching import CACHED_SYSTEM_BLOCKS, EPHEMERAL, cached_tail, is_anthropic_family
 from strata_providers.chat_body import close_body, opening_fields, provider_options
-from strata_providers.chat_messages import Carried, Converted, chat_entries
-from strata_providers.wire_json import FragmentList, carried, converted, encode_json
+from strata_providers.chat_messages import chat_entries, kept_entries
+from strata_providers.wire_json import FragmentList, encode_json
 
 
 def openrouter_request_body(info: ModelInfo, request: ModelRequest, tools: list[dict[str, Any]]) -> dict[str, Any]:
@@ -33,48 +31,9 @@ def openrouter_messages(request: ModelRequest, *, cache: bool) -> list[dict[str,
     if cache:
         for entry in system[:CACHED_SYSTEM_BLOCKS]:
             entry["content"][-1]["cache_control"] = dict(EPHEMERAL)
-    messages = request.messages
-    tail = cached_tail(messages) if cache else frozenset()
-    settled = min(tail, default=len(messages))
-    # As `chat_messages`: up to the first breakpoint, what the last step sent and the messages added since.
-    items, joined = carried(messages[:settled], "openrouter", _nothing, _add)
-    items = [*system, *items]
-    fragments = [*(encode_json(entry) for entry in system), *joined]
-    for index in range(settled, len(messages)):
-        if index in tail:  # marked for the cache: a fresh copy, since the mark moves on with every step
-            entries = _entries(messages[index])
-            for entry in entries[-1:]:
-                _mark(entry)
-            done: Converted = (entries, [encode_json(entry) for entry in entries])
-        else:
-            done = _converted(messages[index])
-        items += done[0]
-        fragments += done[1]
-    return FragmentList(items, fragments)
-
-
-def _nothing() -> Carried:
-    return [], ()
-
-
-def _add(so_far: Carried, added: Sequence[ModelMessage]) -> Carried:
-    items, joined = so_far
-    items = list(items)
-    pieces: list[bytes] = []
-    for message in added:
-        entries, fragments = _converted(message)
-        items += entries
-        pieces += fragments
-    return items, (*joined, b",".join(pieces)) if pieces else joined
-
-
-def _converted(message: ModelMessage) -> Converted:
-    return converted(message, "openrouter", partial(_encoded, message))
-
-
-def _encoded(message: ModelMessage) -> Converted:
-    entries = _entries(message)
-    return entries, [encode_json(entry) for entry in entries]
+    tail = cached_tail(request.messages) if cache else frozenset()
+    items, fragments = kept_entries(request.messages, tail, "openrouter", _entries, _mark)
+    return FragmentList([*system, *items], [*(encode_json(entry) for entry in system), *fragments])
 
 
 def _entries(message: ModelMessage) -> list[dict[str, Any]]:
