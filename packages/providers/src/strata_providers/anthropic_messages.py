@@ -152,19 +152,13 @@ def _no_turns() -> _Merged:
 
 def _add_turns(so_far: _Merged, added: Sequence[ModelMessage]) -> _Merged:
     closed, joined, last = so_far
-    closed = list(closed)
-    pieces: list[bytes] = []
-    for message in added:
-        turn = _converted_turn(message)
-        if not turn[1]:
-            continue
-        if last is not None and last[0] == turn[0]:
-            last = (turn[0], last[1] + turn[1], last[2] + turn[2])
-            continue
-        if last is not None:
-            closed.append({"role": last[0], "content": list(last[1])})
-            pieces.append(_message_json(last[0], last[2]))
-        last = turn
+    turns = [turn for message in added if (turn := _converted_turn(message))[1]]
+    merged = _merge_roles(([last] if last else []) + turns)
+    if not merged:
+        return so_far
+    *done, last = merged  # the last turn stays open: the next message may be of its role
+    closed = [*closed, *({"role": role, "content": blocks} for role, blocks, _ in done)]
+    pieces = [_message_json(role, fragments) for role, _, fragments in done]
     return closed, (*joined, b",".join(pieces)) if pieces else joined, last
 
 
