@@ -222,22 +222,15 @@ class SqliteSessionStore(StoreLifetime):
     # Messages and parts
 
     async def put_message(self, message: Message) -> None:
-        row = (message.id, message.session_id, message.time.created, message_to_json(message))
-        await self._write(lambda conn: conn.execute(_UPSERT_MESSAGE, row))
+        await self.put_records((message,))
 
     async def put_part(self, part: Part) -> None:
-        row = (part.id, part.session_id, part.message_id, part_to_json(part))
-        await self._write(lambda conn: conn.execute(_UPSERT_PART, row))
+        await self.put_records((part,))
 
     async def put_records(self, records: Sequence[Message | Part]) -> None:
         """`put_message` or `put_part` for each, in order, as one transaction (one trip to the database
         thread instead of one each: what a step's writer stores at a barrier)."""
-        rows = [
-            (_UPSERT_MESSAGE, (r.id, r.session_id, r.time.created, message_to_json(r)))
-            if isinstance(r, UserMessage | AssistantMessage)
-            else (_UPSERT_PART, (r.id, r.session_id, r.message_id, part_to_json(r)))
-            for r in records
-        ]
+        rows = [_upsert(record) for record in records]
 
         def work(conn: sqlite3.Connection) -> None:
             for query, row in rows:
@@ -286,6 +279,13 @@ INSERT INTO part (id, session_id, message_id, data) VALUES (?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, message_id = excluded.message_id,
     data = excluded.data
 """
+
+
+def _upsert(record: Message | Part) -> tuple[str, tuple[object, ...]]:
+    """The statement that stores `record` (replacing an earlier version of it) and its values."""
+    if isinstance(record, UserMessage | AssistantMessage):
+        return _UPSERT_MESSAGE, (record.id, record.session_id, record.time.created, message_to_json(record))
+    return _UPSERT_PART, (record.id, record.session_id, record.message_id, part_to_json(record))
 
 
 def _newest_message_id(conn: sqlite3.Connection, session_id: str) -> str | None:
