@@ -16,7 +16,8 @@ is attached once per assistant message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -159,19 +160,18 @@ class InstructionService:
         return outside
 
     async def system_paths(self) -> list[Path]:
-        return await self._system_paths(None)
+        return await anyio.to_thread.run_sync(await self._discovery(None))
 
-    async def _system_paths(self, failures: list[InstructionFailure] | None) -> list[Path]:
+    async def _discovery(self, failures: list[InstructionFailure] | None) -> Callable[[], list[Path]]:
+        """The blocking search for the system prompt's files (`discover_system_paths`), its inputs gathered."""
         info, config, outside = await self.project.info(), await self.config.get(), await self._outside()
-        return await anyio.to_thread.run_sync(
-            discover_system_paths, info, self.paths, self.env, config.instructions, outside, failures
-        )
+        return partial(discover_system_paths, info, self.paths, self.env, config.instructions, outside, failures)
 
     async def system(self, urls: UrlCache | None = None) -> InstructionSet:
         """Every instruction block in order, and what failed: the files read while the URLs are fetched."""
         config = await self.config.get()
-        info, outside = await self.project.info(), await self._outside()
         failures: list[InstructionFailure] = []
+        discover = await self._discovery(failures)
         files: list[Path] = []
         texts: dict[Path, str | None] = {}
         unread: dict[Path, list[InstructionFailure]] = {}
@@ -179,7 +179,7 @@ class InstructionService:
         def find_and_read_few() -> None:
             # One trip to a worker thread for the usual few files (a project's AGENTS.md, the global one);
             # more are read concurrently, below.
-            files.extend(discover_system_paths(info, self.paths, self.env, config.instructions, outside, failures))
+            files.extend(discover())
             if len(files) <= READ_INLINE_FILES:
                 for path in files:
                     unread[path] = []
