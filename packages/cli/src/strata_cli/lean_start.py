@@ -37,6 +37,7 @@ import sys
 import types
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -164,16 +165,12 @@ class _YamlLoader(metaclass=_YamlLoaderOnUse):
     """dependency_injector's `YamlLoader` (PyYAML's `SafeLoader`), made when first used."""
 
 
-_REAL_YAML_LOADER: list[type] = []
-
-
+@cache
 def _real_yaml_loader() -> type:
-    if not _REAL_YAML_LOADER:
-        import yaml
+    import yaml
 
-        namespace = {"__module__": "dependency_injector.providers", "__doc__": _YamlLoader.__doc__}
-        _REAL_YAML_LOADER.append(type("YamlLoader", (yaml.SafeLoader,), namespace))
-    return _REAL_YAML_LOADER[0]
+    namespace = {"__module__": "dependency_injector.providers", "__doc__": _YamlLoader.__doc__}
+    return type("YamlLoader", (yaml.SafeLoader,), namespace)
 
 
 def _leave_yaml_to_first_use(yaml_on_use: types.ModuleType) -> None:
