@@ -98,9 +98,16 @@ async def test_a_typescript_edit_gets_the_compilers_error(project: Path, env: di
     (project / "tsconfig.json").write_text(json.dumps({"compilerOptions": {"strict": True}}))
     main = project / "main.ts"
     main.write_text("const total: number = 1;\n")
-    # The first edit loads the project into tsserver (seconds on a loaded machine); the second is diagnosed.
-    script = [edit(main, "= 1", "= 2"), edit(main, "= 2", '= "one"'), {"text": "ok"}]
-    _, result = await turn(project, env, script, PYRIGHT)
+    # The first edit starts loading the project into tsserver (seconds on a loaded machine) and the new util.ts
+    # waits for it; both are clean. Its pushes carry no version, so one still owed for the load when main.ts is
+    # diagnosed would answer that edit with the old state: the clean steps give the load their waits first.
+    script = [
+        edit(main, "= 1", "= 2"),
+        write(project / "util.ts", "export const one = 1;\n"),
+        edit(main, "= 2", '= "one"'),
+        {"text": "ok"},
+    ]
+    *_, result = await turn(project, env, script, PYRIGHT)
     assert result.startswith(
         "Edit applied successfully.\n\nLSP errors detected in this file, please fix:\n"
         f"<diagnostics file=\"{main}\">\nERROR [1:7] Type 'string' is not assignable to type 'number'."
