@@ -5,8 +5,16 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from strata_core.bus import Bus, PartUpdated, SessionStatus, TitleUpdated
-from strata_core.message import PartTime, TextPart, ToolPart, ToolStateRunning
+from strata_core.bus import Bus, MessageUpdated, PartUpdated, SessionStatus, TitleUpdated
+from strata_core.message import (
+    AssistantMessage,
+    MessageTime,
+    PartTime,
+    PathInfo,
+    TextPart,
+    ToolPart,
+    ToolStateRunning,
+)
 
 
 @pytest.mark.anyio
@@ -76,3 +84,17 @@ async def test_a_running_tools_progress_after_publishing_does_not_change_the_eve
         event = stream.receive_nowait()
     assert isinstance(event, PartUpdated) and isinstance(event.part, ToolPart)
     assert isinstance(event.part.state, ToolStateRunning) and event.part.state.metadata == {"output": "a"}
+
+
+@pytest.mark.anyio
+async def test_a_message_completed_after_publishing_does_not_change_the_event() -> None:
+    bus = Bus()
+    message = AssistantMessage(
+        id="msg_2", session_id="ses_1", parent_id="msg_1", time=MessageTime(1), model_id="m", provider_id="p",
+        mode="build", agent="build", path=PathInfo("/w", "/w"),
+    )  # fmt: skip
+    async with bus.subscribe() as stream:
+        bus.message_updated(message)  # the step's tokens, while the message is still open
+        message.time.completed = 2  # as the step's cleanup completes it
+        event = stream.receive_nowait()
+    assert isinstance(event, MessageUpdated) and event.message.time.completed is None

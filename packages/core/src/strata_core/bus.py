@@ -219,7 +219,11 @@ class Bus:
                 self._subscribers.remove(send)
 
     def message_updated(self, message: Message) -> None:
-        self.publish(MessageUpdated(copy.copy(message)))
+        snapshot = copy.copy(message)
+        # A message is completed in place (`time.completed`) as it ends: the snapshot gets its own time, or an
+        # update published before that (a step's tokens) would be serialized as completed by a late reader.
+        snapshot.time = copy.copy(message.time)
+        self.publish(MessageUpdated(snapshot))
 
     def part_updated(self, part: Part) -> None:
         snapshot = copy.copy(part)
