@@ -1,8 +1,9 @@
 """OpenCode's own full-screen TUI (`opencode attach`, 1.18.33, in a pty) drives `strata serve` through a session:
 start, a prompt, a tool call with its permission question that changes a file, `/undo` (which reverts the
-turn: the file is back, and the TUI lists the turn's diff, `notes.txt +1 -1`), `/init`, the `!ls` shell, and a
-toast and an appended prompt sent with the SDK's routes while it is attached. Its request log, taken by a proxy
-in between, shows no server error: every route it called is served, the turn's diff among them.
+turn: the file is back, and the TUI lists the turn's diff, `notes.txt +1 -1`), `/init`, a shell command
+interrupted with the TUI's own key (Esc twice: the turn ends aborted), the `!ls` shell, and a toast and an
+appended prompt sent with the SDK's routes while it is attached. Its request log, taken by a proxy in between,
+shows no server error: every route it called is served, the turn's diff and the abort among them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ SCRIPT = [
     {"tool_calls": [{"name": "bash", "arguments": {"command": "echo changed > notes.txt", "description": "Edit"}}]},
     {"text": "Ran it."},
     {"text": "Init done."},
+    {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30", "description": "Wait"}}]},
 ]
 
 
@@ -61,6 +63,19 @@ def tui(tmp_path: Path, project: Path) -> Iterator[Callable[[str], Terminal]]:
 
 def requested(log: list[Logged], method: str, ending: str) -> Callable[[], bool]:
     return lambda: any(r.method == method and r.path.split("?")[0].endswith(ending) for r in log)
+
+
+def running_commands(url: str) -> list[str]:
+    """The commands of the shell calls running now, in every session, as the server reports them."""
+    commands = []
+    with httpx.Client(base_url=url, timeout=WAIT_SECONDS) as client:
+        for session in client.get("/session").json():
+            for message in client.get(f"/session/{session['id']}/message").json():
+                for part in message["parts"]:
+                    state = part.get("state") or {}
+                    if part["type"] == "tool" and state.get("status") == "running":
+                        commands.append(str(state.get("input", {}).get("command")))
+    return commands
 
 
 def send_command(screen: Terminal, log: list[Logged], command: str, method: str, ending: str) -> None:
@@ -106,6 +121,18 @@ def test_opencodes_tui_runs_a_whole_session_on_strata_serve(
         send_command(screen, log, "/init", "POST", "/command")
         screen.expect("Init done.")
 
+        screen.send("wait a while")
+        screen.send("\r")
+        screen.expect("Permission required")
+        screen.send("\r")
+        wait_until(lambda: "sleep 30" in running_commands(server.url), "the shell command running")
+        screen.send("\x1b")
+        screen.expect("again to interrupt")
+        screen.send("\x1b")
+        screen.expect("interrupted")
+        wait_until(requested(log, "POST", "/abort"), "the abort answered")
+        assert "sleep 30" not in running_commands(server.url)
+
         screen.send("!")  # shell mode, which the prompt keeps after the command: last, so no Esc is needed
         screen.send("ls")
         screen.send("\r")
@@ -122,6 +149,7 @@ def test_opencodes_tui_runs_a_whole_session_on_strata_serve(
     changes = [r.status for r in log if r.path.split("?")[0].endswith(("/diff", "/revert"))]
     assert changes and set(changes) == {200}, changes
     assert failed == []
-    routes = [("POST", "/shell"), ("POST", "/command"), ("POST", "/reply"), ("POST", "/revert"), ("GET", "/api/model")]
+    routes = [("POST", "/shell"), ("POST", "/command"), ("POST", "/reply"), ("POST", "/revert"), ("POST", "/abort")]
+    routes.append(("GET", "/api/model"))
     for method, ending in routes:
         assert requested(log, method, ending)(), (method, ending, [(r.method, r.path) for r in log])
