@@ -3,7 +3,11 @@
 MODE `crash`: answers initialize, then exits at the first didOpen (each start appends a line to COUNTER_FILE);
 `silent`: answers initialize and everything else with nothing, never publishing diagnostics; `report`: pushes
 one error on line 1 for every opened or changed file ("fake error N", N the start count), and answers
-`workspace/symbol` with one function, `<query>_fake`, on line 1 of each file opened so far.
+`workspace/symbol` with one function, `<query>_fake`, on line 1 of each file opened so far; `tsserver`: acts
+as typescript-language-server does for `tsserver_pull`: pushes twice for an opened file (nothing, then
+"pushed: LINE", LINE the file's first line) and once for a changed one, and answers the
+`typescript.tsserverRequest` command's `semanticDiagnosticsSync` with one error, "pulled: LINE" (its other
+kinds with none), or, for a file whose text holds REFUSE, with an error reply.
 """
 
 from __future__ import annotations
@@ -40,11 +44,12 @@ def main(mode: str, counter: Path) -> None:
         starts.write("start\n")
     started = len(counter.read_text().splitlines())
     opened: list[str] = []
+    texts: dict[str, str] = {}
     while (message := read()) is not None:
         method = message.get("method")
         if method == "initialize":
             write({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
-        elif method in ("textDocument/didOpen", "textDocument/didChange"):
+        elif method in ("textDocument/didOpen", "textDocument/didChange") and mode != "tsserver":
             if mode == "crash":
                 sys.exit(3)
             if mode == "report":
@@ -57,6 +62,10 @@ def main(mode: str, counter: Path) -> None:
                 }
                 params = {"uri": uri, "diagnostics": [error]}
                 write({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
+        elif method in ("textDocument/didOpen", "textDocument/didChange") and mode == "tsserver":
+            tsserver_pushes(method, message["params"], texts)
+        elif method == "workspace/executeCommand" and mode == "tsserver":
+            write(tsserver_answer(message["id"], message["params"]["arguments"], texts))
         elif method == "workspace/symbol" and mode == "report":
             line = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}
             name = f"{message['params']['query']}_fake"
@@ -66,6 +75,42 @@ def main(mode: str, counter: Path) -> None:
             return
         elif "id" in message:
             write({"jsonrpc": "2.0", "id": message["id"], "result": None})
+
+
+def tsserver_pushes(method: str, params: dict[str, Any], texts: dict[str, str]) -> None:
+    uri = params["textDocument"]["uri"]
+    texts[uri] = params["textDocument"]["text"] if method.endswith("didOpen") else params["contentChanges"][0]["text"]
+    line = texts[uri].splitlines()[0] if texts[uri] else ""
+    error = {
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+        "severity": 1,
+        "message": f"pushed: {line}",
+    }
+    pushes = [[], [error]] if method.endswith("didOpen") else [[error]]
+    for diagnostics in pushes:
+        write(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/publishDiagnostics",
+                "params": {"uri": uri, "diagnostics": diagnostics},
+            }
+        )
+
+
+def tsserver_answer(request_id: int, arguments: list[Any], texts: dict[str, str]) -> dict[str, Any]:
+    kind, uri = arguments[0], arguments[1]["file"]
+    text = texts.get(uri, "")
+    if "REFUSE" in text:
+        return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "unknown command"}}
+    line = text.splitlines()[0] if text else ""
+    error = {
+        "start": {"line": 1, "offset": 7},
+        "end": {"line": 1, "offset": 12},
+        "text": f"pulled: {line}",
+        "code": 2322,
+    }
+    body = [{**error, "category": "error"}] if kind == "semanticDiagnosticsSync" else []
+    return {"jsonrpc": "2.0", "id": request_id, "result": {"type": "response", "success": True, "body": body}}
 
 
 if __name__ == "__main__":

@@ -88,8 +88,8 @@ async def test_lsp_off_reports_nothing_and_starts_nothing(project: Path, env: di
     assert result == "Edit applied successfully."
 
 
-@pytest.mark.anyio
-async def test_a_typescript_edit_gets_the_compilers_error(project: Path, env: dict[str, str]) -> None:
+def typescript_project(project: Path) -> Path:
+    """`project` as a TypeScript project on the installed TypeScript 5, strict; its main.ts."""
     tool(NPM_BIN / "typescript-language-server")
     typescript = tool(NPM_MODULES / "typescript" / "lib" / "tsserver.js").parents[1]
     (project / "node_modules").mkdir()
@@ -98,17 +98,32 @@ async def test_a_typescript_edit_gets_the_compilers_error(project: Path, env: di
     (project / "tsconfig.json").write_text(json.dumps({"compilerOptions": {"strict": True}}))
     main = project / "main.ts"
     main.write_text("const total: number = 1;\n")
-    # The first edit starts loading the project into tsserver (seconds on a loaded machine) and the new util.ts
-    # waits for it; both are clean. Its pushes carry no version, so one still owed for the load when main.ts is
-    # diagnosed would answer that edit with the old state: the clean steps give the load their waits first.
+    return main
+
+
+@pytest.mark.anyio
+async def test_typescript_results_say_what_tsserver_found_after_each_change(project: Path, env: dict[str, str]) -> None:
+    """Each result is tsserver's answer for the file as the tool left it (asked of it, not waited for as a push):
+    a clean edit (for which typescript-language-server pushes nothing), a new file whose first push would hold
+    its errors, an edit into an error, and the edit that fixes it."""
+    main = typescript_project(project)
+    util = project / "util.ts"
     script = [
         edit(main, "= 1", "= 2"),
-        write(project / "util.ts", "export const one = 1;\n"),
-        edit(main, "= 2", '= "one"'),
+        write(util, 'export const one: number = "one";\n'),
+        edit(main, "= 2", '= "two"'),
+        edit(main, '= "two"', "= 3"),
         {"text": "ok"},
     ]
-    *_, result = await turn(project, env, script, PYRIGHT)
-    assert result.startswith(
-        "Edit applied successfully.\n\nLSP errors detected in this file, please fix:\n"
-        f"<diagnostics file=\"{main}\">\nERROR [1:7] Type 'string' is not assignable to type 'number'."
+    clean, wrote, broke, fixed = await turn(project, env, script, PYRIGHT)
+    mismatch = "Type 'string' is not assignable to type 'number'."
+    assert clean == "Edit applied successfully."
+    assert wrote == (
+        "Wrote file successfully.\n\nLSP errors detected in this file, please fix:\n"
+        f'<diagnostics file="{util}">\nERROR [1:14] {mismatch}\n</diagnostics>'
     )
+    assert broke == (
+        "Edit applied successfully.\n\nLSP errors detected in this file, please fix:\n"
+        f'<diagnostics file="{main}">\nERROR [1:7] {mismatch}\n</diagnostics>'
+    )
+    assert fixed == "Edit applied successfully."

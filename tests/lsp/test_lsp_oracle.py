@@ -62,10 +62,11 @@ TYPESCRIPT_SCRIPT = [
 """The read opens main.ts, which starts loading the project into tsserver; the first edit and the new style.ts
 are clean, so their results do not depend on how long that takes. Only then is main.ts diagnosed.
 
-typescript-language-server's pushes carry no document version, so both CLIs take the first push after an edit
-as its answer. A push still owed for the project's load (seconds on a loaded machine, past an edit's 5 s wait)
-would answer the next edit with the old, clean state: the clean steps in between give the load 10 s and more.
-The fmt.py write after the error reports it under "other files"."""
+typescript-language-server's pushes carry no document version, so OpenCode takes the first push after an edit
+as its answer (Strata asks tsserver, `lsp/tsserver_pull.py`). A push still owed for the project's load (seconds
+on a loaded machine, past an edit's 5 s wait) would answer OpenCode's next edit with the old, clean state: the
+clean steps in between give the load 10 s and more. The fmt.py write after the error reports it under "other
+files"."""
 
 
 def pyright_session(root: Path) -> tuple[Path, Path]:

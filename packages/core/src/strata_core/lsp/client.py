@@ -4,7 +4,9 @@ Diagnostics arrive two ways and both are kept: pushed (`textDocument/publishDiag
 (`textDocument/diagnostic`, for servers that offer it, statically or by registration). After an edit the
 tools wait for the file's diagnostics with OpenCode's bounds: at most `DOCUMENT_WAIT` s in all, each pull at
 most `PULL_TIMEOUT` s, and a push counts once no newer one came for `PUSH_DEBOUNCE` s. Messages are checked
-against LSP's types with `lsprotocol` (a malformed one is dropped); the framing is `jsonrpc.py`.
+against LSP's types with `lsprotocol` (a malformed one is dropped); the framing is `jsonrpc.py`. A TypeScript
+file's diagnostics are asked of tsserver through the server first (`tsserver_pull.py`), since its pushes
+cannot say when a file is checked; a server that cannot answer that way is waited on for pushes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
 
 from strata_core.logging import get_logger
+from strata_core.lsp import tsserver_pull
 from strata_core.lsp.jsonrpc import JsonRpcConnection, LanguageServerGoneError, LanguageServerReplyError
 from strata_core.lsp.values import Diagnostic
 
@@ -33,6 +36,8 @@ the first edit of a project would pay in full for a server that hangs)."""
 _INCREMENTAL = 2
 SETTLES_LATER = frozenset({"typescript"})
 """Servers whose first push for a newly opened file is not yet its diagnostics (OpenCode waits for the second)."""
+ASKS_TSSERVER = frozenset({"typescript"})
+"""Servers whose files' diagnostics are asked of tsserver through them (`tsserver_pull`) before any push."""
 
 LANGUAGE_IDS = {
     ".py": "python", ".pyi": "python", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
@@ -98,6 +103,7 @@ class LanguageServerClient:
         self._sync = 1
         self._changed = anyio.Event()
         self._registrations = 0
+        self._asks_tsserver = server_id in ASKS_TSSERVER
         self.initialization: Mapping[str, Any] = {}
         self.messages: deque[str] = deque(maxlen=20)
         """The server's latest error and warning log messages (`window/logMessage`)."""
@@ -238,6 +244,8 @@ class LanguageServerClient:
     async def wait_for_diagnostics(self, path: Path, version: int, after: float) -> None:
         """Until the server reported `path`'s diagnostics (pulled, or a settled push), at most DOCUMENT_WAIT s."""
         with anyio.move_on_after(DOCUMENT_WAIT):
+            if await self._ask_tsserver(path):
+                return
             while True:
                 if await self._pull(path):
                     return
@@ -260,6 +268,33 @@ class LanguageServerClient:
                 continue
             answered = self._keep_report(path, report) or answered
         return answered
+
+    async def _ask_tsserver(self, path: Path) -> bool:
+        """`path`'s diagnostics from tsserver, kept as the server's latest push for it; whether it answered.
+
+        A server that refuses the request, or answers in another shape, is not asked again (another TypeScript
+        server under the same id); one that is gone or still loading past the wait leaves the pushes to decide."""
+        if not self._asks_tsserver:
+            return False
+        found: list[Diagnostic] = []
+        for kind in tsserver_pull.KINDS:
+            params = tsserver_pull.request_params(kind, path.as_uri())
+            try:
+                reply = await self._connected().request("workspace/executeCommand", params, DOCUMENT_WAIT)
+            except (TimeoutError, LanguageServerGoneError):
+                return False
+            except LanguageServerReplyError:
+                reply = None
+            items = tsserver_pull.diagnostics_of(reply)
+            if items is None:
+                self._asks_tsserver = False
+                log.info("lsp.tsserver_pull_unavailable", server=self.server_id, kind=kind)
+                return False
+            found.extend(items)
+        self._pushed[path] = found
+        self._published[path] = (anyio.current_time(), None)
+        self._signal()
+        return True
 
     def _keep_report(self, path: Path, report: Any) -> bool:
         if not isinstance(report, dict):
