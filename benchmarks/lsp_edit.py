@@ -1,17 +1,22 @@
-"""What language servers add to an edit: the file tools' checks with pyright warm, next to none configured.
+"""What language servers add to an edit: the file tools' checks with pyright or typescript-language-server
+warm, next to none configured.
 
     uv run python -m benchmarks --only lsp_edit
     uv run python -m benchmarks.lsp_edit --runs 12          # prints its rows as JSON lines
 
 After edit, write and apply_patch change a file, `CodeChecks` formats it, opens it in its language servers and
 waits (at most 5 s) for their diagnostics (`tool/support/code_checks.py`). The cases (issue 26), on a small
-Python project whose calc.py is rewritten before each measured check:
+Python project whose calc.py, and a TypeScript project (the installed TypeScript 5) whose main.ts, is rewritten
+before each measured check:
 - `pyright warm, error edit`: the checks after an edit that introduces a type error (pyright already started
   and the project analysed by a first, unmeasured check): what the model waits for to read the error;
 - `pyright warm, clean edit`: the same after an edit that leaves no error (pyright answers with no
   diagnostics);
+- `clean edit after a clean one`: an edit that changes no diagnostic (a space at a line's end), after the
+  clean edit;
+- `typescript warm, ...`: the same three with typescript-language-server and tsserver;
 - `not configured`: the checks with no `lsp` key (`NoLanguageServers`): what an edit pays without servers.
-The rows are absent where pyright is not installed (`.ci/run` installs it under `~/.cache/strata-lsp-tools`).
+A server's rows are absent where it is not installed (`.ci/run` installs both under `~/.cache/strata-lsp-tools`).
 
 Start-up when language servers are not configured is compared between source trees with `source_ab`
 (benchmarks/README.md, "Language servers"); `tests/e2e_cli/test_e2e_cli_start_up_imports.py` pins that none of
@@ -31,12 +36,31 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from attrs import frozen
+
 from benchmarks.common import Result, median, run_async
 
 TOOLS = Path(os.environ.get("STRATA_LSP_TOOLS", Path.home() / ".cache" / "strata-lsp-tools"))
 PYRIGHT = TOOLS / "npm" / "node_modules" / ".bin" / "pyright-langserver"
+TYPESCRIPT_SERVER = TOOLS / "npm" / "node_modules" / ".bin" / "typescript-language-server"
+TSSERVER = TOOLS / "npm" / "node_modules" / "typescript" / "lib" / "tsserver.js"
 CLEAN = "def add(a: int, b: int) -> int:\n    return a + b  # run {run}\n"
 BROKEN = 'def add(a: int, b: int) -> int:\n    return "x" + a  # run {run}\n'
+TS_CLEAN = "export const total: number = {run};\n"
+TS_BROKEN = 'export const total: number = "{run}";\n'
+
+
+@frozen
+class EditedFile:
+    """The file a case rewrites, and its text without and with a type error (`{run}` the run's number)."""
+
+    name: str
+    clean: str
+    broken: str
+
+
+PYTHON = EditedFile("calc.py", CLEAN, BROKEN)
+TYPESCRIPT = EditedFile("main.ts", TS_CLEAN, TS_BROKEN)
 
 
 def tools_env(home: Path) -> dict[str, str]:
@@ -56,32 +80,62 @@ def build_project(root: Path) -> Path:
     return project
 
 
-async def measure(project: Path, env: dict[str, str], runs: int, configured: bool) -> dict[str, float]:
-    """Median milliseconds of `CodeChecks.after_edit` after an error edit and after a clean edit."""
+def build_typescript_project(root: Path) -> Path:
+    project = root / "ts-work"
+    (project / "node_modules").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "node_modules" / "typescript").symlink_to(TSSERVER.parents[1])
+    (project / "package.json").write_text(json.dumps({"name": "demo", "private": True}))
+    (project / "tsconfig.json").write_text(json.dumps({"compilerOptions": {"strict": True}}))
+    (project / "main.ts").write_text(TS_CLEAN.format(run=0))
+    return project
+
+
+async def measure(
+    project: Path, env: dict[str, str], runs: int, configured: bool, edited: EditedFile = PYTHON
+) -> dict[str, float]:
+    """Median milliseconds of `CodeChecks.after_edit` after an error edit and after a clean edit of `edited`."""
     from strata_core.config.code_tools import LspConfig
     from strata_core.lsp.service import ProjectLanguageServers
     from strata_core.tool.support.code_checks import CodeChecks
 
-    calc = project / "calc.py"
-    timings: dict[str, list[float]] = {"error": [], "clean": []}
+    path = project / edited.name
+    timings: dict[str, list[float]] = {"error": [], "clean": [], "clean again": []}
     if not configured:
         checks = CodeChecks()
         for run in range(runs):
-            for kind, text in (("error", BROKEN), ("clean", CLEAN)):
-                calc.write_text(text.format(run=run))
-                timings[kind].append(await _timed_check(checks, calc, expect_error=False))
+            for kind, text in _edits(edited):
+                path.write_text(text.format(run=run))
+                timings[kind].append(await _timed_check(checks, path, expect_error=False))
         return {kind: median(values) for kind, values in timings.items()}
     from strata_core.lsp.servers import configured_specs
 
     async with ProjectLanguageServers(configured_specs(LspConfig(True, {})), project, env) as servers:
         checks = CodeChecks(servers=servers)
-        calc.write_text(BROKEN.format(run=-1))
-        await _timed_check(checks, calc, expect_error=True)  # starts pyright and analyses the project
+        path.write_text(edited.broken.format(run=-1))
+        await _warm_up(checks, path)
         for run in range(runs):
-            for kind, text in (("error", BROKEN), ("clean", CLEAN)):
-                calc.write_text(text.format(run=run))
-                timings[kind].append(await _timed_check(checks, calc, expect_error=kind == "error"))
+            for kind, text in _edits(edited):
+                path.write_text(text.format(run=run))
+                timings[kind].append(await _timed_check(checks, path, expect_error=kind == "error"))
     return {kind: median(values) for kind, values in timings.items()}
+
+
+def _edits(edited: EditedFile) -> tuple[tuple[str, str], ...]:
+    """A run's three edits: into an error, out of it, and a clean edit after a clean one (whose diagnostics
+    do not change: typescript-language-server pushes nothing for it)."""
+    return (("error", edited.broken), ("clean", edited.clean), ("clean again", edited.clean.replace("\n", " \n")))
+
+
+async def _warm_up(checks: object, path: Path) -> None:
+    """Start the file's server and have it analyse the project (unmeasured), until it reports the error."""
+    for _ in range(6):  # a first check may end at the 5 s wait while the server still loads the project
+        try:
+            await _timed_check(checks, path, expect_error=True)
+            return
+        except RuntimeError:
+            continue
+    raise RuntimeError(f"no server reported the error in {path} within six checks")
 
 
 async def _timed_check(checks: object, path: Path, *, expect_error: bool) -> float:
@@ -100,6 +154,7 @@ async def _timed_check(checks: object, path: Path, *, expect_error: bool) -> flo
 def run(quick: bool, runs: int | None = None) -> list[Result]:
     count = runs or (3 if quick else 12)
     note = "CodeChecks.after_edit on a 2-file Python project; pyright started and warm"
+    ts_note = "CodeChecks.after_edit on a 1-file TypeScript project; typescript-language-server started and warm"
     with tempfile.TemporaryDirectory(prefix="strata-bench-lsp-") as tmp:
         root = Path(tmp)
         project = build_project(root)
@@ -107,10 +162,48 @@ def run(quick: bool, runs: int | None = None) -> list[Result]:
         env = tools_env(root / "home")
         bare = run_async(lambda: measure(project, env, count, configured=False))
         warm = run_async(lambda: measure(project, env, count, configured=True)) if PYRIGHT.exists() else None
+        ts_warm = None
+        if TYPESCRIPT_SERVER.exists() and TSSERVER.exists():
+            ts_project = build_typescript_project(root)
+            ts_warm = run_async(lambda: measure(ts_project, env, count, configured=True, edited=TYPESCRIPT))
     absent = "" if warm else f"; pyright is not installed at {PYRIGHT}"
+    if not ts_warm:
+        ts_note += f"; typescript-language-server is not installed at {TYPESCRIPT_SERVER}"
     return [
         Result("lsp: edit, pyright warm, error edit", "wall", "ms", warm and warm["error"], runs=count, note=note),
         Result("lsp: edit, pyright warm, clean edit", "wall", "ms", warm and warm["clean"], runs=count, note=note),
+        Result(
+            "lsp: edit, typescript warm, error edit",
+            "wall",
+            "ms",
+            ts_warm and ts_warm["error"],
+            runs=count,
+            note=ts_note,
+        ),
+        Result(
+            "lsp: edit, typescript warm, clean edit",
+            "wall",
+            "ms",
+            ts_warm and ts_warm["clean"],
+            runs=count,
+            note=ts_note,
+        ),
+        Result(
+            "lsp: edit, pyright warm, clean edit after a clean one",
+            "wall",
+            "ms",
+            warm and warm["clean again"],
+            runs=count,
+            note=note,
+        ),
+        Result(
+            "lsp: edit, typescript warm, clean edit after a clean one",
+            "wall",
+            "ms",
+            ts_warm and ts_warm["clean again"],
+            runs=count,
+            note=ts_note,
+        ),
         Result("lsp: edit, not configured", "wall", "ms", bare["error"], runs=count, note="no `lsp` key" + absent),
     ]
 

@@ -200,16 +200,23 @@ def test_sandbox_cost_quick_run_has_a_row_per_mechanism_and_mode() -> None:
     assert rows[0].strata is not None and rows[3].strata is not None and rows[6].strata is not None
 
 
-def test_lsp_edit_quick_run_times_the_checks_with_pyright_and_without_servers() -> None:
+def test_lsp_edit_quick_run_times_the_checks_with_each_server_and_without_servers() -> None:
     rows = {row.scenario: row.strata for row in lsp_edit.run(quick=True, runs=1)}
     assert list(rows) == [
         "lsp: edit, pyright warm, error edit",
         "lsp: edit, pyright warm, clean edit",
+        "lsp: edit, typescript warm, error edit",
+        "lsp: edit, typescript warm, clean edit",
+        "lsp: edit, pyright warm, clean edit after a clean one",
+        "lsp: edit, typescript warm, clean edit after a clean one",
         "lsp: edit, not configured",
     ]
     assert rows["lsp: edit, not configured"] is not None
     pyright_rows = [rows["lsp: edit, pyright warm, error edit"], rows["lsp: edit, pyright warm, clean edit"]]
     assert all(value is not None for value in pyright_rows) == lsp_edit.PYRIGHT.exists()
+    typescript_rows = [rows["lsp: edit, typescript warm, error edit"], rows["lsp: edit, typescript warm, clean edit"]]
+    installed = lsp_edit.TYPESCRIPT_SERVER.exists() and lsp_edit.TSSERVER.exists()
+    assert all(value is not None for value in typescript_rows) == installed
 
 
 def test_thread_hop_measures_both_ways_to_a_thread() -> None:
