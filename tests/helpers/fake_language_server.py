@@ -6,8 +6,9 @@ one error on line 1 for every opened or changed file ("fake error N", N the star
 `workspace/symbol` with one function, `<query>_fake`, on line 1 of each file opened so far; `tsserver`: acts
 as typescript-language-server does for `tsserver_pull`: pushes twice for an opened file (nothing, then
 "pushed: LINE", LINE the file's first line) and once for a changed one, and answers the
-`typescript.tsserverRequest` command's `semanticDiagnosticsSync` with one error, "pulled: LINE" (its other
-kinds with none), or, for a file whose text holds REFUSE, with an error reply.
+`typescript.tsserverRequest` command's `semanticDiagnosticsSync` with one error, "pulled: LINE [N]", N the
+number of documents opened or changed so far (its other kinds with none), or, for a file whose text holds
+REFUSE, with an error reply.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def main(mode: str, counter: Path) -> None:
         starts.write("start\n")
     started = len(counter.read_text().splitlines())
     opened: list[str] = []
-    texts: dict[str, str] = {}
+    documents = Documents()
     while (message := read()) is not None:
         method = message.get("method")
         if method == "initialize":
@@ -63,9 +64,9 @@ def main(mode: str, counter: Path) -> None:
                 params = {"uri": uri, "diagnostics": [error]}
                 write({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
         elif method in ("textDocument/didOpen", "textDocument/didChange") and mode == "tsserver":
-            tsserver_pushes(method, message["params"], texts)
+            tsserver_pushes(method, message["params"], documents)
         elif method == "workspace/executeCommand" and mode == "tsserver":
-            write(tsserver_answer(message["id"], message["params"]["arguments"], texts))
+            write(tsserver_answer(message["id"], message["params"]["arguments"], documents))
         elif method == "workspace/symbol" and mode == "report":
             line = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}
             name = f"{message['params']['query']}_fake"
@@ -77,39 +78,45 @@ def main(mode: str, counter: Path) -> None:
             write({"jsonrpc": "2.0", "id": message["id"], "result": None})
 
 
-def tsserver_pushes(method: str, params: dict[str, Any], texts: dict[str, str]) -> None:
+class Documents:
+    """What the `tsserver` mode knows: each open document's text, and how many opens and changes it was sent."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+        self.changes = 0
+
+    def first_line(self, uri: str) -> str:
+        text = self.texts.get(uri, "")
+        return text.splitlines()[0] if text else ""
+
+
+def tsserver_pushes(method: str, params: dict[str, Any], documents: Documents) -> None:
     uri = params["textDocument"]["uri"]
-    texts[uri] = params["textDocument"]["text"] if method.endswith("didOpen") else params["contentChanges"][0]["text"]
-    line = texts[uri].splitlines()[0] if texts[uri] else ""
+    opened = method.endswith("didOpen")
+    documents.texts[uri] = params["textDocument"]["text"] if opened else params["contentChanges"][0]["text"]
+    documents.changes += 1
     error = {
         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
         "severity": 1,
-        "message": f"pushed: {line}",
+        "message": f"pushed: {documents.first_line(uri)}",
     }
-    pushes = [[], [error]] if method.endswith("didOpen") else [[error]]
-    for diagnostics in pushes:
-        write(
-            {
-                "jsonrpc": "2.0",
-                "method": "textDocument/publishDiagnostics",
-                "params": {"uri": uri, "diagnostics": diagnostics},
-            }
-        )
+    for diagnostics in [[], [error]] if opened else [[error]]:
+        params = {"uri": uri, "diagnostics": diagnostics}
+        write({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
 
 
-def tsserver_answer(request_id: int, arguments: list[Any], texts: dict[str, str]) -> dict[str, Any]:
+def tsserver_answer(request_id: int, arguments: list[Any], documents: Documents) -> dict[str, Any]:
     kind, uri = arguments[0], arguments[1]["file"]
-    text = texts.get(uri, "")
-    if "REFUSE" in text:
+    if "REFUSE" in documents.texts.get(uri, ""):
         return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "unknown command"}}
-    line = text.splitlines()[0] if text else ""
     error = {
         "start": {"line": 1, "offset": 7},
         "end": {"line": 1, "offset": 12},
-        "text": f"pulled: {line}",
+        "text": f"pulled: {documents.first_line(uri)} [{documents.changes}]",
         "code": 2322,
+        "category": "error",
     }
-    body = [{**error, "category": "error"}] if kind == "semanticDiagnosticsSync" else []
+    body = [error] if kind == "semanticDiagnosticsSync" else []
     return {"jsonrpc": "2.0", "id": request_id, "result": {"type": "response", "success": True, "body": body}}
 
 

@@ -103,27 +103,32 @@ def typescript_project(project: Path) -> Path:
 
 @pytest.mark.anyio
 async def test_typescript_results_say_what_tsserver_found_after_each_change(project: Path, env: dict[str, str]) -> None:
-    """Each result is tsserver's answer for the file as the tool left it (asked of it, not waited for as a push):
-    a clean edit (for which typescript-language-server pushes nothing), a new file whose first push would hold
-    its errors, an edit into an error, and the edit that fixes it."""
+    """Each result is tsserver's answer for the files as the tool left them (asked of it, not waited for as
+    pushes): a clean edit (for which typescript-language-server pushes nothing), a write that breaks the file
+    importing it, a new file whose first push would hold its errors, an edit into an error and out of it."""
     main = typescript_project(project)
     util = project / "util.ts"
+    util.write_text("export const one: number = 1;\n")
+    main.write_text('import { one } from "./util";\nexport const total: number = one;\n')
     script = [
-        edit(main, "= 1", "= 2"),
-        write(util, 'export const one: number = "one";\n'),
-        edit(main, "= 2", '= "two"'),
-        edit(main, '= "two"', "= 3"),
+        edit(main, "= one;", "= one + 1;"),
+        write(util, 'export const one: string = "1";\n'),
+        write(util, "export const one: number = 1;\n"),
+        write(project / "extra.ts", 'export const two: number = "two";\n'),
+        edit(main, "= one + 1;", '= "three";'),
+        edit(main, '= "three";', "= 3;"),
         {"text": "ok"},
     ]
-    clean, wrote, broke, fixed = await turn(project, env, script, PYRIGHT)
+    clean, broke_importer, mended, new_file, broke, fixed = await turn(project, env, script, PYRIGHT)
     mismatch = "Type 'string' is not assignable to type 'number'."
+
+    def errors(where: str, path: Path, line_column: str) -> str:
+        block = f'<diagnostics file="{path}">\nERROR [{line_column}] {mismatch}\n</diagnostics>'
+        return f"\n\nLSP errors detected in {where}:\n{block}"
+
     assert clean == "Edit applied successfully."
-    assert wrote == (
-        "Wrote file successfully.\n\nLSP errors detected in this file, please fix:\n"
-        f'<diagnostics file="{util}">\nERROR [1:14] {mismatch}\n</diagnostics>'
-    )
-    assert broke == (
-        "Edit applied successfully.\n\nLSP errors detected in this file, please fix:\n"
-        f'<diagnostics file="{main}">\nERROR [1:7] {mismatch}\n</diagnostics>'
-    )
+    assert broke_importer == "Wrote file successfully." + errors("other files", main, "2:14")
+    assert mended == "Wrote file successfully."
+    assert new_file == "Wrote file successfully." + errors("this file, please fix", project / "extra.ts", "1:14")
+    assert broke == "Edit applied successfully." + errors("this file, please fix", main, "2:14")
     assert fixed == "Edit applied successfully."

@@ -1,5 +1,6 @@
-"""A TypeScript server's diagnostics are asked of tsserver (`typescript.tsserverRequest`) after each change, not
-waited for as pushes; a server that refuses is waited on for pushes, and not asked again. With a fake server
+"""A TypeScript server's diagnostics are asked of tsserver (`typescript.tsserverRequest`) after each change, for
+the changed file and every other open one, not waited for as pushes; a server that refuses is waited on for
+pushes, and not asked again. With a fake server
 that pushes one thing ("pushed: ...") and answers another ("pulled: ..."), and on tsserver's own answers."""
 
 from __future__ import annotations
@@ -38,8 +39,27 @@ async def test_each_change_is_answered_with_what_tsserver_says_of_the_file_now(
         main.write_text('const a = "one";\n')
         await servers.touch(main, wait=True)  # its push for the change comes first, the answer after
         changed = servers.diagnostics()[main]
-    assert [item.message for item in opened] == ["pulled: const a = 1;"]
-    assert changed == [Diagnostic(0, 6, 0, 11, 'pulled: const a = "one";', 1, "typescript", 2322)]
+    assert [item.message for item in opened] == ["pulled: const a = 1; [1]"]
+    assert changed == [Diagnostic(0, 6, 0, 11, 'pulled: const a = "one"; [2]', 1, "typescript", 2322)]
+
+
+@pytest.mark.anyio
+async def test_a_change_refreshes_every_other_open_file(project: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """A change can break the files that import the changed one, and a write reports them: each open file's
+    diagnostics are asked again (the fake's answers count the changes it was sent)."""
+    changed, other = project / "changed.ts", project / "other.ts"
+    changed.write_text("const a = 1;\n")
+    other.write_text("const b = 2;\n")
+    async with ProjectLanguageServers(fake_typescript(tmp_path), project, env) as servers:
+        await servers.touch(other, wait=False)  # open, as a read leaves it
+        await servers.touch(changed, wait=True)
+        first = servers.diagnostics()
+        changed.write_text("const a = 3;\n")
+        await servers.touch(changed, wait=True)
+        second = servers.diagnostics()
+    assert [item.message for item in first[other]] == ["pulled: const b = 2; [2]"]
+    assert [item.message for item in second[other]] == ["pulled: const b = 2; [3]"]
+    assert [item.message for item in second[changed]] == ["pulled: const a = 3; [3]"]
 
 
 @pytest.mark.anyio

@@ -4,9 +4,10 @@ Diagnostics arrive two ways and both are kept: pushed (`textDocument/publishDiag
 (`textDocument/diagnostic`, for servers that offer it, statically or by registration). After an edit the
 tools wait for the file's diagnostics with OpenCode's bounds: at most `DOCUMENT_WAIT` s in all, each pull at
 most `PULL_TIMEOUT` s, and a push counts once no newer one came for `PUSH_DEBOUNCE` s. Messages are checked
-against LSP's types with `lsprotocol` (a malformed one is dropped); the framing is `jsonrpc.py`. A TypeScript
-file's diagnostics are asked of tsserver through the server first (`tsserver_pull.py`), since its pushes
-cannot say when a file is checked; a server that cannot answer that way is waited on for pushes.
+against LSP's types with `lsprotocol` (a malformed one is dropped); the framing is `jsonrpc.py`. After a change
+to a TypeScript file, its diagnostics and every other open file's are asked of tsserver through the server
+(`tsserver_pull.py`), since its pushes cannot say when a file is checked; a server that cannot answer that
+way is waited on for pushes.
 """
 
 from __future__ import annotations
@@ -270,12 +271,20 @@ class LanguageServerClient:
         return answered
 
     async def _ask_tsserver(self, path: Path) -> bool:
-        """`path`'s diagnostics from tsserver, kept as the server's latest push for it; whether it answered.
+        """`path`'s diagnostics from tsserver, then every other open file's (a change can break the files that
+        import it: a write reports them), each kept as the server's latest push for it; whether it answered.
 
         A server that refuses the request, or answers in another shape, is not asked again (another TypeScript
-        server under the same id); one that is gone or still loading past the wait leaves the pushes to decide."""
-        if not self._asks_tsserver:
+        server under the same id); one that is gone or still loading past the wait leaves the pushes to decide.
+        """
+        if not self._asks_tsserver or not await self._refresh_from_tsserver(path):
             return False
+        async with anyio.create_task_group() as group:
+            for other in [document for document in self._documents if document != path]:
+                group.start_soon(self._refresh_from_tsserver, other)
+        return True
+
+    async def _refresh_from_tsserver(self, path: Path) -> bool:
         found: list[Diagnostic] = []
         for kind in tsserver_pull.KINDS:
             params = tsserver_pull.request_params(kind, path.as_uri())
@@ -287,8 +296,9 @@ class LanguageServerClient:
                 reply = None
             items = tsserver_pull.diagnostics_of(reply)
             if items is None:
-                self._asks_tsserver = False
-                log.info("lsp.tsserver_pull_unavailable", server=self.server_id, kind=kind)
+                if self._asks_tsserver:
+                    self._asks_tsserver = False
+                    log.info("lsp.tsserver_pull_unavailable", server=self.server_id, kind=kind)
                 return False
             found.extend(items)
         self._pushed[path] = found

@@ -7,9 +7,10 @@ the whole wait (5 s); a push still owed for an earlier state can answer a later 
 new file, which may already hold its errors, is the one that must be skipped. tsserver answers
 `syntacticDiagnosticsSync`, `semanticDiagnosticsSync` and `suggestionDiagnosticsSync` in order with the edits
 it was sent (once the project is loaded, if it is loading), and the server forwards any tsserver request
-through its `typescript.tsserverRequest` command. The answers are converted as the server converts what it
-pushes (its `toDiagnostic`): tsserver's 1-based line and offset to LSP's 0-based position, the category to a
-severity, `typescript` as the source.
+through its `typescript.tsserverRequest` command. The client asks for the changed file and then for every
+other open one, since a change can break the files that import it. The answers are converted as the server
+converts what it pushes (its `toDiagnostic`): tsserver's 1-based line and offset to LSP's 0-based position,
+the category to a severity, `typescript` as the source.
 """
 
 from __future__ import annotations
