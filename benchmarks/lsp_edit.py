@@ -14,7 +14,8 @@ before each measured check:
   diagnostics);
 - `clean edit after a clean one`: an edit that changes no diagnostic (a space at a line's end), after the
   clean edit;
-- `typescript warm, ...`: the same three with typescript-language-server and tsserver;
+- `typescript warm, ...`: the same three with typescript-language-server and tsserver, and the error edit again
+  with 50 other files (each importing main.ts) open in the server, each of which is asked again after a change;
 - `not configured`: the checks with no `lsp` key (`NoLanguageServers`): what an edit pays without servers.
 A server's rows are absent where it is not installed (`.ci/run` installs both under `~/.cache/strata-lsp-tools`).
 
@@ -48,6 +49,8 @@ CLEAN = "def add(a: int, b: int) -> int:\n    return a + b  # run {run}\n"
 BROKEN = 'def add(a: int, b: int) -> int:\n    return "x" + a  # run {run}\n'
 TS_CLEAN = "export const total: number = {run};\n"
 TS_BROKEN = 'export const total: number = "{run}";\n'
+OTHER_FILES = 50
+"""Files importing main.ts open in the server for the last TypeScript row, as files the agent read are."""
 
 
 @frozen
@@ -92,9 +95,10 @@ def build_typescript_project(root: Path) -> Path:
 
 
 async def measure(
-    project: Path, env: dict[str, str], runs: int, configured: bool, edited: EditedFile = PYTHON
+    project: Path, env: dict[str, str], runs: int, configured: bool, edited: EditedFile = PYTHON, opened: int = 0
 ) -> dict[str, float]:
-    """Median milliseconds of `CodeChecks.after_edit` after an error edit and after a clean edit of `edited`."""
+    """Median milliseconds of `CodeChecks.after_edit` after each kind of edit of `edited`, with `opened` other
+    files of the project (each importing it) open in its server, as files the agent read are."""
     from strata_core.config.code_tools import LspConfig
     from strata_core.lsp.service import ProjectLanguageServers
     from strata_core.tool.support.code_checks import CodeChecks
@@ -112,6 +116,10 @@ async def measure(
 
     async with ProjectLanguageServers(configured_specs(LspConfig(True, {})), project, env) as servers:
         checks = CodeChecks(servers=servers)
+        for index in range(opened):
+            importer = project / f"importer{index}.ts"
+            importer.write_text(f'import {{ total }} from "./main";\nexport const use{index}: number = total;\n')
+            await servers.touch(importer, wait=False)
         path.write_text(edited.broken.format(run=-1))
         await _warm_up(checks, path)
         for run in range(runs):
@@ -162,10 +170,13 @@ def run(quick: bool, runs: int | None = None) -> list[Result]:
         env = tools_env(root / "home")
         bare = run_async(lambda: measure(project, env, count, configured=False))
         warm = run_async(lambda: measure(project, env, count, configured=True)) if PYRIGHT.exists() else None
-        ts_warm = None
+        ts_warm = ts_open = None
         if TYPESCRIPT_SERVER.exists() and TSSERVER.exists():
             ts_project = build_typescript_project(root)
             ts_warm = run_async(lambda: measure(ts_project, env, count, configured=True, edited=TYPESCRIPT))
+            ts_open = run_async(
+                lambda: measure(ts_project, env, count, configured=True, edited=TYPESCRIPT, opened=OTHER_FILES)
+            )
     absent = "" if warm else f"; pyright is not installed at {PYRIGHT}"
     if not ts_warm:
         ts_note += f"; typescript-language-server is not installed at {TYPESCRIPT_SERVER}"
@@ -203,6 +214,14 @@ def run(quick: bool, runs: int | None = None) -> list[Result]:
             ts_warm and ts_warm["clean again"],
             runs=count,
             note=ts_note,
+        ),
+        Result(
+            f"lsp: edit, typescript warm, {OTHER_FILES} other files open, error edit",
+            "wall",
+            "ms",
+            ts_open and ts_open["error"],
+            runs=count,
+            note=ts_note + "; each open file is asked again after a change",
         ),
         Result("lsp: edit, not configured", "wall", "ms", bare["error"], runs=count, note="no `lsp` key" + absent),
     ]

@@ -209,12 +209,14 @@ def test_lsp_edit_quick_run_times_the_checks_with_each_server_and_without_server
         "lsp: edit, typescript warm, clean edit",
         "lsp: edit, pyright warm, clean edit after a clean one",
         "lsp: edit, typescript warm, clean edit after a clean one",
+        "lsp: edit, typescript warm, 50 other files open, error edit",
         "lsp: edit, not configured",
     ]
     assert rows["lsp: edit, not configured"] is not None
     pyright_rows = [rows["lsp: edit, pyright warm, error edit"], rows["lsp: edit, pyright warm, clean edit"]]
     assert all(value is not None for value in pyright_rows) == lsp_edit.PYRIGHT.exists()
     typescript_rows = [rows["lsp: edit, typescript warm, error edit"], rows["lsp: edit, typescript warm, clean edit"]]
+    typescript_rows.append(rows["lsp: edit, typescript warm, 50 other files open, error edit"])
     installed = lsp_edit.TYPESCRIPT_SERVER.exists() and lsp_edit.TSSERVER.exists()
     assert all(value is not None for value in typescript_rows) == installed
 
