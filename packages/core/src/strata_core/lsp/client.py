@@ -285,6 +285,7 @@ class LanguageServerClient:
         return True
 
     async def _refresh_from_tsserver(self, path: Path) -> bool:
+        """Ask tsserver for each kind of `path`'s diagnostics and keep them; whether every kind was answered."""
         found: list[Diagnostic] = []
         for kind in tsserver_pull.KINDS:
             params = tsserver_pull.request_params(kind, path.as_uri())
