@@ -145,3 +145,40 @@ def test_cattrs_converters_are_compiled_once_and_reused_by_the_next_process(tmp_
     first, second = fresh_process(), fresh_process()
     assert first == "2 {'x': 1, 'tags': ['a']} True"  # one unstructure and one structure function, stored
     assert second == "0 {'x': 1, 'tags': ['a']} True"
+
+
+OTHER_PROCESS = """
+import sys
+from pathlib import Path
+
+import attrs
+
+from strata_cli.class_code import reused_class_code
+
+with reused_class_code(Path(sys.argv[1])):
+
+    @attrs.frozen
+    class Other:
+        y: int
+
+print(Other(1).y)
+"""
+
+
+def test_what_another_process_stored_meanwhile_is_kept(tmp_path: Path) -> None:
+    import subprocess
+
+    path = tmp_path / "code.marshal"
+
+    def other_process() -> None:
+        command = [sys.executable, "-c", OTHER_PROCESS, str(path)]
+        subprocess.run(command, capture_output=True, text=True, check=True, timeout=60)
+
+    with reused_class_code(path):  # reads the cache (empty) as it starts
+        point_class()
+        other_process()  # stores its own class meanwhile
+    both = path.read_bytes()
+    other_process()  # finds its class stored: adds nothing
+    with reused_class_code(path):
+        point_class()  # and this one finds its own
+    assert path.read_bytes() == both

@@ -233,10 +233,12 @@ def _load(path: Path) -> dict[Key, types.CodeType]:
 
 
 def _save(path: Path, entries: dict[Key, types.CodeType]) -> None:
-    """Write `entries` in one step (a temporary file renamed over the old one, so a reader never sees half a
+    """Add `entries` to what `path` holds now (another process may have added its own since this one read it)
+    and write the whole in one step (a temporary file renamed over the old one, so a reader never sees half a
     file); a cache that cannot be written is not an error."""
     import tempfile
 
+    entries = {**_load(path), **entries}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".class-code.")
