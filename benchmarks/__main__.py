@@ -8,6 +8,11 @@
 A module takes part by exposing `run(quick: bool) -> list[benchmarks.common.Result]` (a `runs` keyword is
 passed when it accepts one); a module with only a `main()` is run as `python -m benchmarks.NAME [--quick]`
 and each line of its output that is a JSON object with a `scenario` key becomes a row.
+
+Each module runs in a fresh interpreter of its own (`--in-process` runs them in this one): a measured child's
+peak RSS from `wait4` counts the resident set of the process that started it, as it was at the fork, so after
+a module that grew this process (a 10,000-message history, a 200 MB file) every later child would read at
+least that much.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import platform
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -68,6 +74,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="first wait (up to SECONDS) for the 1-minute load average to drop below 0.5",
     )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the rows as JSON")
+    parser.add_argument(
+        "--in-process", action="store_true", help="run the modules in this process, not each in a fresh one"
+    )
     parser.add_argument("--update-readme", action="store_true", help="rewrite the Summary section of the README")
     parser.add_argument(
         "--from-json", type=Path, default=None, metavar="PATH", help="report a run saved with --json instead of running"
@@ -108,6 +117,19 @@ def run_module(name: str, quick: bool, runs: int | None) -> list[Result]:
     except Exception as error:
         traceback.print_exc()
         return [_failed(name, error)]
+
+
+def run_in_own_process(name: str, quick: bool, runs: int | None) -> list[Result]:
+    """The rows of one module, run by a fresh `python -m benchmarks --in-process --only NAME` (its progress
+    lines pass through; its table is not printed twice)."""
+    with tempfile.TemporaryDirectory(prefix="strata-bench-module.") as folder:
+        saved = Path(folder) / "rows.json"
+        argv = [sys.executable, "-m", "benchmarks", "--in-process", "--only", name, "--json", str(saved)]
+        argv += [*(["--quick"] if quick else []), *(["--runs", str(runs)] if runs is not None else [])]
+        done = subprocess.run(argv, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, check=False)
+        if done.returncode != 0 or not saved.exists():
+            return [Result(name, "", "", None, note=f"failed: its process exited {done.returncode}")]
+        return [Result.from_json(row) for row in json.loads(saved.read_text())["results"]]
 
 
 def run_as_subprocess(name: str, quick: bool) -> list[Result]:
@@ -258,6 +280,9 @@ def run_all(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     machine = machine_description()
     results: list[Result] = []
     for name in args.only or MODULES:
+        if not args.in_process:
+            results += run_in_own_process(name, args.quick, args.runs)
+            continue
         started = time.perf_counter()
         print(f"running {name} ...", file=sys.stderr, flush=True)
         results += run_module(name, args.quick, args.runs)

@@ -129,6 +129,18 @@ def test_a_missing_benchmark_module_is_a_row_not_a_crash() -> None:
     assert row.strata is None and "not present" in row.note
 
 
+def test_the_runner_runs_each_module_in_a_fresh_process(tmp_path: Path) -> None:
+    """So a child's peak RSS (wait4) is not raised by what an earlier module left in the runner's own memory."""
+    import sys
+
+    sys.modules.pop("benchmarks.sandbox_cost", None)
+    saved = tmp_path / "run.json"
+    assert main(["--only", "sandbox_cost", "--quick", "--runs", "1", "--json", str(saved)]) == 0
+    rows = json.loads(saved.read_text())["results"]
+    assert rows and all(row["scenario"].startswith("bash call") for row in rows)
+    assert "benchmarks.sandbox_cost" not in sys.modules  # measured in the child, not here
+
+
 def test_the_recorded_command_leaves_out_where_the_output_went() -> None:
     argv = ["--runs", "5", "--json", "/tmp/x.json", "--update-readme", "--only", "prompt_assembly"]
     assert command_line(argv) == "uv run python -m benchmarks --runs 5 --only prompt_assembly"
