@@ -180,51 +180,22 @@ def run(quick: bool, runs: int | None = None) -> list[Result]:
     absent = "" if warm else f"; pyright is not installed at {PYRIGHT}"
     if not ts_warm:
         ts_note += f"; typescript-language-server is not installed at {TYPESCRIPT_SERVER}"
-    return [
-        Result("lsp: edit, pyright warm, error edit", "wall", "ms", warm and warm["error"], runs=count, note=note),
-        Result("lsp: edit, pyright warm, clean edit", "wall", "ms", warm and warm["clean"], runs=count, note=note),
-        Result(
-            "lsp: edit, typescript warm, error edit",
-            "wall",
-            "ms",
-            ts_warm and ts_warm["error"],
-            runs=count,
-            note=ts_note,
-        ),
-        Result(
-            "lsp: edit, typescript warm, clean edit",
-            "wall",
-            "ms",
-            ts_warm and ts_warm["clean"],
-            runs=count,
-            note=ts_note,
-        ),
-        Result(
-            "lsp: edit, pyright warm, clean edit after a clean one",
-            "wall",
-            "ms",
-            warm and warm["clean again"],
-            runs=count,
-            note=note,
-        ),
-        Result(
-            "lsp: edit, typescript warm, clean edit after a clean one",
-            "wall",
-            "ms",
-            ts_warm and ts_warm["clean again"],
-            runs=count,
-            note=ts_note,
-        ),
-        Result(
-            f"lsp: edit, typescript warm, {OTHER_FILES} other files open, error edit",
-            "wall",
-            "ms",
-            ts_open and ts_open["error"],
-            runs=count,
-            note=ts_note + "; each open file is asked again after a change",
-        ),
-        Result("lsp: edit, not configured", "wall", "ms", bare["error"], runs=count, note="no `lsp` key" + absent),
+    opened_note = ts_note + "; each open file is asked again after a change"
+    cases = [
+        ("pyright warm", "error edit", warm, "error", note),
+        ("pyright warm", "clean edit", warm, "clean", note),
+        ("typescript warm", "error edit", ts_warm, "error", ts_note),
+        ("typescript warm", "clean edit", ts_warm, "clean", ts_note),
+        ("pyright warm", "clean edit after a clean one", warm, "clean again", note),
+        ("typescript warm", "clean edit after a clean one", ts_warm, "clean again", ts_note),
+        (f"typescript warm, {OTHER_FILES} other files open", "error edit", ts_open, "error", opened_note),
     ]
+    rows = [
+        Result(f"lsp: edit, {case}, {edit}", "wall", "ms", figures and figures[kind], runs=count, note=text)
+        for case, edit, figures, kind, text in cases
+    ]
+    bare_note = "no `lsp` key" + absent
+    return [*rows, Result("lsp: edit, not configured", "wall", "ms", bare["error"], runs=count, note=bare_note)]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
