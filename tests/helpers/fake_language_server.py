@@ -50,7 +50,11 @@ def main(mode: str, counter: Path) -> None:
         method = message.get("method")
         if method == "initialize":
             write({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
-        elif method in ("textDocument/didOpen", "textDocument/didChange") and mode != "tsserver":
+        elif mode == "tsserver" and method in ("textDocument/didOpen", "textDocument/didChange"):
+            tsserver_pushes(method, message["params"], documents)
+        elif mode == "tsserver" and method == "workspace/executeCommand":
+            write(tsserver_answer(message["id"], message["params"]["arguments"], documents))
+        elif method in ("textDocument/didOpen", "textDocument/didChange"):
             if mode == "crash":
                 sys.exit(3)
             if mode == "report":
@@ -63,10 +67,6 @@ def main(mode: str, counter: Path) -> None:
                 }
                 params = {"uri": uri, "diagnostics": [error]}
                 write({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
-        elif method in ("textDocument/didOpen", "textDocument/didChange") and mode == "tsserver":
-            tsserver_pushes(method, message["params"], documents)
-        elif method == "workspace/executeCommand" and mode == "tsserver":
-            write(tsserver_answer(message["id"], message["params"]["arguments"], documents))
         elif method == "workspace/symbol" and mode == "report":
             line = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 3}}
             name = f"{message['params']['query']}_fake"
