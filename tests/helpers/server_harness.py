@@ -1,7 +1,9 @@
-"""`strata serve` as a real subprocess on a free loopback port, and the tools the server tests drive it with.
+"""`strata serve` as a real process on a free loopback port, and the tools the server tests drive it with.
 
 `running_server(...)` starts it in a project with an isolated environment, waits for its `listening on URL`
 line, and stops it (SIGTERM, then SIGKILL) when the block exits, so no test leaves a server behind. The
+process is forked from one that has imported the server already (`serve_fork`), unless the test gives its own
+command (`opencode serve`, a wrapper script). The
 official `@opencode-ai/sdk` is looked for where `.ci/run` installs it (`sdk_dir()`); tests that need it or
 node skip with the reason when either is missing.
 """
@@ -19,11 +21,12 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import attrs
 import httpx
-from cli_harness import STRATA, mock_provider_config
+from cli_harness import mock_provider_config
+from serve_fork import ForkedProcess, fork_strata
 
 from strata_providers.testing import ScriptedServer
 
@@ -57,10 +60,21 @@ def sdk_missing() -> str | None:
     return None
 
 
+class ServerProcess(Protocol):
+    """What the tests use of a server's process: a `subprocess.Popen`, or `serve_fork`'s stand-in for one."""
+
+    @property
+    def pid(self) -> int: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+
 @attrs.frozen
 class Server:
     url: str
-    process: subprocess.Popen[str]
+    process: ServerProcess
     output: list[str]
     """Everything the server printed (stdout and stderr), for failure messages."""
     model: ScriptedServer | None = None
@@ -81,16 +95,19 @@ def running_server(
     listening: str = LISTENING,
 ) -> Iterator[Server]:
     """`strata serve --port 0 ARGS` (or `command`, announcing its URL after `listening`) in `project`."""
-    argv = list(command) if command is not None else [str(STRATA), "serve", "--port", "0", *args]
-    process = subprocess.Popen(
-        argv,
-        cwd=project,
-        env=dict(env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,  # its own process group: stopping it stops whatever it started too
-    )
+    process: subprocess.Popen[str] | ForkedProcess
+    if command is None:
+        process = fork_strata(["serve", "--port", "0", *args], cwd=project, env=env)
+    else:
+        process = subprocess.Popen(
+            list(command),
+            cwd=project,
+            env=dict(env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # its own process group: stopping it stops whatever it started too
+        )
     output: list[str] = []
     found = threading.Event()
     url: list[str] = []
@@ -116,7 +133,7 @@ def running_server(
         reader.join(5)
 
 
-def stop(process: subprocess.Popen[str]) -> None:
+def stop(process: ServerProcess) -> None:
     """SIGTERM to the server's process group (a wrapper script's children included), SIGKILL if it lingers."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError):
