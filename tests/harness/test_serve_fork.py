@@ -4,11 +4,13 @@ working directory and environment it serves from, the files and sockets it holds
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,12 +59,26 @@ def _serving(forked: bool, root: Path) -> Iterator[tuple[ServerProcess, str, Pat
 
 
 def _held(pid: int, root: Path) -> list[str]:
-    """What the process holds open (standard streams by number, the rest in order of name: the server opens some
-    from threads, so in no fixed order), with inode numbers and the test's directory made comparable."""
-    held = {
-        int(fd.name): INODE.sub(":[N]", str(fd.readlink()).replace(str(root), "ROOT"))
-        for fd in Path(f"/proc/{pid}/fd").iterdir()
-    }
+    """What the process holds open once it has settled: standard streams by number, the rest in order of name
+    (the server opens some from threads, so in no fixed order), inode numbers and the test's directory made
+    comparable. Settled: no pipe beyond stdout and stderr (the warm-up snapshot's `git` runs as the server
+    starts) and the same twice in a row."""
+    last: list[str] = []
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        now = _open_files(pid, root)
+        if now == last and sum("pipe:" in held for held in now) == 2:
+            return now
+        last = now
+        time.sleep(0.2)
+    raise AssertionError(f"the server's open files never settled: {last}")
+
+
+def _open_files(pid: int, root: Path) -> list[str]:
+    held = {}
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(FileNotFoundError):  # closed since the listing
+            held[int(fd.name)] = INODE.sub(":[N]", str(fd.readlink()).replace(str(root), "ROOT"))
     streams = [f"{fd} {held.pop(fd)}" for fd in (0, 1, 2)]
     return streams + sorted(held.values())
 
