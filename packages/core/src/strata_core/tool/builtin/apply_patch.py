@@ -130,6 +130,11 @@ def _file_entry(change: PlannedChange, ctx: ToolContext) -> dict[str, Any]:
     return entry
 
 
+def _edit_patterns(ctx: ToolContext, change: PlannedChange) -> list[str]:
+    """The `edit` patterns a change is judged by: a move writes its destination, so the rules see it too."""
+    return [p for target in (change.target, change.move) if target is not None for p in patterns(ctx, target)]
+
+
 def _secret(ctx: ToolContext, change: PlannedChange) -> bool:
     return any(is_secret(ctx, target) for target in (change.target, change.move) if target is not None)
 
@@ -173,7 +178,7 @@ class ApplyPatchTool(BuiltinTool):
         files = [_file_entry(change, ctx) for change in changes]
         combined = "".join(change.diff + "\n" for change in changes)
         named = [relative_to_worktree(ctx.worktree, change.path) for change in changes]
-        asked = list(dict.fromkeys(p for change in changes for p in patterns(ctx, change.target)))
+        asked = list(dict.fromkeys(p for change in changes for p in _edit_patterns(ctx, change)))
         await ctx.ask("edit", asked, ["*"], {"filepath": ", ".join(named), "diff": combined, "files": files})
         for change in changes:
             await _apply(ctx, change)
