@@ -45,8 +45,14 @@ def _lines(text: str) -> list[str]:
 
 
 def _span(lines: list[str], first: int, last: int) -> str:
-    """The file text covering lines first..last inclusive, without the final newline."""
-    return "\n".join(lines[first : last + 1])
+    """The file text covering lines first..last inclusive, without the final line ending."""
+    return _without_cr("\n".join(lines[first : last + 1]))
+
+
+def _without_cr(line: str) -> str:
+    # Lines are split on "\n", so in a CRLF file each keeps its "\r". That "\r" belongs to the line ending,
+    # not to the text matched: a span ending in it would be replaced along with it, leaving a lone "\n".
+    return line.removesuffix("\r")
 
 
 def _drop_trailing_empty(lines: list[str]) -> list[str]:
@@ -128,7 +134,7 @@ def whitespace_normalized(content: str, find: str) -> Iterator[str]:
     lines = _lines(content)
     for line in lines:
         if _squash(line) == wanted:
-            yield line
+            yield _without_cr(line)
         elif wanted in _squash(line):
             words = find.strip().split()
             pattern = r"\s+".join(re.escape(word) for word in words) if words else ""
