@@ -4,6 +4,10 @@ Every simple command in the line (including those inside `$( )`, pipelines and `
 to ask about: its source text is the `bash` permission pattern, and its arity prefix plus ` *` is what an
 "always allow" remembers (`git push origin main` -> `git push *`). Commands that touch paths (`cd`, `rm`,
 `cp`, ...) with a path outside the project also need `external_directory` for that path's directory.
+
+Unlike OpenCode, a line never runs unasked for want of a simple command: a redirection no command owns
+(`> file` empties the file) is asked about by its own text, and a line with nothing the grammar calls a
+command by the whole line.
 """
 
 from __future__ import annotations
@@ -77,21 +81,44 @@ def _text(node: Node) -> str:
     return (node.text or b"").decode("utf-8", errors="replace")
 
 
-def _command_nodes(node: Node) -> Iterator[Node]:
-    """Every `command` node, in source order, nested ones (in `$( )`, `{ }`, pipelines) included."""
+_LIST_TYPES = frozenset({"list", "pipeline", "negated_command"})
+
+
+def _redirection_owner(statement: Node) -> Node | None:
+    """The simple command a redirected statement's redirections apply to, if one does.
+
+    Bash binds `a && b > f` to `b` (and `a | b > f` likewise) though the grammar hangs the redirection on the
+    whole list; a compound statement (`{ }`, a loop, a subshell), or nothing at all (`> f`), owns it itself."""
+    body: Node | None = statement.children[0] if statement.children else None
+    while body is not None and body.type in _LIST_TYPES:
+        body = body.named_children[-1] if body.named_children else None
+    return body if body is not None and body.type == "command" else None
+
+
+def _spans(node: Node, owned: dict[int, tuple[int, int]]) -> Iterator[tuple[int, int, Node | None]]:
+    """Every simple command (with its words' node) and every redirection no command owns (node None), in
+    source order, nested ones (in `$( )`, `{ }`, pipelines) included, as byte spans that include the
+    redirections bash applies to them."""
     for child in node.children:
-        if child.type == "command":
-            yield child
-        yield from _command_nodes(child)
+        if child.type == "redirected_statement":
+            owner = _redirection_owner(child)
+            if owner is None:
+                yield child.start_byte, child.end_byte, None
+            else:
+                start = child.start_byte if owner == child.children[0] else owner.start_byte
+                owned[owner.id] = (start, child.end_byte)
+        elif child.type == "command":
+            yield *owned.get(child.id, (child.start_byte, child.end_byte)), child
+        yield from _spans(child, owned)
 
 
 def parse_commands(command: str) -> list[SimpleCommand]:
-    tree = _parser().parse(command.encode("utf-8"))
+    """The simple commands of a line, and its redirections that belong to none (those have no words)."""
+    source = command.encode("utf-8")
     found = []
-    for node in _command_nodes(tree.root_node):
-        words = tuple(_text(child) for child in node.children if child.type in _WORD_TYPES)
-        holder = node.parent if node.parent is not None and node.parent.type == "redirected_statement" else node
-        found.append(SimpleCommand(_text(holder).strip(), words))
+    for start, end, node in _spans(_parser().parse(source).root_node, {}):
+        words = tuple(_text(child) for child in node.children if child.type in _WORD_TYPES) if node else ()
+        found.append(SimpleCommand(source[start:end].decode("utf-8", errors="replace").strip(), words))
     return found
 
 
@@ -156,21 +183,30 @@ class CommandScan:
     always: tuple[str, ...]
 
 
+def _remembered(simple: SimpleCommand) -> str:
+    """What "always allow" keeps: the arity prefix for a command, the exact text for a bare redirection."""
+    return " ".join(arity_prefix(simple.words)) + " *" if simple.words else simple.source
+
+
 def scan(command: str, cwd: Path, home: Path, inside: Callable[[Path], bool]) -> CommandScan:
     outside: list[Path] = []
     patterns: list[str] = []
     always: list[str] = []
-    for simple in parse_commands(command):
+    found = parse_commands(command)
+    if not found and command.strip():
+        # Nothing the grammar calls a command (an assignment, a test, a line it cannot read): still asked about,
+        # as a whole, so that rules such as `*: deny` hold for every line that runs.
+        found = [SimpleCommand(command.strip(), ())]
+    for simple in found:
         name = simple.words[0] if simple.words else None
         if name in FILE_COMMANDS:
             for argument in path_arguments(simple):
                 path = argument_path(argument, cwd, home)
                 if path is not None and not inside(path) and path not in outside:
                     outside.append(path)
-        if simple.words and name not in CWD_COMMANDS:
+        if name not in CWD_COMMANDS:
             if simple.source not in patterns:
                 patterns.append(simple.source)
-            remembered = " ".join(arity_prefix(simple.words)) + " *"
-            if remembered not in always:
-                always.append(remembered)
+            if _remembered(simple) not in always:
+                always.append(_remembered(simple))
     return CommandScan(tuple(outside), tuple(patterns), tuple(always))
