@@ -37,7 +37,17 @@ from attrs import Factory, define, field
 
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
-from strata_core.snapshot.contract import FileDiff, FileStatus, Patch, by_snapshot
+from strata_core.snapshot.contract import FileDiff, Patch, by_snapshot
+from strata_core.snapshot.file_names import (
+    matching,
+    may_stand_for_others,
+    name_bytes,
+    name_statuses,
+    numstat_counts,
+    real_names_in_worktree,
+    shown_name,
+    split_nul,
+)
 from strata_core.snapshot.unified_diff import whole_file_patch
 from strata_core.snapshot.untracked_cache import Signature, UntrackedCache, read_clock, signature
 
@@ -125,24 +135,26 @@ class GitSnapshot:
             return Patch(before, ())
         async with self._locked():
             names = await self._run("diff-tree", "-r", "-z", "--name-only", "--no-renames", before, after, "--")
-        return Patch(before, tuple(self._absolute(name) for name in _split_nul(names)))
+        shown = (self._absolute(shown_name(name)) for name in split_nul(names))
+        return Patch(before, tuple(dict.fromkeys(shown)))  # two names may show alike (`file_names`)
 
     async def diff(self, before: str, after: str) -> list[FileDiff]:
         if before == after:
             return []
         async with self._locked():
             args = ("diff-tree", "-r", "-z", "--no-renames", before, after, "--", self.scope)
-            statuses = _statuses(await self._run(*args[:4], "--name-status", *args[4:]))
-            counts = _numstat(await self._run(*args[:4], "--numstat", *args[4:]))
+            statuses = name_statuses(await self._run(*args[:4], "--name-status", *args[4:]))
+            counts = numstat_counts(await self._run(*args[:4], "--numstat", *args[4:]))
             texts = await self._contents([(before, name) for name in counts] + [(after, name) for name in counts])
         diffs = []
         for name, (additions, deletions) in sorted(counts.items()):
             binary = additions is None
             old, new = texts.get((before, name), ""), texts.get((after, name), "")
+            shown = shown_name(name)
             diffs.append(
                 FileDiff(
-                    file=name,
-                    patch="" if binary else whole_file_patch(name, old, new),
+                    file=shown,
+                    patch="" if binary else whole_file_patch(shown, old, new),
                     additions=additions or 0,
                     deletions=deletions or 0,
                     status=statuses.get(name, "modified"),
@@ -162,10 +174,9 @@ class GitSnapshot:
         if tree == current or not relative:
             return set()
         async with self._locked():
-            names = await self._run(
-                "diff-tree", "-r", "-z", "--name-only", "--no-renames", tree, current, "--", *relative
-            )
-        return {self._absolute(name) for name in _split_nul(names)}
+            real = await self._real_names((tree, current), relative)
+            names = await self._run("diff-tree", "-r", "-z", "--name-only", "--no-renames", tree, current, "--", *real)
+        return {self._absolute(shown_name(name)) for name in split_nul(names)}
 
     async def revert(self, patches: Sequence[Patch]) -> None:
         for tree, paths in by_snapshot(patches).items():
@@ -176,7 +187,8 @@ class GitSnapshot:
         if not relative:
             return
         async with self._locked():
-            held = set(_split_nul(await self._run("ls-tree", "-r", "-z", "--name-only", tree, "--", *relative)))
+            relative = await self._real_names((tree,), relative)
+            held = set(split_nul(await self._run("ls-tree", "-r", "-z", "--name-only", tree, "--", *relative)))
             present = [name for name in relative if name in held]
             if present:
                 await self._run("checkout", tree, "--", *present)
@@ -244,7 +256,7 @@ class GitSnapshot:
 
     async def _stage(self, listed: bytes) -> list[str]:
         """Stage the files `ls-files` listed, but for those left out; the ones left out for their size."""
-        changed = sorted(set(_split_nul(listed)))
+        changed = sorted(set(split_nul(listed)))
         kept = [name for name in changed if not self.leave_out(PurePosixPath(name).name)]
         large = {name for name in kept if self._is_large(name)}
         wanted = [name for name in kept if name not in large]
@@ -253,7 +265,7 @@ class GitSnapshot:
             # threshold of one byte streams every new blob into one pack instead of a file per object: the
             # first snapshot of 10,000 files takes under 2 s instead of 10 s (benchmarks/README.md, "Snapshots").
             # Embedded repositories (`sub/`) are skipped, as their content is not this worktree's.
-            names = b"\0".join(name.encode() for name in wanted) + b"\0"
+            names = b"\0".join(name_bytes(name) for name in wanted) + b"\0"
             streamed = (("core.bigFileThreshold", "1"),)
             await self._run("update-index", "--add", "--remove", "-z", "--stdin", stdin=names, settings=streamed)
         return sorted(large)
@@ -287,12 +299,25 @@ class GitSnapshot:
 
     # -- git ---------------------------------------------------------------------------------------------
 
+    async def _real_names(self, trees: Sequence[str], names: list[str]) -> list[str]:
+        """`names` (relative, as `shown_name` shows them) as git and the file system hold them: a name with
+        U+FFFD stands for every name in `trees` or the worktree that shows as it (see `file_names`)."""
+        shown = {name for name in names if may_stand_for_others(name)}
+        if not shown:
+            return names
+        found = {name for name in names if name not in shown}
+        for tree in trees:
+            found |= matching(split_nul(await self._run("ls-tree", "-r", "-z", "--name-only", tree)), shown)
+        for name in shown:
+            found.update(real_names_in_worktree(self.worktree, name))
+        return sorted(found)
+
     async def _contents(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """The text of each `(tree, path)` (absent ones left out), read by one `cat-file --batch`."""
         usable = [(tree, name) for tree, name in wanted if "\n" not in name]
         if not usable:
             return {}
-        query = "".join(f"{tree}:{name}\n" for tree, name in usable).encode()
+        query = b"".join(tree.encode() + b":" + name_bytes(name) + b"\n" for tree, name in usable)
         out = await self._run("cat-file", "--batch", stdin=query)
         texts: dict[tuple[str, str], str] = {}
         offset = 0
@@ -361,25 +386,3 @@ def _user_exclude_file(worktree: Path) -> Path | None:
                 gitdir = gitdir / common.read_text().strip()
             return gitdir / "info" / "exclude"
     return None
-
-
-def _split_nul(out: bytes) -> list[str]:
-    return [item.decode(errors="surrogateescape") for item in out.split(b"\0") if item]
-
-
-def _statuses(out: bytes) -> dict[str, FileStatus]:
-    """`--name-status -z`: a status letter, then the path, each NUL-terminated."""
-    items = _split_nul(out)
-    statuses: dict[str, FileStatus] = {}
-    for code, name in zip(items[::2], items[1::2], strict=False):
-        statuses[name] = "added" if code.startswith("A") else "deleted" if code.startswith("D") else "modified"
-    return statuses
-
-
-def _numstat(out: bytes) -> dict[str, tuple[int | None, int | None]]:
-    """`--numstat -z`: `added<TAB>deleted<TAB>path` per file; `-` counts for a binary file (None here)."""
-    counts: dict[str, tuple[int | None, int | None]] = {}
-    for item in _split_nul(out):
-        added, deleted, name = item.split("\t", 2)
-        counts[name] = (None, None) if added == "-" else (int(added), int(deleted))
-    return counts
