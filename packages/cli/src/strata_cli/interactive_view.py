@@ -16,12 +16,11 @@ from attrs import define, field
 from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
-from rich.markup import escape
 from rich.text import Text
 
 from strata_cli.model_parts import ModelParts
 from strata_cli.progress import LiveProgress, Progress
-from strata_cli.render import FinishedToolLines, markup, styled
+from strata_cli.render import FinishedToolLines, markup, styled, visible
 from strata_cli.tool_details import tool_details
 from strata_core import bus as b
 from strata_core import message as m
@@ -80,9 +79,9 @@ class TurnView:
             self.reply(event.request.id, await self.ask(event.request))
         elif isinstance(event, b.SessionRetry):
             if event.session_id == self.session_id:
-                self.note(f"[yellow]↻[/yellow] {escape(event.message)} — retrying in {event.delay:.0f}s")
+                self.note(markup([("↻", "yellow"), f" {event.message} — retrying in {event.delay:.0f}s"]))
         elif isinstance(event, b.SessionError) and event.session_id == self.session_id:
-            self.note(f"[red bold]Error:[/red bold] {escape(event.error.message)}")
+            self.note(markup([("Error:", "red bold"), " ", event.error.message]))
         self._follow_progress(event, part)  # after the event's own lines, which pause it
 
     def _follow_progress(self, event: b.BusEvent, part: m.Part | None) -> None:
@@ -108,7 +107,7 @@ class TurnView:
             self._finished_texts.add(self._text.id)
             text = "".join(self._pieces)
             if text.strip():
-                self.console.print(Markdown(text))
+                self.console.print(Markdown(visible(text)))
         self._text = None
         self._pieces = []  # a new list: the stopped preview keeps the old one
 
@@ -155,4 +154,4 @@ class _Preview:
     pieces: list[str]
 
     def __rich__(self) -> Text:
-        return Text("".join(self.pieces))
+        return Text(visible("".join(self.pieces)))

@@ -59,8 +59,26 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
+# Control characters shown as their Unicode pictures (ESC as `␛`), C1 controls and bidirectional overrides as
+# escapes: a terminal obeys them, so a command, file name or output holding them could move the cursor, erase
+# the line, set the window title or reorder what is read, and show something other than what it is.
+_SHOWN = {code: chr(0x2400 + code) for code in range(0x20)} | {0x7F: "\u2421"}
+_SHOWN |= {code: f"\\x{code:02x}" for code in range(0x80, 0xA0)}
+_SHOWN |= {code: f"\\u{code:04x}" for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+_SHOWN_IN_LINES = {code: shown for code, shown in _SHOWN.items() if chr(code) not in "\t\n"}
+_SHOWN_IN_LINE = {code: shown for code, shown in _SHOWN.items() if chr(code) != "\t"}
+
+
+def visible(text: str, *, newlines: bool = True) -> str:
+    """`text` as it may reach a terminal: every control character shown rather than obeyed (tabs kept, and
+    newlines unless `newlines` is False, for a line whose breaks would themselves mislead, like a question)."""
+    return text.translate(_SHOWN_IN_LINES if newlines else _SHOWN_IN_LINE)
+
+
 def _parts(segments: Iterable[Segment]) -> list[tuple[str, str]]:
-    return [(segment, "") if isinstance(segment, str) else segment for segment in segments]
+    """The pieces of a status line, their text made `visible`: every status line and tool line passes here."""
+    pieces = [(segment, "") if isinstance(segment, str) else segment for segment in segments]
+    return [(visible(text), style) for text, style in pieces]
 
 
 def markup(segments: Iterable[Segment]) -> str:
@@ -142,8 +160,11 @@ class RunRenderer:
     _current_text: str | None = field(default=None, init=False)
     _progress: LiveProgress | None = field(default=None, init=False)
     """Running tools and a thinking model, ticking on a terminal (`progress.py`); None off one."""
+    _answer_on_terminal: bool = field(default=False, init=False)
+    """The answer is shown `visible` on a terminal, and written as the model sent it to a file or pipe (data)."""
 
     def __attrs_post_init__(self) -> None:
+        self._answer_on_terminal = _isatty(self.out)
         if self.console is not None and self.console.is_terminal:
             from strata_cli.progress import LiveProgress, Progress
 
@@ -228,7 +249,7 @@ class RunRenderer:
             self._end_line()
             self._current_text = part_id
         self._written[part_id] = self._written.get(part_id, 0) + len(new)
-        self.out.write(new)
+        self.out.write(visible(new) if self._answer_on_terminal else new)
         self.out.flush()
         self._mid_line = not new.endswith("\n")
 

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from strata_cli.render import tool_line_for
+from strata_cli.render import tool_line_for, visible
 from strata_cli.tool_details import tool_details
 from strata_cli.usage_line import usage_line
 from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, SubtaskPart, TextPart, ToolPart
@@ -47,7 +47,10 @@ def _body(message: MessageWithParts, directory: Path) -> list[str]:
 
 def transcript_lines(info: SessionInfo, history: Sequence[MessageWithParts], directory: Path) -> list[str]:
     """The session's title and times, then each message under a `## who` header."""
-    lines = [f"# {info.title}", f"{info.id} · created {_when(info.time.created)} · updated {_when(info.time.updated)}"]
+    lines = [
+        visible(f"# {info.title}", newlines=False),
+        f"{info.id} · created {_when(info.time.created)} · updated {_when(info.time.updated)}",
+    ]
     lines.append(usage_line(usage_of(history)))
     return lines + conversation_lines(history, directory)
 
@@ -65,5 +68,6 @@ def conversation_lines(history: Sequence[MessageWithParts], directory: Path) -> 
     """Each message under its `## who` header, as `transcript_lines` shows them, without the session header."""
     lines: list[str] = []
     for message in history:
-        lines += ["", _header(message), *_body(message, directory)]
+        # Shown on a terminal: a stored command, output or answer must not move the cursor or set the title.
+        lines += ["", visible(_header(message)), *(visible(line) for line in _body(message, directory))]
     return lines
