@@ -10,7 +10,7 @@ from tool_fakes import DEFAULT_RULES, Asker, MakeContext, rules
 
 from strata_core.permission.rules import DeniedError
 from strata_core.tool.builtin.apply_patch import ApplyPatchTool
-from strata_core.tool.contract import ToolContext, ToolResult
+from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
 
 pytestmark = pytest.mark.anyio
 
@@ -33,3 +33,29 @@ async def test_a_move_into_a_denied_path_is_denied(project: Path, make_ctx: Make
     assert (project / "ok.txt").read_text() == "harmless\n"
     (ask,) = asker.of("edit")
     assert ask.patterns == ["ok.txt", "secret/keep.txt"]
+
+
+async def test_two_sections_of_one_file_both_apply_in_order(project: Path, ctx: ToolContext) -> None:
+    (project / "a.txt").write_text("one\ntwo\nthree\n")
+    result = await patch(ctx, "*** Update File: a.txt", "@@", "-one", "+ONE", "*** Update File: a.txt", "@@",
+                         "-three", "+THREE")  # fmt: skip
+    assert (project / "a.txt").read_text() == "ONE\ntwo\nTHREE\n"
+    assert result.output == "Success. Updated the following files:\nM a.txt\nM a.txt"
+    first, second = result.metadata["files"]
+    assert "+ONE" in first["patch"] and "+THREE" in second["patch"] and "-ONE" not in second["patch"]
+
+
+async def test_a_later_section_sees_a_file_an_earlier_one_added_or_moved(project: Path, ctx: ToolContext) -> None:
+    (project / "old.txt").write_text("x\n")
+    await patch(ctx, "*** Add File: new.txt", "+draft", "*** Update File: new.txt", "@@", "-draft", "+final",
+                "*** Update File: old.txt", "*** Move to: moved.txt", "@@", "-x", "+y",
+                "*** Update File: moved.txt", "@@", "-y", "+z")  # fmt: skip
+    assert (project / "new.txt").read_text() == "final\n"
+    assert (project / "moved.txt").read_text() == "z\n" and not (project / "old.txt").exists()
+
+
+async def test_a_section_after_a_delete_of_its_file_fails_and_nothing_changes(project: Path, ctx: ToolContext) -> None:
+    (project / "gone.txt").write_text("g\n")
+    with pytest.raises(ToolFailure, match="Failed to read file to update: "):
+        await patch(ctx, "*** Delete File: gone.txt", "*** Update File: gone.txt", "@@", "-g", "+h")
+    assert (project / "gone.txt").read_text() == "g\n"

@@ -1,7 +1,8 @@
 """The `apply_patch` tool: add, delete, update and move files in one patch (offered to GPT-5-style models).
 
 Every file is checked before any is touched: a patch that does not apply changes nothing. One `edit`
-permission ask covers all the files, with the combined diff.
+permission ask covers all the files, with the combined diff. Sections apply one after another, as in Codex
+(whose format this is): a second `*** Update File:` of a file patches what the first one made of it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from strata_core.tool.support.content_guard import (
     write_content,
 )
 from strata_core.tool.support.file_text import (
+    TextFile,
     count_changes,
     normalize_line_endings,
     split_bom,
@@ -83,7 +85,38 @@ async def _targets(ctx: ToolContext, hunk: Hunk) -> _Targets:
     return _Targets(hunk, file, move)
 
 
-async def _plan(ctx: ToolContext, targets: _Targets) -> PlannedChange:
+@define
+class _Pending:
+    """The files as the sections planned so far leave them, by resolved path (None: the patch removes it).
+
+    Each section is planned against these, so two sections of one file both count (planned against the
+    disk, the second would silently undo the first)."""
+
+    texts: dict[Path, TextFile | None] = field(factory=dict)
+
+    async def current(self, ctx: ToolContext, target: Target) -> TextFile | None:
+        if target.resolved in self.texts:
+            return self.texts[target.resolved]
+        return await read_current(ctx, target)
+
+    def record(self, change: PlannedChange) -> None:
+        if change.kind == "delete" or change.move is not None:
+            self.texts[change.target.resolved] = None
+        if change.kind != "delete":
+            self.texts[(change.move or change.target).resolved] = TextFile(change.after, change.bom)
+
+
+async def _plan_all(ctx: ToolContext, targets: list[_Targets]) -> list[PlannedChange]:
+    pending = _Pending()
+    changes = []
+    for item in targets:
+        change = await _plan(ctx, item, pending)
+        pending.record(change)
+        changes.append(change)
+    return changes
+
+
+async def _plan(ctx: ToolContext, targets: _Targets, pending: _Pending) -> PlannedChange:
     from strata_core.tool.support.patch import PatchError, updated_contents
 
     hunk, target = targets.hunk, targets.file
@@ -92,7 +125,7 @@ async def _plan(ctx: ToolContext, targets: _Targets) -> PlannedChange:
         text = hunk.contents if not hunk.contents or hunk.contents.endswith("\n") else hunk.contents + "\n"
         added = split_bom(text)
         return PlannedChange("add", target, "", added.text, added.bom)
-    current = await read_current(ctx, target)
+    current = await pending.current(ctx, target)
     if current is None:
         verb = "update" if hunk.kind == "update" else "delete"
         raise ToolFailure(f"{VERIFY}Failed to read file to {verb}: {path}")
@@ -174,7 +207,7 @@ class ApplyPatchTool(BuiltinTool):
         targets = [await _targets(ctx, hunk) for hunk in hunks]
         touched = [t for item in targets for t in (item.file, item.move) if t is not None]
         await ask_to_write(ctx, touched)
-        changes = [await _plan(ctx, item) for item in targets]
+        changes = await _plan_all(ctx, targets)
         files = [_file_entry(change, ctx) for change in changes]
         combined = "".join(change.diff + "\n" for change in changes)
         named = [relative_to_worktree(ctx.worktree, change.path) for change in changes]
