@@ -81,10 +81,12 @@ class LoopSubagents:
         answer = await self.loop.get().prompt(request)
         texts = [part.text for part in answer.parts if isinstance(part, TextPart) and not part.synthetic]
         used = answer.info
-        answered_with = (
-            {"modelID": used.model_id, "providerID": used.provider_id} if isinstance(used, AssistantMessage) else None
-        )
-        return SubagentOutcome(child.id, texts[-1] if texts else "", answered_with)
+        if not isinstance(used, AssistantMessage):
+            return SubagentOutcome(child.id, texts[-1] if texts else "")
+        answered_with = {"modelID": used.model_id, "providerID": used.provider_id}
+        # A failed turn (its model call refused, say) is the task's failure, not an empty answer.
+        error = (used.error.message or used.error.name) if used.error is not None else None
+        return SubagentOutcome(child.id, texts[-1] if texts else "", answered_with, error)
 
     async def _resume(self, parent_session_id: str, task_id: str | None) -> SessionInfo | None:
         if not task_id:

@@ -48,6 +48,8 @@ class SubagentOutcome:
     """The child's last text part."""
     model: Mapping[str, str] | None = None
     """The model the subagent answered with, as OpenCode's task metadata has it: `{modelID, providerID}`."""
+    error: str | None = None
+    """Why the subagent's turn failed (the error on its answer: a model call refused, a limit hit), or None."""
 
 
 class SubagentRunner(Protocol):
@@ -62,6 +64,12 @@ class SubagentRunner(Protocol):
         task_id: str | None,
         ctx: ToolContext,
     ) -> SubagentOutcome: ...
+
+
+def subagent_failure(session_id: str, error: str) -> str:
+    """The task's error result when its subagent failed, in OpenCode's words: the parent model learns it got no
+    answer, why, and which task_id to resume."""
+    return f"Subagent failed (task_id: {session_id}): {error}"
 
 
 def task_output(session_id: str, text: str) -> str:
@@ -108,6 +116,8 @@ class TaskTool(BuiltinTool):
             raise ToolFailure(f"Unknown agent type: {agent_name} is not a valid agent type")
         task_id = args.get("task_id") or None
         outcome = await self.runner.run(ctx.session_id, agent.name, description, str(args["prompt"]), task_id, ctx)
+        if outcome.error is not None:
+            raise ToolFailure(subagent_failure(outcome.session_id, outcome.error))
         return ToolResult(
             output=task_output(outcome.session_id, outcome.text),
             title=description,
