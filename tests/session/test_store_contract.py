@@ -10,7 +10,7 @@ from strata_core import message as m
 from strata_core.session.memory_store import MemorySessionStore
 from strata_core.session.postgres_store import PostgresSessionStore
 from strata_core.session.sqlite_store import SqliteSessionStore
-from strata_core.session.store import SessionStore, StoreClosedError
+from strata_core.session.store import RecordOwnerError, SessionStore, StoreClosedError
 
 pytestmark = pytest.mark.anyio
 
@@ -198,6 +198,33 @@ async def test_deleting_a_part_removes_that_part_of_that_message(store: SessionS
     await store.delete_part(session.id, user.id, drop.id)
     (message,) = await store.messages(session.id)
     assert message.parts == [keep]
+
+
+async def test_a_message_id_another_session_holds_is_refused_and_the_message_stays(store: SessionStore) -> None:
+    owner, other = session_info(), session_info()
+    user = user_message(owner.id)
+    await store.put_message(user)
+    await store.put_part(text_part(owner.id, user.id, "mine"))
+    with pytest.raises(RecordOwnerError):
+        await store.put_message(user_message(other.id, user.id))
+    assert await store.messages(other.id) == []
+    assert [message.info for message in await store.messages(owner.id)] == [user]
+    assert await store.message_session(user.id) == owner.id
+    assert await store.message_session("msg_missing") is None
+
+
+async def test_a_part_id_another_message_holds_is_refused_and_the_part_stays(store: SessionStore) -> None:
+    session, other = session_info(), session_info()
+    first, second, elsewhere = user_message(session.id), user_message(session.id), user_message(other.id)
+    for message in (first, second, elsewhere):
+        await store.put_message(message)
+    part = text_part(session.id, first.id, "first's")
+    await store.put_part(part)
+    for target in (second, elsewhere):  # another message of this session, a message of another session
+        with pytest.raises(RecordOwnerError):
+            await store.put_part(text_part(target.session_id, target.id, "moved", part.id))
+    assert [message.parts for message in await store.messages(session.id)] == [[part], []]
+    assert (await store.messages(other.id))[0].parts == []
 
 
 async def test_what_the_store_returns_is_a_copy(store: SessionStore) -> None:

@@ -106,7 +106,7 @@ if TYPE_CHECKING:
         StorageLockedError,
         StorageReadOnlyError,
     )
-    from strata_core.session.store import SessionNotFoundError, SessionStore, StoreClosedError
+    from strata_core.session.store import RecordOwnerError, SessionNotFoundError, SessionStore, StoreClosedError
     from strata_core.snapshot.git_snapshot import SnapshotError
     from strata_core.testing.script import ScriptError, ScriptExhaustedError
     from strata_core.texts import PromptFileMissingError
@@ -200,6 +200,7 @@ __all__ = [
     "PromptRequest",
     "QuestionDismissedError",
     "RateLimitedError",
+    "RecordOwnerError",
     "Refuser",
     "Reject",
     "RejectedError",
@@ -369,7 +370,12 @@ __getattr__, __dir__ = lazy_exports(
                 "StorageLockedError",
                 "StorageReadOnlyError",
             ),
-            "strata_core.session.store": ("SessionNotFoundError", "SessionStore", "StoreClosedError"),
+            "strata_core.session.store": (
+                "RecordOwnerError",
+                "SessionNotFoundError",
+                "SessionStore",
+                "StoreClosedError",
+            ),
             "strata_core.testing.script": ("ScriptError", "ScriptExhaustedError"),
             "strata_core.texts": ("PromptFileMissingError",),
             "strata_core.tool.builtin.plan_exit": ("QuestionDismissedError",),

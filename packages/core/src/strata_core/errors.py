@@ -67,6 +67,7 @@ Strata and every other module can import it. The tree (kept true by
   - SessionExistsError [ValueError]                     strata_core.session.service
   - SessionBusyError [RuntimeError]                     strata_core.session.lease
   - StoreClosedError [RuntimeError]                     strata_core.session.store
+  - RecordOwnerError [ValueError]                       strata_core.session.store
   - SchemaTooNewError [RuntimeError]                    strata_core.session.migrations
   - DatabaseUrlError [ValueError]                       strata_core.session.database_url
   - DatabaseUnavailableError                            strata_core.session.database_url

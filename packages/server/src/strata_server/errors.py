@@ -22,6 +22,7 @@ from strata_core.logging import get_logger
 from strata_core.session import (
     DatabaseUnavailableError,
     MessageNotFoundError,
+    RecordOwnerError,
     RevertConflictError,
     SessionBusyError,
     SessionNotFoundError,
@@ -73,7 +74,7 @@ def as_api_error(error: Exception) -> ApiError:
         return error
     if isinstance(error, SessionNotFoundError | MessageNotFoundError):
         return not_found(str(error))
-    if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError | MessageIdError):
+    if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError | MessageIdError | RecordOwnerError):
         return bad_request(str(error))
     if isinstance(error, SessionBusyError):
         # A turn (this server's, or a `strata run -s`) is writing the session: the client may try again later.

@@ -23,6 +23,7 @@ from attrs import define, field
 from strata_core.bus import SessionStatus
 from strata_core.context import AgentInfo
 from strata_core.engine import TurnChoice
+from strata_core.engine.prompt_input import check_message_id
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,
@@ -44,7 +45,6 @@ from strata_core.runtime import Runtime
 from strata_core.session import SessionBusyError
 from strata_core.texts import read_prompt
 from strata_core.tool import BashTool, ToolContext, ToolFailure, ToolResult
-from strata_server.errors import bad_request
 
 SHELL_TIMEOUT_MS = 600_000
 """The bash tool's longest time limit: a command the user runs may take as long as one the model may."""
@@ -83,9 +83,12 @@ class SessionShells:
 
 
 async def _check_message_id(runtime: Runtime, session_id: str, message_id: str | None) -> None:
+    """The prompt's rules for a chosen id (`check_message_id`): a `MessageIdError` is the client's 400."""
+    if message_id is None:
+        return
     newest = await runtime.store.newest_message_id(session_id)
-    if message_id is not None and newest is not None and message_id <= newest:
-        raise bad_request(f"messageID: {message_id} must sort after the session's last message ({newest}).")
+    holder = await runtime.store.message_session(message_id)
+    check_message_id(message_id, newest, runtime.clock.now_ms(), holder)
 
 
 @define

@@ -110,7 +110,8 @@ class SessionLoop:
         # New ids sort after the stored ones, an import's too (its clock may have run ahead); the last is the greatest.
         newest = await self.records.store.newest_message_id(session.id)
         now = self.records.clock.now_ms()
-        check_message_id(request.message_id, newest, now)
+        holder = await self.records.store.message_session(request.message_id) if request.message_id else None
+        check_message_id(request.message_id, newest, now, holder)
         self.records.ids.advance_past(known for known in (newest, request.message_id) if known is not None)
         await self.records.sessions.set_target(session.id, agent.name, model)  # before the message, as OpenCode
         stored = await writer.write(request, agent.name, model, context, self.steps.registry.get("read"), now)

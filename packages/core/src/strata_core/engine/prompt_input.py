@@ -97,8 +97,8 @@ class PromptRequest:
     tools: Mapping[str, bool] | None = None
     """Deprecated per-message tool switches; they replace the session's own rules, as in OpenCode."""
     message_id: str | None = None
-    """The user message's id, chosen by the caller (OpenCode's clients make theirs): in OpenCode's format, and
-    after every message the session holds; default: a new one."""
+    """The user message's id, chosen by the caller (OpenCode's clients make theirs): in OpenCode's format, no
+    stored message's, and after every message the session holds; default: a new one."""
     no_reply: bool = False
     """Store the message and return it, without running a turn (OpenCode's `noReply`)."""
 
@@ -111,9 +111,10 @@ MAX_ID_AHEAD_MS = 24 * 3600 * 1000
 """How far ahead of this machine's clock a chosen id may be dated (a client's clock may run a little ahead)."""
 
 
-def check_message_id(chosen: str | None, newest: str | None, now_ms: int) -> None:
-    """Refuse a chosen id that is not OpenCode's format, would not sort after `newest` (the session's last
-    message: history is ordered by id, so it would land amid, or merge into, what is already there), or is
+def check_message_id(chosen: str | None, newest: str | None, now_ms: int, holder: str | None = None) -> None:
+    """Refuse a chosen id that is not OpenCode's format, is already a message's (`holder`, the session
+    holding it: storing it would take that message out of its session), would not sort after `newest` (the
+    session's last message: history is ordered by id, so it would land amid what is already there), or is
     dated far ahead (ids made after it would have to follow it, and the ids' clock would wrap round)."""
     if chosen is None:
         return
@@ -121,6 +122,8 @@ def check_message_id(chosen: str | None, newest: str | None, now_ms: int) -> Non
         raise MessageIdError(f"messageID {chosen!r} is not an OpenCode message id (msg_ + 26 letters and digits)")
     if newest is not None and chosen <= newest:
         raise MessageIdError(f"messageID {chosen} must sort after the session's last message, {newest}")
+    if holder is not None:
+        raise MessageIdError(f"messageID {chosen} is already a message of session {holder}; choose a new id")
     ahead = (time_part(chosen) - now_ms) % TIME_PART_MODULUS
     if MAX_ID_AHEAD_MS < ahead < TIME_PART_MODULUS // 2:
         raise MessageIdError(f"messageID {chosen} is dated {ahead // 3_600_000} hours ahead of this machine's clock")

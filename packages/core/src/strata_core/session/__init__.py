@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         StorageLockedError,
         StorageReadOnlyError,
     )
-    from strata_core.session.store import SessionNotFoundError, SessionStore, SharedStore
+    from strata_core.session.store import RecordOwnerError, SessionNotFoundError, SessionStore, SharedStore
     from strata_core.session.store_copy import CopyReport, copy_sessions
     from strata_core.session.usage import UsageTotals, usage_of
 
@@ -45,6 +45,7 @@ __all__ = [
     "NotifyChannel",
     "OpenCodeSession",
     "PostgresSessionStore",
+    "RecordOwnerError",
     "RevertConflictError",
     "SessionBusyError",
     "SessionExistsError",
@@ -83,6 +84,7 @@ __getattr__, __dir__ = lazy_exports(
         "NotifyChannel": "strata_core.session.postgres_events",
         "OpenCodeSession": "strata_core.session.opencode_db",
         "PostgresSessionStore": "strata_core.session.postgres_store",
+        "RecordOwnerError": "strata_core.session.store",
         "RevertConflictError": "strata_core.session.revert",
         "SessionBusyError": "strata_core.session.lease",
         "SessionExistsError": "strata_core.session.service",

@@ -25,7 +25,7 @@ from strata_core.serialization import (
 )
 from strata_core.session._gate import AccessGate
 from strata_core.session.lease import InProcessLeases
-from strata_core.session.store import StoreClosedError, StoreLifetime
+from strata_core.session.store import StoreClosedError, StoreLifetime, owner_error
 from strata_core.session_info import SessionInfo
 
 
@@ -150,11 +150,17 @@ class MemorySessionStore(StoreLifetime):
     async def put_message(self, message: Message) -> None:
         row = _MessageRow(message.session_id, message_to_json(message))
         async with self._access() as tables:
+            held = tables.messages.get(message.id)
+            if held is not None and held.session_id != row.session_id:
+                raise owner_error(message)
             tables.messages[message.id] = row
 
     async def put_part(self, part: Part) -> None:
         row = _PartRow(part.session_id, part.message_id, part_to_json(part))
         async with self._access() as tables:
+            held = tables.parts.get(part.id)
+            if held is not None and (held.session_id, held.message_id) != (row.session_id, row.message_id):
+                raise owner_error(part)
             tables.parts[part.id] = row
 
     async def delete_message(self, session_id: str, message_id: str) -> None:
@@ -185,6 +191,11 @@ class MemorySessionStore(StoreLifetime):
         async with self._access() as tables:
             found = (part_from_json(p.data) for p in tables.parts.values() if p.session_id == session_id)
             return [p for p in found if isinstance(p, ToolPart) and p.state.status in ("pending", "running")]
+
+    async def message_session(self, message_id: str) -> str | None:
+        async with self._access() as tables:
+            row = tables.messages.get(message_id)
+            return None if row is None else row.session_id
 
     async def newest_message_id(self, session_id: str) -> str | None:
         async with self._access() as tables:

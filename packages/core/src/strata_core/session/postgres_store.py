@@ -41,7 +41,7 @@ from strata_core.serialization import (
 )
 from strata_core.session import postgres_migrations
 from strata_core.session.database_url import DatabaseUnavailableError, redacted
-from strata_core.session.store import StoreClosedError, StoreLifetime
+from strata_core.session.store import StoreClosedError, StoreLifetime, owner_error
 from strata_core.session_info import SessionInfo
 
 with needing("postgres", "a PostgreSQL session store (STRATA_DATABASE_URL)"):
@@ -295,11 +295,18 @@ class PostgresSessionStore(StoreLifetime):
 
     async def put_message(self, message: Message) -> None:
         row = (message.id, message.session_id, message.time.created, message_to_json(message))
-        await self._write(lambda conn: conn.execute(_UPSERT_MESSAGE, row))
+        await self._put(message, _UPSERT_MESSAGE, row)
 
     async def put_part(self, part: Part) -> None:
         row = (part.id, part.session_id, part.message_id, part_to_json(part))
-        await self._write(lambda conn: conn.execute(_UPSERT_PART, row))
+        await self._put(part, _UPSERT_PART, row)
+
+    async def _put(self, record: Message | Part, query: str, row: tuple[object, ...]) -> None:
+        async def work(conn: Connection) -> None:
+            if (await conn.execute(query, row)).rowcount == 0:  # the id is another owner's: the upsert's WHERE held
+                raise owner_error(record)
+
+        await self._write(work)
 
     async def delete_message(self, session_id: str, message_id: str) -> None:
         async def work(conn: Connection) -> None:
@@ -315,6 +322,14 @@ class PostgresSessionStore(StoreLifetime):
 
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         return await self._read(lambda conn: _load_messages(conn, session_id), "snapshot")
+
+    async def message_session(self, message_id: str) -> str | None:
+        async def work(conn: Connection) -> str | None:
+            query = "SELECT session_id FROM message WHERE id = %s"
+            row = await (await conn.execute(query, (message_id,))).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._read(work)
 
     async def newest_message_id(self, session_id: str) -> str | None:
         async def work(conn: Connection) -> str | None:
@@ -361,14 +376,15 @@ ON CONFLICT (id) DO UPDATE SET project_id = excluded.project_id, parent_id = exc
 """
 _UPSERT_MESSAGE = """
 INSERT INTO message (id, session_id, time_created, data) VALUES (%s, %s, %s, %s)
-ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created,
-    data = excluded.data
+ON CONFLICT (id) DO UPDATE SET time_created = excluded.time_created, data = excluded.data
+    WHERE message.session_id = excluded.session_id
 """
-# Updating in place keeps the row's `seq`, so a replaced part keeps its position.
+# Updating in place keeps the row's `seq`, so a replaced part keeps its position. A record never moves: an id
+# another owner holds updates no row, which `_put` refuses.
 _UPSERT_PART = """
 INSERT INTO part (id, session_id, message_id, data) VALUES (%s, %s, %s, %s)
-ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, message_id = excluded.message_id,
-    data = excluded.data
+ON CONFLICT (id) DO UPDATE SET data = excluded.data
+    WHERE part.session_id = excluded.session_id AND part.message_id = excluded.message_id
 """
 
 

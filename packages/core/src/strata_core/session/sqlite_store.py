@@ -44,7 +44,7 @@ from strata_core.session._gate import AccessGate
 from strata_core.session.database_thread import DatabaseThread
 from strata_core.session.lease import FileLeases
 from strata_core.session.storage_errors import storage_error
-from strata_core.session.store import StoreClosedError, StoreLifetime
+from strata_core.session.store import StoreClosedError, StoreLifetime, owner_error
 from strata_core.session_info import SessionInfo
 
 T = TypeVar("T")
@@ -230,11 +230,12 @@ class SqliteSessionStore(StoreLifetime):
     async def put_records(self, records: Sequence[Message | Part]) -> None:
         """`put_message` or `put_part` for each, in order, as one transaction (one trip to the database
         thread instead of one each: what a step's writer stores at a barrier)."""
-        rows = [_upsert(record) for record in records]
+        rows = [(record, *_upsert(record)) for record in records]
 
         def work(conn: sqlite3.Connection) -> None:
-            for query, row in rows:
-                conn.execute(query, row)
+            for record, query, row in rows:
+                if conn.execute(query, row).rowcount == 0:  # the id is another owner's: the upsert's WHERE held
+                    raise owner_error(record)
 
         await self._write(work)
 
@@ -255,6 +256,13 @@ class SqliteSessionStore(StoreLifetime):
     async def newest_message_id(self, session_id: str) -> str | None:
         return await self._read(lambda conn: _newest_message_id(conn, session_id))
 
+    async def message_session(self, message_id: str) -> str | None:
+        def work(conn: sqlite3.Connection) -> str | None:
+            row = conn.execute("SELECT session_id FROM message WHERE id = ?", (message_id,)).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._read(work)
+
     async def newest_message(self, session_id: str) -> Message | None:
         def work(conn: sqlite3.Connection) -> Message | None:
             row = conn.execute(_NEWEST_MESSAGE, (session_id,)).fetchone()
@@ -270,14 +278,15 @@ ON CONFLICT (id) DO UPDATE SET project_id = excluded.project_id, parent_id = exc
 """
 _UPSERT_MESSAGE = """
 INSERT INTO message (id, session_id, time_created, data) VALUES (?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, time_created = excluded.time_created,
-    data = excluded.data
+ON CONFLICT (id) DO UPDATE SET time_created = excluded.time_created, data = excluded.data
+    WHERE message.session_id = excluded.session_id
 """
-# Updating in place keeps the row's `seq`, so a replaced part keeps its position.
+# Updating in place keeps the row's `seq`, so a replaced part keeps its position. A record never moves: an id
+# another owner holds updates nothing (no row changed), which `put_records` refuses.
 _UPSERT_PART = """
 INSERT INTO part (id, session_id, message_id, data) VALUES (?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, message_id = excluded.message_id,
-    data = excluded.data
+ON CONFLICT (id) DO UPDATE SET data = excluded.data
+    WHERE part.session_id = excluded.session_id AND part.message_id = excluded.message_id
 """
 
 

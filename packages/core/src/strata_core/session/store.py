@@ -18,7 +18,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Protocol, Self, runtime_checkable
 
 from strata_core.errors import StrataError
-from strata_core.message import Message, MessageWithParts, Part, ToolPart
+from strata_core.message import AssistantMessage, Message, MessageWithParts, Part, ToolPart, UserMessage
 from strata_core.session_info import SessionInfo
 
 if TYPE_CHECKING:
@@ -29,6 +29,25 @@ class SessionNotFoundError(StrataError, LookupError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"Session not found: {session_id}")
         self.session_id = session_id
+
+
+class RecordOwnerError(StrataError, ValueError):
+    """A message stored under an id another session holds, or a part under an id another message holds.
+
+    Ids are unique across the store and a record never moves: replacing it under a new owner would take it out
+    of the session it belongs to, so the write is refused and nothing is stored."""
+
+    def __init__(self, record_id: str, owner_kind: str) -> None:
+        super().__init__(
+            f"{record_id} already belongs to another {owner_kind}; a record cannot move, so use a new id "
+            "(or leave the id out for one to be made)"
+        )
+        self.record_id = record_id
+
+
+def owner_error(record: Message | Part) -> RecordOwnerError:
+    """The refusal of storing `record` under an id another owner holds (a message's session, a part's message)."""
+    return RecordOwnerError(record.id, "session" if isinstance(record, UserMessage | AssistantMessage) else "message")
 
 
 class StoreClosedError(StrataError, RuntimeError):
@@ -72,11 +91,12 @@ class SessionStore(Protocol):
         ...
 
     async def put_message(self, message: Message) -> None:
-        """Create or replace a message record (not its parts)."""
+        """Create or replace a message record (not its parts); `RecordOwnerError` if another session holds the id."""
         ...
 
     async def put_part(self, part: Part) -> None:
-        """Create or replace one part; parts keep the order they were first put in."""
+        """Create or replace one part; parts keep the order they were first put in. `RecordOwnerError` if
+        another message (of this session or another) holds the id."""
         ...
 
     async def delete_message(self, session_id: str, message_id: str) -> None:
@@ -89,6 +109,10 @@ class SessionStore(Protocol):
 
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         """All messages of a session in id (creation) order, each with its parts."""
+        ...
+
+    async def message_session(self, message_id: str) -> str | None:
+        """The id of the session holding the message `message_id` (ids are unique across sessions), or None."""
         ...
 
     async def newest_message_id(self, session_id: str) -> str | None:
