@@ -28,6 +28,7 @@ import anyio
 from attrs import frozen
 
 from strata_core.tool.contract import ToolContext, ToolFailure
+from strata_core.tool.support.open_failure import cannot, is_link, loops, lstat_at, not_a_directory
 from strata_core.tool.support.paths_guard import absolute, contains, directory_pattern, real, relative_to_worktree
 
 _PATH_FLAG = getattr(os, "O_PATH", os.O_RDONLY)
@@ -111,7 +112,10 @@ async def checked(ctx: ToolContext, raw: str | Path, *, bypass: bool = False) ->
     """
     target = resolve(ctx, raw)
     if not (bypass or target.inside):
-        is_dir = existing_kind(target) == "directory"
+        try:
+            is_dir = existing_kind(target) == "directory"
+        except ToolFailure:  # why it cannot be reached is told once the ask is answered, not before
+            is_dir = False
         parent = target.resolved if is_dir else target.resolved.parent
         pattern = directory_pattern(parent)
         metadata = {"filepath": str(target.named), "parentDir": str(parent)}
@@ -140,62 +144,94 @@ def _check_root(target: Target, here: Path, fd: int) -> None:
             raise ChangedWhileOpening(target.resolved)
 
 
-def _walk_to_parent(target: Target, *, create: bool) -> int:
+def _walk_to_parent(target: Target, verb: str, *, create: bool) -> int:
     """A descriptor of the resolved path's parent directory, reached without following any symlink."""
-    resolved = target.resolved
     fd = os.open("/", _WALK_FLAGS)
     here = Path("/")
     try:
-        for part in resolved.parent.parts[1:]:
-            try:
-                child = os.open(part, _WALK_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                os.mkdir(part, 0o777, dir_fd=fd)
-                child = os.open(part, _WALK_FLAGS, dir_fd=fd)
+        for part in target.resolved.parent.parts[1:]:
+            child = _enter(target, fd, here / part, verb, create=create)
             os.close(fd)
             fd, here = child, here / part
             _check_root(target, here, fd)
-    except ChangedWhileOpening:
+    except BaseException:
         os.close(fd)
-        raise
-    except OSError as error:
-        os.close(fd)
-        if error.errno in (errno.ELOOP, errno.ENOTDIR):  # a component became a symlink (or a file)
-            raise ChangedWhileOpening(resolved) from None
         raise
     return fd
 
 
+def _enter(target: Target, parent: int, path: Path, verb: str, *, create: bool) -> int:
+    """A descriptor of the directory `path` inside `parent` (made first when missing and `create`)."""
+    try:
+        try:
+            return os.open(path.name, _WALK_FLAGS, dir_fd=parent)
+        except FileNotFoundError:
+            if not create:
+                raise
+            os.mkdir(path.name, 0o777, dir_fd=parent)
+            return os.open(path.name, _WALK_FLAGS, dir_fd=parent)
+    except FileNotFoundError:
+        raise
+    except OSError as error:
+        raise _refused(target, parent, path, error, verb) from None
+
+
+def _refused(target: Target, parent: int, path: Path, error: OSError, verb: str) -> ToolFailure:
+    """What a failed open of `path` (in `parent`) on the way to the target means: a race or a lasting cause.
+
+    `O_NOFOLLOW` fails on a symlink with ELOOP (ENOTDIR with `O_PATH`, which opens the link itself).
+    """
+    if error.errno not in (errno.ELOOP, errno.ENOTDIR):
+        return cannot(verb, target.resolved, error)
+    found = lstat_at(parent, path.name)
+    if is_link(found):
+        return _link_failure(target, parent, path.name, verb)
+    if found is not None and not stat.S_ISDIR(found.st_mode):
+        return not_a_directory(verb, target.resolved, path)
+    return ChangedWhileOpening(target.resolved)
+
+
+def _link_failure(target: Target, parent: int, name: str, verb: str) -> ToolFailure:
+    """A symlink where the resolved path has none: it appeared since the check, unless it is a loop that
+    resolving could not get through (then it was there all along)."""
+    if loops(parent, name):
+        return cannot(verb, target.resolved, OSError(errno.ELOOP, os.strerror(errno.ELOOP)))
+    return ChangedWhileOpening(target.resolved)
+
+
 def parent_descriptor(target: Target) -> int:
     """A descriptor of the directory holding `target.resolved`, reached without following symlinks."""
-    return _walk_to_parent(target, create=False)
+    return _walk_to_parent(target, "open", create=False)
 
 
-def _lstat_at(parent: int, name: str) -> os.stat_result | None:
+def _lstat_at(target: Target, parent: int, verb: str) -> os.stat_result | None:
     try:
-        return os.stat(name, dir_fd=parent, follow_symlinks=False)
+        return os.stat(target.resolved.name, dir_fd=parent, follow_symlinks=False)
     except FileNotFoundError:
         return None
+    except OSError as error:
+        raise cannot(verb, target.resolved, error) from None
 
 
-def _regular(target: Path, found: os.stat_result) -> None:
+def _regular(target: Target, parent: int, found: os.stat_result, verb: str) -> None:
     if stat.S_ISLNK(found.st_mode):
-        raise ChangedWhileOpening(target)
+        raise _link_failure(target, parent, target.resolved.name, verb)
     if not stat.S_ISREG(found.st_mode):
-        raise NotRegularFile(target, found.st_mode)
+        raise NotRegularFile(target.resolved, found.st_mode)
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def _open_final(resolved: Path, parent: int, flags: int, before: os.stat_result | None) -> int:
+def _open_final(target: Target, parent: int, flags: int, before: os.stat_result | None, verb: str) -> int:
+    resolved = target.resolved
     try:
         fd = os.open(resolved.name, flags, 0o666, dir_fd=parent)
     except OSError as error:
-        raise ChangedWhileOpening(resolved) from error
+        if error.errno in (errno.ELOOP, errno.ENOENT):  # replaced by a symlink, or gone, since the lstat
+            raise _link_failure(target, parent, resolved.name, verb) from None
+        raise cannot(verb, resolved, error) from None
     opened = os.fstat(fd)
     if not stat.S_ISREG(opened.st_mode) or (before is not None and not _same_file(before, opened)):
         os.close(fd)
@@ -207,54 +243,58 @@ def _open_final(resolved: Path, parent: int, flags: int, before: os.stat_result 
 
 def open_for_reading(target: Target) -> int:
     """A read-only descriptor of the regular file at `target.resolved`; `FileNotFoundError` when it is missing."""
-    parent = _walk_to_parent(target, create=False)
+    parent = _walk_to_parent(target, "read", create=False)
     try:
-        before = _lstat_at(parent, target.resolved.name)
+        before = _lstat_at(target, parent, "read")
         if before is None:
             raise FileNotFoundError(str(target.resolved))
-        _regular(target.resolved, before)  # a FIFO is refused before an open could block on it
-        return _open_final(target.resolved, parent, _READ_FLAGS, before)
+        _regular(target, parent, before, "read")  # a FIFO is refused before an open could block on it
+        return _open_final(target, parent, _READ_FLAGS, before, "read")
     finally:
         os.close(parent)
 
 
 def open_for_writing(target: Target) -> int:
     """A write descriptor of `target.resolved` (created, with its directories, when missing; not truncated)."""
-    parent = _walk_to_parent(target, create=True)
+    parent = _walk_to_parent(target, "write", create=True)
     try:
-        before = _lstat_at(parent, target.resolved.name)
+        before = _lstat_at(target, parent, "write")
         if before is not None:
-            _regular(target.resolved, before)
-        return _open_final(target.resolved, parent, _WRITE_FLAGS, before)
+            _regular(target, parent, before, "write")
+        return _open_final(target, parent, _WRITE_FLAGS, before, "write")
     finally:
         os.close(parent)
 
 
 def open_directory(target: Target) -> int:
     """A descriptor of the directory at `target.resolved`, for listing it (`os.scandir(fd)`)."""
-    parent = _walk_to_parent(target, create=False)
+    parent = _walk_to_parent(target, "list", create=False)
     try:
-        fd = os.open(target.resolved.name or "/", _LIST_FLAGS, dir_fd=parent)
+        try:
+            fd = os.open(target.resolved.name or "/", _LIST_FLAGS, dir_fd=parent)
+        except FileNotFoundError:
+            raise
+        except OSError as error:
+            raise _refused(target, parent, target.resolved, error, "list") from None
         try:
             _check_root(target, target.resolved, fd)
         except ChangedWhileOpening:
             os.close(fd)
             raise
         return fd
-    except FileNotFoundError:
-        raise
-    except OSError:
-        raise ChangedWhileOpening(target.resolved) from None
     finally:
         os.close(parent)
 
 
 def existing_kind(target: Target) -> Literal["file", "directory", "other"] | None:
-    """What is at `target.resolved` now, by `lstat` (a symlink there means it changed since the check)."""
+    """What is at `target.resolved` now, by `lstat` (a symlink there means it changed since the check);
+    None when nothing is, a failure saying why when it cannot be looked at (a directory on the way denies it)."""
     try:
         found = os.lstat(target.resolved)
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError as error:
+        raise cannot("open", target.resolved, error) from None
     if stat.S_ISDIR(found.st_mode):
         return "directory"
     return "file" if stat.S_ISREG(found.st_mode) else "other"
