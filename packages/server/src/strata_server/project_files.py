@@ -6,6 +6,9 @@ opened as the file tools open it (`confined_file`): the resolved path walked fro
 symlink at any step, so a link swapped in after the check is not followed out of the project, and anything
 but a regular file refused (400) after an `lstat`, before any open: a FIFO opened for reading would hold a
 worker thread until something writes to it, and enough of them would stall every route.
+
+A name that is not UTF-8 is listed with U+FFFD for each such byte (`valid_text`), as OpenCode's Node decodes
+it: JSON cannot carry the byte.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from strata_core.project import ProjectInfo
+from strata_core.text import valid_text
 from strata_core.tool.support import (
     ChangedWhileOpening,
     NotRegularFile,
@@ -112,9 +116,9 @@ def list_directory(project: ProjectInfo, raw: str, ignored: set[str]) -> list[di
         )
         nodes.append(
             {
-                "name": child.name,
-                "path": relative + ("/" if is_dir else ""),
-                "absolute": str(child),
+                "name": valid_text(child.name),
+                "path": valid_text(relative) + ("/" if is_dir else ""),
+                "absolute": valid_text(str(child)),
                 "type": "directory" if is_dir else "file",
                 "ignored": relative in ignored,
             }

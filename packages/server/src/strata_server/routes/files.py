@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from strata_core.project import ProjectInfo
+from strata_core.text import valid_text
 from strata_core.tool import ToolFailure
 from strata_core.tool.support import Search, SearchError, real, walk_files
 from strata_server.errors import bad_request
@@ -59,7 +60,7 @@ def _text_matches(root: Path, pattern: str, lines: Any) -> list[dict[str, Any]]:
         spans = [] if regex is None else [(m.start(), m.end(), m.group()) for m in regex.finditer(line.text)]
         out.append(
             {
-                "path": {"text": line.path},
+                "path": {"text": valid_text(line.path)},
                 "lines": {"text": line.text},
                 "line_number": line.line,
                 "absolute_offset": starts[line.line - 1] if line.line <= len(starts) else 0,
@@ -98,7 +99,9 @@ async def find_files(request: Request) -> JSONResponse:
 
 
 def _candidates(root: Path, kind: str | None, dirs: bool) -> list[str]:
-    files = list(walk_files(root))
+    """The project's files and folders as they are shown: a byte that is not UTF-8 as U+FFFD (JSON cannot
+    carry it), which is also what a query can match."""
+    files = [valid_text(name) for name in walk_files(root)]
     folders = sorted({f"{parent}/" for f in files for parent in _parents(f)})
     if kind == "directory":
         return folders
@@ -131,10 +134,13 @@ async def _ignored(project: ProjectInfo, directory: Path) -> set[str]:
     names = await anyio.to_thread.run_sync(_entries, project, directory) if project.vcs == "git" else []
     if not names:
         return set()
+    # NUL-separated, each name with its own bytes (`surrogateescape` undoes how Python decoded a name that is
+    # not UTF-8): the answer is compared with the same names, and a newline in a name cannot split it.
+    listed = b"".join(name.encode(errors="surrogateescape") + b"\0" for name in names)
     done = await anyio.run_process(
-        ["git", "-C", str(project.directory), "check-ignore", "--stdin"], input="\n".join(names).encode(), check=False
+        ["git", "-C", str(project.directory), "check-ignore", "-z", "--stdin"], input=listed, check=False
     )
-    return {line for line in done.stdout.decode(errors="replace").splitlines() if line}
+    return {name for name in done.stdout.decode(errors="surrogateescape").split("\0") if name}
 
 
 def _entries(project: ProjectInfo, directory: Path) -> list[str]:
