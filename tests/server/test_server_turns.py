@@ -168,6 +168,18 @@ def test_summarize_compacts_the_session_now(serve: ServeFactory) -> None:
     assert any(p["type"] == "compaction" for m in messages for p in m["parts"])
 
 
+def test_summarize_of_a_session_with_no_messages_is_a_bad_request(serve: ServeFactory) -> None:
+    server = serve([])
+    with httpx.Client(base_url=server.url, timeout=WAIT) as client:
+        session_id = client.post("/session", json={}).json()["id"]
+        answer = client.post(f"/session/{session_id}/summarize", json={"providerID": "mock", "modelID": "gpt-4o-mock"})
+        messages = client.get(f"/session/{session_id}/message").json()
+        status = client.get("/session/status").json()
+    assert answer.status_code == 400 and answer.json()["name"] == "BadRequest"
+    assert "has no messages to summarize yet" in answer.json()["data"]["message"]
+    assert messages == [] and status == {}
+
+
 def test_the_global_stream_wraps_each_event_with_its_directory_and_project(serve: ServeFactory, project: Any) -> None:
     server = serve([])
     got: list[dict[str, Any]] = []

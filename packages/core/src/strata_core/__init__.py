@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from strata_core.context.instruction_urls import UrlFetchError
     from strata_core.context.skill import SkillInfo, Skills, SkillService
     from strata_core.engine.attachment import AttachmentError
+    from strata_core.engine.compaction import NothingToCompactError
     from strata_core.engine.loop import ResolvedTurn, SessionLoop, TurnChoice
     from strata_core.engine.loop_services import Loop, TurnEnd
     from strata_core.engine.processor import Processor, StepEnd
@@ -182,6 +183,7 @@ __all__ = [
     "NoResponderError",
     "NonLoopbackRequestError",
     "NotRegularFile",
+    "NothingToCompactError",
     "OpenCodeDatabaseError",
     "OpenCodeSessionNotFoundError",
     "Part",
@@ -292,6 +294,7 @@ __getattr__, __dir__ = lazy_exports(
             "strata_core.context.instruction_urls": ("UrlFetchError",),
             "strata_core.context.skill": ("SkillInfo", "SkillService", "Skills"),
             "strata_core.engine.attachment": ("AttachmentError",),
+            "strata_core.engine.compaction": ("NothingToCompactError",),
             "strata_core.engine.loop": ("ResolvedTurn", "SessionLoop", "TurnChoice"),
             "strata_core.engine.loop_services": ("Loop", "TurnEnd"),
             "strata_core.engine.processor": ("Processor", "StepEnd"),

@@ -37,6 +37,7 @@ Strata and every other module can import it. The tree (kept true by
   # What a turn is asked to do: its agent, its message ids, its attachments and instruction URLs.
   - AgentNotFoundError [LookupError]                    strata_core.engine.turn_targets
   - MessageIdError [ValueError]                         strata_core.engine.prompt_input
+  - NothingToCompactError [ValueError]                  strata_core.engine.compaction
   - AttachmentError [ValueError]                        strata_core.engine.attachment
   - ImageFitError [ValueError]                          strata_core.image_fit
   - UrlFetchError                                       strata_core.context.instruction_urls

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 
 from strata_core import llm
 from strata_core.config import CredentialsError
-from strata_core.engine import AgentNotFoundError, MessageIdError
+from strata_core.engine import AgentNotFoundError, MessageIdError, NothingToCompactError
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.session import (
@@ -75,6 +75,8 @@ def as_api_error(error: Exception) -> ApiError:
     if isinstance(error, SessionNotFoundError | MessageNotFoundError):
         return not_found(str(error))
     if isinstance(error, AgentNotFoundError | llm.ModelNotFoundError | MessageIdError | RecordOwnerError):
+        return bad_request(str(error))
+    if isinstance(error, NothingToCompactError):  # `/summarize` of an empty session
         return bad_request(str(error))
     if isinstance(error, SessionBusyError):
         # A turn (this server's, or a `strata run -s`) is writing the session: the client may try again later.

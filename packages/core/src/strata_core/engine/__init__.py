@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from strata_core._exports import lazy_exports
 
 if TYPE_CHECKING:
+    from strata_core.engine.compaction import NothingToCompactError
     from strata_core.engine.loop import TurnChoice
     from strata_core.engine.loop_services import TurnEnd
     from strata_core.engine.parameters import OUTPUT_TOKEN_MAX, CallParameters, ParameterPolicy, max_output_tokens
@@ -32,6 +33,7 @@ __all__ = [
     "CallParameters",
     "FileInput",
     "MessageIdError",
+    "NothingToCompactError",
     "ParameterPolicy",
     "PromptPart",
     "PromptRequest",
@@ -52,6 +54,7 @@ __getattr__, __dir__ = lazy_exports(
         "CallParameters": "strata_core.engine.parameters",
         "FileInput": "strata_core.engine.prompt_input",
         "MessageIdError": "strata_core.engine.prompt_input",
+        "NothingToCompactError": "strata_core.engine.compaction",
         "OUTPUT_TOKEN_MAX": "strata_core.engine.parameters",
         "ParameterPolicy": "strata_core.engine.parameters",
         "PromptPart": "strata_core.engine.prompt_input",

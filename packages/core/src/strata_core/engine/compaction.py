@@ -27,6 +27,7 @@ from strata_core.config.schema import CompactionConfig
 from strata_core.context.agent import AgentInfo, Agents
 from strata_core.engine.parameters import OUTPUT_TOKEN_MAX, max_output_tokens
 from strata_core.engine.processor import LoopStep, Processor, StepEnd, StepInput
+from strata_core.errors import StrataError
 from strata_core.history import is_media, prune_candidates, to_model_messages
 from strata_core.ids import Ids
 from strata_core.logging import get_logger
@@ -53,6 +54,14 @@ from strata_core.texts import read_prompt
 from strata_core.tool.contract import ToolContext
 
 log = get_logger(__name__)
+
+
+class NothingToCompactError(StrataError, ValueError):
+    """Compaction asked of a session with no user message yet: there is no conversation to summarise."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Session {session_id} has no messages to summarize yet; send it a prompt first")
+        self.session_id = session_id
 
 
 COMPACTION_AGENT = "compaction"

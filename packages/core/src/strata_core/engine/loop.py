@@ -17,7 +17,13 @@ from attrs import define, field
 from strata_core import llm
 from strata_core.bus import SessionStatus
 from strata_core.context.agent import AgentInfo
-from strata_core.engine.compaction import CompactionSettings, compact_at, compaction_settings, is_overflow
+from strata_core.engine.compaction import (
+    CompactionSettings,
+    NothingToCompactError,
+    compact_at,
+    compaction_settings,
+    is_overflow,
+)
 from strata_core.engine.loop_run import AbortMark, LoopRun
 from strata_core.engine.loop_services import LoopSettings, SessionRecords, StepServices
 from strata_core.engine.processor import LoopStep, StepEnd, StepInput
@@ -137,7 +143,7 @@ class SessionLoop:
         self.records.ids.advance_past(m.info.id for m in history[-1:])
         user = next((m.info for m in reversed(history) if isinstance(m.info, UserMessage)), None)
         if user is None:
-            raise ValueError(f"Session {session_id} has no messages to compact")
+            raise NothingToCompactError(session_id)
         await self.steps.compaction.create(session_id, user.agent, user.model, auto=False)
         return await self._run_or_join(session_id)
 
