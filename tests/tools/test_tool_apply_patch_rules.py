@@ -3,6 +3,7 @@ compose, and a patch that cannot be applied in full changes nothing."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,46 @@ async def test_a_section_after_a_delete_of_its_file_fails_and_nothing_changes(pr
     with pytest.raises(ToolFailure, match="Failed to read file to update: "):
         await patch(ctx, "*** Delete File: gone.txt", "*** Update File: gone.txt", "@@", "-g", "+h")
     assert (project / "gone.txt").read_text() == "g\n"
+
+
+async def test_a_file_where_a_directory_must_go_stops_the_patch_before_anything_is_written(
+    project: Path, ctx: ToolContext
+) -> None:
+    (project / "e.txt").write_text("e1\n")
+    (project / "blocker").write_text("i am a file\n")
+    with pytest.raises(ToolFailure) as error:
+        await patch(ctx, "*** Update File: e.txt", "@@", "-e1", "+E1", "*** Add File: blocker/child.txt", "+child")
+    assert str(error.value) == (
+        f"apply_patch verification failed: cannot write {project}/blocker/child.txt: {project}/blocker is a file, "
+        "not a directory. Nothing was changed."
+    )
+    assert (project / "e.txt").read_text() == "e1\n" and (project / "blocker").read_text() == "i am a file\n"
+
+
+async def test_a_patch_that_writes_one_path_as_a_file_and_as_a_directory_is_refused(
+    project: Path, ctx: ToolContext
+) -> None:
+    (project / "e.txt").write_text("e1\n")
+    with pytest.raises(ToolFailure, match=r"the patch also writes .*/fresh as a file\. Nothing was changed\.$"):
+        await patch(ctx, "*** Update File: e.txt", "@@", "-e1", "+E1", "*** Add File: fresh/deeper/x.txt", "+x",
+                    "*** Add File: fresh", "+f")  # fmt: skip
+    assert (project / "e.txt").read_text() == "e1\n" and not (project / "fresh").exists()
+
+
+async def test_a_directory_where_a_file_goes_stops_the_patch(project: Path, ctx: ToolContext) -> None:
+    (project / "e.txt").write_text("e1\n")
+    (project / "src").mkdir()
+    (project / "b.txt").write_text("b\n")
+    with pytest.raises(ToolFailure, match=r"cannot write .*/src: it is a directory, not a regular file\."):
+        await patch(ctx, "*** Update File: e.txt", "@@", "-e1", "+E1", "*** Update File: b.txt",
+                    "*** Move to: src", "@@", "-b", "+c")  # fmt: skip
+    assert (project / "e.txt").read_text() == "e1\n" and (project / "b.txt").read_text() == "b\n"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+async def test_a_directory_without_write_permission_stops_the_patch(project: Path, ctx: ToolContext) -> None:
+    (project / "e.txt").write_text("e1\n")
+    (project / "locked").mkdir(mode=0o555)
+    with pytest.raises(ToolFailure, match=r"no permission to create files in .*/locked\. Nothing was changed\.$"):
+        await patch(ctx, "*** Update File: e.txt", "@@", "-e1", "+E1", "*** Add File: locked/x.txt", "+x")
+    assert (project / "e.txt").read_text() == "e1\n"

@@ -7,6 +7,9 @@ permission ask covers all the files, with the combined diff. Sections apply one 
 
 from __future__ import annotations
 
+import os
+import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -16,10 +19,11 @@ from attrs import define, field, frozen
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult
 from strata_core.tool.support.code_checks import CodeChecks
-from strata_core.tool.support.confined_file import Target, checked, patterns
+from strata_core.tool.support.confined_file import Target, checked, kind_name, patterns
 from strata_core.tool.support.content_guard import (
     REDACTED_DIFF,
     ask_to_write,
+    check_size,
     is_secret,
     read_current,
     remove,
@@ -28,6 +32,7 @@ from strata_core.tool.support.content_guard import (
 from strata_core.tool.support.file_text import (
     TextFile,
     count_changes,
+    encode_text,
     normalize_line_endings,
     split_bom,
     trim_diff,
@@ -41,6 +46,7 @@ if TYPE_CHECKING:
     from strata_core.tool.support.patch import Hunk
 
 VERIFY = "apply_patch verification failed: "
+UNCHANGED = "Nothing was changed."
 
 
 @frozen
@@ -148,6 +154,67 @@ async def _apply(ctx: ToolContext, change: PlannedChange) -> None:
         await anyio.to_thread.run_sync(remove, change.target)
 
 
+# ------------------------------------------------------------------ can the disk take the whole patch?
+
+
+def _kind(path: Path) -> str | None:
+    """What is at `path` by `lstat`: None when nothing, `symlink`, `directory`, `file`, or another kind."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    return "file" if stat.S_ISREG(mode) else kind_name(mode)
+
+
+def _write_obstacle(path: Path, files: set[Path]) -> str | None:
+    """Why `path` could not be written now (None: it could). A symlink met on the way is left to the
+    confined open, which refuses it: it appeared after the check resolved the path."""
+    clash = next((directory for directory in path.parents if directory in files), None)
+    if clash is not None:
+        return f"the patch also writes {clash} as a file"
+    deepest = Path(path.anchor)
+    for directory in reversed(path.parents[:-1]):  # outermost first, `/` left out
+        kind = _kind(directory)
+        if kind is None:
+            break
+        if kind not in ("directory", "symlink"):
+            return f"{directory} is a {kind}, not a directory"
+        deepest = directory
+    kind = _kind(path) if deepest == path.parent else None
+    if kind is None:
+        return None if os.access(deepest, os.W_OK) else f"no permission to create files in {deepest}"
+    if kind not in ("file", "symlink"):
+        return f"it is a {kind}, not a regular file"
+    return None if os.access(path, os.W_OK, follow_symlinks=False) else "no permission to write it"
+
+
+def _removes(change: PlannedChange) -> bool:
+    return change.kind == "delete" or (change.move is not None and change.move.resolved != change.target.resolved)
+
+
+def _ensure_possible(changes: Sequence[PlannedChange]) -> None:
+    """Refuse the patch, before anything is written, when the disk as it is would stop a change half-way
+    (a parent that is a file, a directory where a file goes, no write permission, too much text)."""
+    files = {(c.move or c.target).resolved for c in changes if c.kind != "delete"}
+    for change in changes:
+        if _removes(change) and not os.access(change.target.resolved.parent, os.W_OK):
+            raise ToolFailure(
+                f"{VERIFY}cannot remove {change.path}: no permission to change its directory. {UNCHANGED}"
+            )
+        if change.kind == "delete":
+            continue
+        written = change.move or change.target
+        check_size(written.named, len(encode_text(change.after, change.bom)))
+        obstacle = _write_obstacle(written.resolved, files)
+        if obstacle is not None:
+            raise ToolFailure(f"{VERIFY}cannot write {written.named}: {obstacle}. {UNCHANGED}")
+
+
+# ------------------------------------------------------------------------------------------ the result
+
+
 def _file_entry(change: PlannedChange, ctx: ToolContext) -> dict[str, Any]:
     added, removed = count_changes(change.before, change.after)
     entry: dict[str, Any] = {
@@ -208,6 +275,7 @@ class ApplyPatchTool(BuiltinTool):
         touched = [t for item in targets for t in (item.file, item.move) if t is not None]
         await ask_to_write(ctx, touched)
         changes = await _plan_all(ctx, targets)
+        await anyio.to_thread.run_sync(_ensure_possible, changes)
         files = [_file_entry(change, ctx) for change in changes]
         combined = "".join(change.diff + "\n" for change in changes)
         named = [relative_to_worktree(ctx.worktree, change.path) for change in changes]
