@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -17,6 +18,7 @@ import anyio
 from attrs import define, field, frozen
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
+from strata_core.tool.builtin.edit import file_lock
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolFailure, ToolResult
 from strata_core.tool.support.code_checks import CodeChecks
 from strata_core.tool.support.confined_file import Target, checked, kind_name, patterns
@@ -110,6 +112,17 @@ class _Pending:
             self.texts[change.target.resolved] = None
         if change.kind != "delete":
             self.texts[(change.move or change.target).resolved] = TextFile(change.after, change.bom)
+
+
+@asynccontextmanager
+async def _locked(targets: list[_Targets]) -> AsyncIterator[None]:
+    """Every file the patch reads or writes locked, as edit and write lock theirs; in one order, so two
+    patches naming the same files cannot each hold one the other waits for."""
+    paths = sorted({t.resolved for item in targets for t in (item.file, item.move) if t is not None})
+    async with AsyncExitStack() as stack:
+        for path in paths:
+            await stack.enter_async_context(file_lock(path))
+        yield
 
 
 async def _plan_all(ctx: ToolContext, targets: list[_Targets]) -> list[PlannedChange]:
@@ -235,6 +248,14 @@ def _edit_patterns(ctx: ToolContext, change: PlannedChange) -> list[str]:
     return [p for target in (change.target, change.move) if target is not None for p in patterns(ctx, target)]
 
 
+async def _ask_edit(ctx: ToolContext, changes: list[PlannedChange], files: list[dict[str, Any]]) -> None:
+    """One `edit` ask for the whole patch, with its combined diff."""
+    combined = "".join(change.diff + "\n" for change in changes)
+    named = [relative_to_worktree(ctx.worktree, change.path) for change in changes]
+    asked = list(dict.fromkeys(p for change in changes for p in _edit_patterns(ctx, change)))
+    await ctx.ask("edit", asked, ["*"], {"filepath": ", ".join(named), "diff": combined, "files": files})
+
+
 def _secret(ctx: ToolContext, change: PlannedChange) -> bool:
     return any(is_secret(ctx, target) for target in (change.target, change.move) if target is not None)
 
@@ -274,15 +295,13 @@ class ApplyPatchTool(BuiltinTool):
         targets = [await _targets(ctx, hunk) for hunk in hunks]
         touched = [t for item in targets for t in (item.file, item.move) if t is not None]
         await ask_to_write(ctx, touched)
-        changes = await _plan_all(ctx, targets)
-        await anyio.to_thread.run_sync(_ensure_possible, changes)
-        files = [_file_entry(change, ctx) for change in changes]
-        combined = "".join(change.diff + "\n" for change in changes)
-        named = [relative_to_worktree(ctx.worktree, change.path) for change in changes]
-        asked = list(dict.fromkeys(p for change in changes for p in _edit_patterns(ctx, change)))
-        await ctx.ask("edit", asked, ["*"], {"filepath": ", ".join(named), "diff": combined, "files": files})
-        for change in changes:
-            await _apply(ctx, change)
+        async with _locked(targets):
+            changes = await _plan_all(ctx, targets)
+            await anyio.to_thread.run_sync(_ensure_possible, changes)
+            files = [_file_entry(change, ctx) for change in changes]
+            await _ask_edit(ctx, changes, files)
+            for change in changes:
+                await _apply(ctx, change)
         summary = "Success. Updated the following files:\n" + "\n".join(
             _summary_line(change, ctx.worktree) for change in changes
         )

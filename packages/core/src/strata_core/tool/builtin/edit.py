@@ -1,14 +1,15 @@
 """The `edit` tool: replace one piece of a file (or every occurrence), tolerating imperfect copies.
 
 The file keeps its byte-order mark and its line endings: `oldString`/`newString` arrive with `\\n` and are
-converted to the file's style before matching. Edits to one file are serialised, so two concurrent calls
-cannot lose each other's change.
+converted to the file's style before matching. Every tool that writes a file (edit, write, apply_patch)
+holds its `file_lock` from reading it to writing it, so two concurrent calls cannot lose each other's change.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, ClassVar
+from weakref import WeakValueDictionary
 
 import anyio
 from attrs import define, field, frozen
@@ -37,6 +38,21 @@ from strata_core.tool.support.file_text import (
     unified_diff,
 )
 from strata_core.tool.support.paths_guard import relative_to_worktree
+
+_WRITING: WeakValueDictionary[Path, anyio.Lock] = WeakValueDictionary()
+
+
+def file_lock(path: Path) -> anyio.Lock:
+    """The lock held on a file (by resolved path) from reading it to writing it, by edit, write and apply_patch.
+
+    One for the process rather than per tool: a `write` and an `edit` of one file in the same step (or two
+    sessions of one server) each read the old text, and the later write silently dropped the other's change.
+    Held weakly, a lock lasts only while someone holds or awaits it, so the map never grows with the files.
+    """
+    lock = _WRITING.get(path)
+    if lock is None:
+        lock = _WRITING[path] = anyio.Lock()
+    return lock
 
 
 @frozen
@@ -110,10 +126,6 @@ class EditTool(BuiltinTool):
     )
 
     checks: CodeChecks = field(factory=CodeChecks)
-    _locks: dict[Path, anyio.Lock] = field(factory=dict, init=False)
-
-    def _lock(self, path: Path) -> anyio.Lock:
-        return self._locks.setdefault(path, anyio.Lock())
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolResult:
         if not args["filePath"]:
@@ -125,7 +137,7 @@ class EditTool(BuiltinTool):
         path = target.named
         check_size(path, len(new))
         await ask_to_write(ctx, [target])
-        async with self._lock(target.resolved):
+        async with file_lock(target.resolved):
             if existing_kind(target) == "directory":
                 raise ToolFailure(f"Path is a directory, not a file: {path}")
             current = await read_current(ctx, target)

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from attrs import define, field
 
 from strata_core.tool.builtin.base import BuiltinTool, object_schema, string
-from strata_core.tool.builtin.edit import FileChange, ask_edit, kept_diff
+from strata_core.tool.builtin.edit import FileChange, ask_edit, file_lock, kept_diff
 from strata_core.tool.contract import JSONSchema, ToolContext, ToolResult
 from strata_core.tool.support.code_checks import CodeChecks
 from strata_core.tool.support.confined_file import checked
@@ -38,12 +38,13 @@ class WriteTool(BuiltinTool):
         target = await checked(ctx, str(args["filePath"]))
         check_size(target.named, len(content))  # before any copy of it is made: a character is a byte at least
         await ask_to_write(ctx, [target])
-        current = await read_current(ctx, target)
-        new = split_bom(content)
-        before = current or TextFile("", False)
-        change = FileChange(target.named, before.text, new.text, before.bom or new.bom)
-        await ask_edit(ctx, change, target)
-        await write_content(ctx, target, change.after, change.bom)
+        async with file_lock(target.resolved):  # shared with edit and apply_patch: no change of theirs is lost
+            current = await read_current(ctx, target)
+            new = split_bom(content)
+            before = current or TextFile("", False)
+            change = FileChange(target.named, before.text, new.text, before.bom or new.bom)
+            await ask_edit(ctx, change, target)
+            await write_content(ctx, target, change.after, change.bom)
         checked_code = await self.checks.after_write(target.named)
         return ToolResult(
             output="Wrote file successfully." + checked_code.note,
