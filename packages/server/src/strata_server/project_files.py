@@ -7,13 +7,16 @@ symlink at any step, so a link swapped in after the check is not followed out of
 but a regular file refused (400) after an `lstat`, before any open: a FIFO opened for reading would hold a
 worker thread until something writes to it, and enough of them would stall every route.
 
-A name that is not UTF-8 is listed with U+FFFD for each such byte (`valid_text`), as OpenCode's Node decodes
+A path holding a NUL byte is refused (400): no file name can hold one. A name too long for the file system
+names nothing that can ever exist: 404, in a prompt's file part too, where a missing file may be named. A
+name that is not UTF-8 is listed with U+FFFD for each such byte (`valid_text`), as OpenCode's Node decodes
 it: JSON cannot carry the byte.
 """
 
 from __future__ import annotations
 
 import base64
+import errno
 import os
 import stat
 from pathlib import Path
@@ -41,7 +44,10 @@ MAX_FILE_BYTES = 5 * 1024 * 1024
 
 
 def project_path(project: ProjectInfo, raw: str) -> Path:
-    """The real path `raw` names, or a 403 when it leads outside the project."""
+    """The real path `raw` names, or a 403 when it leads outside the project (a 400 when it holds a NUL)."""
+    if "\0" in raw:
+        shown = raw.replace("\0", "\\0")
+        raise bad_request(f"{shown} is not a path: it holds a NUL byte (shown as \\0), which no file name can hold.")
     target = real(absolute(raw, project.directory))
     if not inside_project(target, project.directory, project.worktree):
         raise ApiError(403, "ForbiddenError", f"{raw} is outside the project ({project.directory}); it is not served.")
@@ -53,19 +59,24 @@ def special_file(raw: str, kind: str) -> ApiError:
     return bad_request(f"{raw} is a {kind}, not a regular file; only regular files are read.")
 
 
-def found_kind(path: Path) -> int | None:
-    """The `lstat` mode of `path` (a symlink is not followed), or None when nothing is there."""
+def found_kind(path: Path, raw: str) -> int | None:
+    """The `lstat` mode of `path` (a symlink is not followed), or None when nothing is there yet; a 404 when
+    `raw` (the path as the request gave it) is too long for the file system: nothing can ever be there."""
     try:
         return os.lstat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:
+            raise not_found(f"{raw} names no file: it is longer than the file system allows a name to be.") from None
+        raise
 
 
 def ordinary_path(project: ProjectInfo, raw: str) -> Path:
     """`project_path` where a regular file, a directory or nothing yet may be named (a listing, a prompt's file
     part), but never a FIFO, a socket or a device (400)."""
     path = project_path(project, raw)
-    mode = found_kind(path)
+    mode = found_kind(path, raw)
     if mode is not None and not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
         raise special_file(raw, kind_name(mode))
     return path
@@ -79,7 +90,7 @@ def open_regular(path: Path) -> int:
 def read_content(project: ProjectInfo, raw: str) -> dict[str, Any]:
     """OpenCode's `FileContent`: the text, or base64 with its type for a binary file."""
     path = project_path(project, raw)
-    mode = found_kind(path)
+    mode = found_kind(path, raw)
     if mode is None:
         raise not_found(f"File not found: {raw}")
     if stat.S_ISDIR(mode):
@@ -106,7 +117,8 @@ def read_content(project: ProjectInfo, raw: str) -> dict[str, Any]:
 def list_directory(project: ProjectInfo, raw: str, ignored: set[str]) -> list[dict[str, Any]]:
     """OpenCode's `FileNode`s of one directory: directories first, then files, each by name."""
     directory = ordinary_path(project, raw)
-    if not directory.is_dir():
+    mode = found_kind(directory, raw)  # the real path: no symlink left to follow
+    if mode is None or not stat.S_ISDIR(mode):
         raise not_found(f"Directory not found: {raw}")
     nodes = []
     for child in sorted(directory.iterdir(), key=lambda p: (not p.is_dir(), p.name)):

@@ -144,9 +144,11 @@ async def _ignored(project: ProjectInfo, directory: Path) -> set[str]:
 
 
 def _entries(project: ProjectInfo, directory: Path) -> list[str]:
-    if not directory.is_dir():
-        return []
-    return [str(child.relative_to(project.directory)) for child in directory.iterdir() if child.name != ".git"]
+    try:
+        children = list(directory.iterdir())
+    except OSError:
+        return []  # not a directory, gone or a name too long: `list_directory` answers why
+    return [str(child.relative_to(project.directory)) for child in children if child.name != ".git"]
 
 
 async def file_content(request: Request) -> JSONResponse:

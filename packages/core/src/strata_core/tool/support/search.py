@@ -297,6 +297,7 @@ class Search:
 
     async def grep(self, root: Path, pattern: str, *, target: str = ".", include: str | None, limit: int) -> Found:
         """Up to `limit` lines matching the regular expression, in `root` (or in the file `target` inside it)."""
+        _refuse_nul(pattern)
         rg = self._rg()
         if rg is None:
             return await anyio.to_thread.run_sync(_python_grep, root, pattern, target, include, limit)
@@ -316,6 +317,7 @@ class Search:
 
     async def grep_descriptor(self, fd: int, name: str, pattern: str, *, limit: int) -> Found:
         """Lines matching in the one open file behind `fd` (reported as `name`): what was checked is searched."""
+        _refuse_nul(pattern)
         rg = self._rg()
         if rg is not None:
             args = ["--no-config", "--json", "--no-messages", "--", pattern, "-"]
@@ -330,6 +332,13 @@ class Search:
                 named = [LineMatch(name, m.line, m.text) for m in found]
                 return Found(lines=tuple(named[:limit]), more=more or len(named) > limit)
         return await anyio.to_thread.run_sync(_python_grep_descriptor, fd, name, pattern, limit)
+
+
+def _refuse_nul(pattern: str) -> None:
+    """No program takes an argument holding a NUL byte (rg would not start), and no line searched holds one: a
+    file with a NUL byte is binary, which both rg and the Python walk skip."""
+    if "\0" in pattern:
+        raise SearchError("the pattern holds a NUL byte, which no searched line can hold (binary files are skipped)")
 
 
 def _python_grep_descriptor(fd: int, name: str, pattern: str, limit: int) -> Found:
