@@ -124,7 +124,7 @@ def test_every_configured_secret_is_hidden_and_remembered(tmp_path: Path) -> Non
                     "headers": {"X-Api-Key": "hdr-secret-2"},
                     "oauth": {"clientId": "client-id-3", "clientSecret": "oauth-secret-4", "scope": "read"},
                 },
-                "local": {"type": "local", "command": ["srv"], "environment": {"GH": "env-secret-5"}},
+                "local": {"type": "local", "command": ["srv"], "environment": {"GH_TOKEN": "env-secret-5"}},
             },
         }
     )

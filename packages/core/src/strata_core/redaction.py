@@ -7,18 +7,20 @@
 
 By key: a value under a key naming a credential (`key` and every name ending in it: `apiKey`, `accessKey`,
 `privateKey`; `token`, `secret`, `password`, `credential(s)`, `auth`, `oauth`, `authorization`, `cookie`) is
-hidden, and so is every value under a `headers`, `environment` or `env` key (a header or an MCP server's
-environment is a credential as often as not). The keys of a `permission` block are patterns, not names: its
-rules are hidden by value only.
+hidden, and so is every value under a `headers`, `environment` or `env` key in what Strata shows of its config
+(a header or an MCP server's environment is a credential as often as not). The keys of a `permission` block
+are patterns, not names: its rules are hidden by value only.
 
 By value: every value config loading substituted from `{env:...}` or `{file:...}`, and every value found under
-a credential key, is remembered for the life of the process; `redact_text` hides it wherever it appears (a
-log line, a crash file), and so does `redact_data` in any string. Tool outputs hide only the credentials
-among them (`credentials_only`): values under credential keys, and `{env:}` values of variables named like
-one (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*CREDENTIAL*`, `*AUTH*`), so a `{env:HOME}` path stays
-readable in a file listing. `user:password@` in a URL
-is hidden too. Values shorter than `MIN_TEXT_LENGTH` are hidden only where they stand alone as a value, not
-inside text, where they would match ordinary words.
+a credential, header or environment key, is remembered for the life of the process; `redact_text` hides it
+wherever it appears (a log line, a crash file), and so does `redact_data` in any string. Tool outputs hide
+only the credentials among them (`credentials_only`): values under credential keys, headers and environment
+variables named like one (`Authorization`, `X-Api-Key`, `GITHUB_TOKEN`) or holding a URL with a password,
+and `{env:}` values of variables named like one (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*CREDENTIAL*`,
+`*AUTH*`). So `X-Team: frontend`, `NODE_ENV: production` or a `{env:HOME}` path stay readable in what the
+model reads, and an edit can quote them back. `user:password@` in a URL is hidden too. Values shorter than
+`MIN_TEXT_LENGTH` are hidden only where they stand alone as a value, not inside text, where they would match
+ordinary words.
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ _EVERY_VALUE_UNDER = frozenset({"headers", "environment", "env"})
 _PATTERN_KEYED = frozenset({"permission"})
 """Keys under these are file or command patterns, not names: a rule for `*.key` or `*secret*` holds no secret
 (its `deny` must not be hidden, nor remembered as a credential)."""
+_URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
+_AUTH_SCHEME = re.compile(r"(?:Bearer|Basic|Token|Bot)\s+(\S+)", re.IGNORECASE)
+"""`Authorization: Bearer <token>`: the token alone is a credential too (an output may show it without it)."""
 _USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/\s:@]*(?::[^/\s@]*)?)@")
 
 _remembered: set[str] = set()
@@ -126,11 +131,15 @@ def _names_patterns(key: object) -> bool:
 
 
 def remember_credentials_in(value: Any) -> None:
-    """Remember every string that sits under a credential, header or environment key in `value`."""
+    """Remember every string that sits under a credential, header or environment key in `value`: as a
+    credential under a credential key, and for a header or variable only when it is one by its name or content
+    (the rest is hidden in what Strata shows of itself, and stays readable in tool outputs)."""
     if isinstance(value, Mapping):
         for key, item in value.items():
-            if _holds_credentials(key):
-                _remember_strings(item)
+            if is_credential_key(key):
+                _remember_strings(item, credential=True)
+            elif _holds_credentials(key):
+                _remember_settings(item)
             elif not _names_patterns(key):
                 remember_credentials_in(item)
     elif isinstance(value, list):
@@ -138,12 +147,26 @@ def remember_credentials_in(value: Any) -> None:
             remember_credentials_in(item)
 
 
-def _remember_strings(value: Any) -> None:
+def _remember_settings(settings: Any) -> None:
+    """Headers or environment variables: each a credential when named like one (`Authorization`, `X-Api-Key`,
+    `NPM_TOKEN`) or holding a URL with a password (`DATABASE_URL`)."""
+    if isinstance(settings, Mapping):
+        for name, item in settings.items():
+            _remember_strings(item, credential=isinstance(name, str) and is_credential_name(name))
+    else:
+        _remember_strings(settings, credential=False)
+
+
+def _remember_strings(value: Any, *, credential: bool) -> None:
     if isinstance(value, str):
-        remember(value)
+        credential = credential or _URL_PASSWORD.search(value) is not None
+        remember(value, credential=credential)
+        scheme = _AUTH_SCHEME.fullmatch(value.strip()) if credential else None
+        if scheme is not None:
+            remember(scheme[1])
     elif isinstance(value, Mapping):
         for item in value.values():
-            _remember_strings(item)
+            _remember_strings(item, credential=credential)
     elif isinstance(value, list):
         for item in value:
-            _remember_strings(item)
+            _remember_strings(item, credential=credential)
