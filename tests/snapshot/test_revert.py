@@ -157,7 +157,7 @@ async def test_a_change_made_outside_the_agent_blocks_the_revert(tmp_path: Path,
         with pytest.raises(RevertConflictError) as refused:
             await rt.sessions.revert(session.id, user_id)
         assert refused.value.files == (str(work / "edited.txt"),)
-        assert "edited.txt" in str(refused.value) and "--force" in str(refused.value)
+        assert "edited.txt" in str(refused.value) and "force the revert to lose them" in str(refused.value)
         assert (work / "written.txt").exists(), "a refused revert changes nothing"
         assert (await rt.sessions.get(session.id)).revert is None
         await rt.sessions.revert(session.id, user_id, force=True)

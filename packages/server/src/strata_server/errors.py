@@ -84,7 +84,8 @@ def as_api_error(error: Exception) -> ApiError:
         return ApiError(409, "SessionBusyError", str(error), body=body)
     if isinstance(error, RevertConflictError):
         # Files edited outside the agent: nothing was reverted; `?force=true` reverts over them.
-        return ApiError(409, "RevertConflictError", str(error), files=list(error.files))
+        message = f"{error} To force it, send the request again with ?force=true."
+        return ApiError(409, "RevertConflictError", message, files=list(error.files))
     if isinstance(error, StorageError):
         return storage_api_error(error)
     if isinstance(error, CredentialsError):

@@ -8,6 +8,8 @@ messages until `unrevert` or the next prompt, which drops them for good.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +17,7 @@ import click
 
 from strata_cli import options
 from strata_cli.commands.session import _session_here, any_project, session, with_sessions
+from strata_cli.errors import CliError
 from strata_cli.output import echo_json
 
 if TYPE_CHECKING:
@@ -24,6 +27,17 @@ if TYPE_CHECKING:
 force_option = click.option(
     "--force", is_flag=True, help="Overwrite files changed outside the agent since (their changes are lost)."
 )
+
+
+@contextmanager
+def _force_hint() -> Iterator[None]:
+    """A refused revert or unrevert, with how to force it from this command (the core's wording is neutral)."""
+    from strata_core.session import RevertConflictError  # loaded with the sessions, not at CLI start
+
+    try:
+        yield
+    except RevertConflictError as error:
+        raise CliError(f"{error} Add --force to do so.") from None
 
 
 @session.command(short_help="Show the files a session's turns changed.")
@@ -73,7 +87,8 @@ def revert(
 
     async def act(runtime: Runtime) -> list[str]:
         await _session_here(runtime, session_id, any_project)
-        info = await runtime.sessions.revert(session_id, message_id, part_id, force=force)
+        with _force_hint():
+            info = await runtime.sessions.revert(session_id, message_id, part_id, force=force)
         return _files_of((info.revert or {}).get("diff", ""))
 
     files = with_sessions(directory, act)
@@ -98,7 +113,8 @@ def unrevert(session_id: str, force: bool, directory: Path | None, any_project: 
         info = await _session_here(runtime, session_id, any_project)
         if not info.revert:
             return False
-        await runtime.sessions.unrevert(session_id, force=force)
+        with _force_hint():
+            await runtime.sessions.unrevert(session_id, force=force)
         return True
 
     done = with_sessions(directory, act)

@@ -37,7 +37,8 @@ class RevertConflictError(StrataError):
         since = "since the revert" if undoing else "since the agent's last step"
         super().__init__(
             f"{len(files)} file(s) changed outside the agent {since} would be overwritten: {listed}. "
-            f"Nothing was changed; save those changes elsewhere, or use --force to lose them."
+            f"Nothing was changed; save those changes elsewhere, or force the {'unrevert' if undoing else 'revert'} "
+            "to lose them."
         )
         self.files = tuple(files)
 
@@ -111,7 +112,7 @@ class SessionReverter:
             # A file may be as the agent left it, or as this revert or the one in force puts it back.
             allowed: list[tuple[str, Sequence[str]]] = [(last, point.files())] if last else []
             allowed += by_snapshot(point.patches).items()
-            allowed += by_snapshot(earlier.patches).items() if earlier else []
+            allowed += _revert_results(earlier.patches) if earlier else []
             await self._refuse_outside_changes(current, point.files(), allowed, undoing=False)
         await self.snapshots.revert(point.patches)
         revert: dict[str, Any] = {"messageID": point.message_id}
@@ -133,7 +134,7 @@ class SessionReverter:
         if point is not None and snapshot:
             current = await self.snapshots.track()
             if current is not None and not force:
-                allowed = [(str(snapshot), point.files()), *by_snapshot(point.patches).items()]
+                allowed = [(str(snapshot), point.files()), *_revert_results(point.patches)]
                 await self._refuse_outside_changes(current, point.files(), allowed, undoing=True)
             await self.snapshots.restore(str(snapshot), point.files())
         await store_session_totals(self.store, self.bus, info.id, await changes(self.snapshots, history))
@@ -188,6 +189,19 @@ class SessionReverter:
         await self.store.put_session(info)
         self.bus.publish(SessionUpdated(info))
         return info
+
+
+def _revert_results(patches: Sequence[Patch]) -> list[tuple[str, Sequence[str]]]:
+    """Every state the revert in force may have left its files in: each patch's snapshot, for its files.
+
+    The revert's point is found again from `revert.messageID`, which is the turn's user message even when the
+    revert began at a later message of that turn (OpenCode's rule): it then reverted only a tail of these
+    patches, putting each file back from the first patch of that tail that touched it, not from the first of
+    all. Which tail is not recorded, so any of them is the revert's own doing, not a change from outside."""
+    grouped: dict[str, set[str]] = {}
+    for patch in patches:
+        grouped.setdefault(patch.hash, set()).update(patch.files)
+    return [(tree, sorted(paths)) for tree, paths in grouped.items()]
 
 
 def _last_snapshot(history: Sequence[MessageWithParts]) -> str | None:
