@@ -8,14 +8,11 @@ it (`CAP_DAC_OVERRIDE`, `CAP_DAC_READ_SEARCH`): as the files' owner it is then h
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from denied_access import run_held_to_permissions
 
 from strata_core.tool.builtin.read import ReadTool
 from strata_core.tool.builtin.write import WriteTool
@@ -48,17 +45,8 @@ print(json.dumps(said))
 
 def without_override(attempts: list[tuple[str, Path]]) -> dict[str, str]:
     """What each (opener, path) says in a process the permission bits apply to."""
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("running as root without setpriv: nothing here can make the OS deny root access")
-        prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
     argument = json.dumps([[str(path), opener] for opener, path in attempts])
-    done = subprocess.run(
-        [*prefix, sys.executable, "-c", _ATTEMPTS, argument], capture_output=True, text=True, check=True, timeout=60
-    )
-    said: dict[str, str] = json.loads(done.stdout)
+    said: dict[str, str] = json.loads(run_held_to_permissions(_ATTEMPTS, argument))
     return said
 
 

@@ -66,6 +66,8 @@ class GlobTool(BuiltinTool):
                 f"(Results are truncated: showing first {LIMIT} results. "
                 "Consider using a more specific path or pattern.)",
             ]
+        if found.skipped:  # the files of a directory that could not be listed are missing from the list
+            lines += ["", "(Some directories could not be read, so the files in them are not listed.)"]
         return ToolResult(
             output="\n".join(lines),
             title=relative_to_worktree(ctx.worktree, root),

@@ -101,14 +101,16 @@ class GrepTool(BuiltinTool):
         except SearchError as error:
             raise ToolFailure(str(error)) from None
         kept, left_out = await anyio.to_thread.run_sync(shown_to_model, ctx, target, root, found.lines)
+        notes = left_out_note(left_out) + skipped_note(found)
         if not kept:
-            output = "No files found" + left_out_note(left_out)
-            return ToolResult(output=output, title=pattern, metadata={"matches": 0, "truncated": False})
+            return ToolResult(
+                output="No files found" + notes, title=pattern, metadata={"matches": 0, "truncated": False}
+            )
         ordered = await anyio.to_thread.run_sync(newest_files_first, root, kept)
         shown = ordered[:LIMIT]
         truncated = found.more or len(ordered) > LIMIT
         return ToolResult(
-            output=render(root, shown, truncated) + left_out_note(left_out),
+            output=render(root, shown, truncated) + notes,
             title=pattern,
             metadata={"matches": len(shown), "truncated": truncated},
             secret_files=shown_secrets(ctx, target, root, shown),
@@ -184,3 +186,10 @@ def left_out_note(paths: Sequence[str]) -> str:
         f"\n\n(Matches in {len(paths)} file(s) left out: the read rules protect them, or they are hard-linked "
         f"from outside the project. Use the read tool to ask for one.)\n{listed}"
     )
+
+
+def skipped_note(found: Found) -> str:
+    """Said when files went unsearched: no match there is not the same as no match at all."""
+    if not found.skipped:
+        return ""
+    return "\n\n(Some files or directories could not be read, so they were not searched.)"

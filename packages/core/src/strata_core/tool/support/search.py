@@ -15,7 +15,7 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -51,6 +51,8 @@ class Found:
     lines: tuple[LineMatch, ...] = ()
     more: bool = False
     """The limit was reached; there may be more."""
+    skipped: bool = False
+    """Some files or directories could not be read (permissions, mostly), so they were not searched."""
 
 
 @cache
@@ -102,6 +104,20 @@ async def _rg_lines(
                 lines.append(pending.decode("utf-8", errors="replace"))
         code = await process.wait()
     return lines[:limit], stopped or len(lines) > limit, code, errors.decode("utf-8", errors="replace")
+
+
+def _skipped_or_failed(code: int, stderr: str) -> bool:
+    """Whether rg left paths out (exit 2 after searching); `SearchError` when it stopped on the request itself.
+
+    rg exits 2 both for a path it could not read and for a pattern, glob or flag it refuses before searching
+    (a bad regex, a literal newline without multiline, an unclosed `[` in a glob). Searching `.`, rg names
+    every path it reports on as `./...` (or not at all, with `--no-messages`); a refusal names none.
+    """
+    if code != 2:
+        return False
+    if any(line.startswith("rg: ") and not line.startswith("rg: ./") for line in stderr.splitlines()):
+        raise SearchError(stderr.strip())
+    return True
 
 
 def _parse_match(record: str) -> LineMatch | None:
@@ -197,11 +213,14 @@ def _selected(root: Path, path: Path, is_dir: bool, pattern: str | None, rules: 
     return matched
 
 
-def walk_files(root: Path, pattern: str | None = None) -> Iterator[str]:
-    """Relative paths of the files rg would list under `root` for the glob `pattern`, hidden ones included."""
+def walk_files(
+    root: Path, pattern: str | None = None, on_error: Callable[[OSError], object] | None = None
+) -> Iterator[str]:
+    """Relative paths of the files rg would list under `root` for the glob `pattern`, hidden ones included;
+    `on_error` hears of each directory that could not be listed."""
     use_gitignore = _git_root(root) is not None
     rules_by_dir: dict[str, Rules] = {str(root): _inherited_rules(root)}
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
         here = Path(dirpath)
         rules = rules_by_dir.pop(dirpath)
         spec = _load_ignores(here, use_gitignore)
@@ -222,18 +241,22 @@ def walk_files(root: Path, pattern: str | None = None) -> Iterator[str]:
 
 def _python_files(root: Path, pattern: str | None, limit: int) -> Found:
     files: list[str] = []
-    for relative in walk_files(root, pattern):
+    unreadable: list[OSError] = []
+    for relative in walk_files(root, pattern, unreadable.append):
         files.append(relative)
         if len(files) > limit:
-            return Found(files=tuple(files[:limit]), more=True)
-    return Found(files=tuple(files))
+            return Found(files=tuple(files[:limit]), more=True, skipped=bool(unreadable))
+    return Found(files=tuple(files), skipped=bool(unreadable))
 
 
-def _grep_file(root: Path, relative: str, regex: re.Pattern[str]) -> Iterator[LineMatch]:
+def _grep_file(
+    root: Path, relative: str, regex: re.Pattern[str], on_error: Callable[[OSError], object]
+) -> Iterator[LineMatch]:
     # Like rg: never through a symlink, and only regular files (a FIFO opened for reading would block).
     try:
         fd = os.open(root / relative, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    except OSError as error:
+        on_error(error)
         return
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -255,14 +278,15 @@ def _python_grep(root: Path, pattern: str, target: str, include: str | None, lim
         regex = re.compile(pattern)
     except re.error as error:
         raise SearchError(f"regex parse error: {error}") from None
-    candidates = [target] if target != "." else walk_files(root, include)
+    unreadable: list[OSError] = []
+    candidates = [target] if target != "." else walk_files(root, include, unreadable.append)
     matches: list[LineMatch] = []
     for relative in candidates:
-        for match in _grep_file(root, relative, regex):
+        for match in _grep_file(root, relative, regex, unreadable.append):
             matches.append(match)
             if len(matches) > limit:
-                return Found(lines=tuple(matches[:limit]), more=True)
-    return Found(lines=tuple(matches))
+                return Found(lines=tuple(matches[:limit]), more=True, skipped=bool(unreadable))
+    return Found(lines=tuple(matches), skipped=bool(unreadable))
 
 
 # ------------------------------------------------------------------------------------------ the API
@@ -293,7 +317,8 @@ class Search:
             return await anyio.to_thread.run_sync(_python_files, root, pattern, limit)
         if code not in (0, 1, 2) and not more:
             raise SearchError(stderr.strip() or f"ripgrep failed with code {code}")
-        return Found(files=tuple(_strip_dot(line) for line in lines), more=more)
+        skipped = _skipped_or_failed(code, stderr)
+        return Found(files=tuple(_strip_dot(line) for line in lines), more=more, skipped=skipped)
 
     async def grep(self, root: Path, pattern: str, *, target: str = ".", include: str | None, limit: int) -> Found:
         """Up to `limit` lines matching the regular expression, in `root` (or in the file `target` inside it)."""
@@ -308,12 +333,11 @@ class Search:
             records, more, code, stderr = await _rg_lines(rg, args, root, _RECORD_BUDGET * limit)
         except OSError:
             return await anyio.to_thread.run_sync(_python_grep, root, pattern, target, include, limit)
-        if code == 2 and ("regex parse error" in stderr or "error parsing regex" in stderr):
-            raise SearchError(stderr.strip())
         if code not in (0, 1, 2) and not more:
             raise SearchError(stderr.strip() or f"ripgrep failed with code {code}")
+        skipped = _skipped_or_failed(code, stderr)
         matches = [m for m in (_parse_match(record) for record in records) if m is not None]
-        return Found(lines=tuple(matches[:limit]), more=more or len(matches) > limit)
+        return Found(lines=tuple(matches[:limit]), more=more or len(matches) > limit, skipped=skipped)
 
     async def grep_descriptor(self, fd: int, name: str, pattern: str, *, limit: int) -> Found:
         """Lines matching in the one open file behind `fd` (reported as `name`): what was checked is searched."""
@@ -326,11 +350,10 @@ class Search:
             except OSError:
                 rg = None
             else:
-                if code == 2 and ("regex parse error" in stderr or "error parsing regex" in stderr):
-                    raise SearchError(stderr.strip())
+                skipped = _skipped_or_failed(code, stderr)
                 found = [m for m in (_parse_match(record) for record in records) if m is not None]
                 named = [LineMatch(name, m.line, m.text) for m in found]
-                return Found(lines=tuple(named[:limit]), more=more or len(named) > limit)
+                return Found(lines=tuple(named[:limit]), more=more or len(named) > limit, skipped=skipped)
         return await anyio.to_thread.run_sync(_python_grep_descriptor, fd, name, pattern, limit)
 
 
