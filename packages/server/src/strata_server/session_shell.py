@@ -22,8 +22,7 @@ from attrs import define, field
 
 from strata_core.bus import SessionStatus
 from strata_core.context import AgentInfo
-from strata_core.engine import TurnChoice
-from strata_core.engine.prompt_input import check_message_id
+from strata_core.engine import TurnChoice, check_message_id
 from strata_core.message import (
     ABORTED_ERROR,
     AssistantMessage,

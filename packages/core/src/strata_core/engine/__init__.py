@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         PromptRequest,
         SubtaskInput,
         TextInput,
+        check_message_id,
     )
     from strata_core.engine.session_writer import settle_if_idle, writing
     from strata_core.engine.turn_targets import AgentNotFoundError
@@ -41,6 +42,7 @@ __all__ = [
     "TextInput",
     "TurnChoice",
     "TurnEnd",
+    "check_message_id",
     "max_output_tokens",
     "settle_if_idle",
     "writing",
@@ -63,6 +65,7 @@ __getattr__, __dir__ = lazy_exports(
         "TextInput": "strata_core.engine.prompt_input",
         "TurnChoice": "strata_core.engine.loop",
         "TurnEnd": "strata_core.engine.loop_services",
+        "check_message_id": "strata_core.engine.prompt_input",
         "max_output_tokens": "strata_core.engine.parameters",
         "settle_if_idle": "strata_core.engine.session_writer",
         "writing": "strata_core.engine.session_writer",
