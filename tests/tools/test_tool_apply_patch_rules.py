@@ -3,10 +3,11 @@ compose, and a patch that cannot be applied in full changes nothing."""
 
 from __future__ import annotations
 
-import os
+import re
 from pathlib import Path
 
 import pytest
+from denied_access import run_held_to_permissions
 from tool_fakes import DEFAULT_RULES, Asker, MakeContext, rules
 
 from strata_core.permission.rules import DeniedError
@@ -14,6 +15,7 @@ from strata_core.tool.builtin.apply_patch import ApplyPatchTool
 from strata_core.tool.contract import ToolContext, ToolFailure, ToolResult
 
 pytestmark = pytest.mark.anyio
+HELPERS = Path(__file__).parents[1] / "helpers"
 
 
 async def patch(ctx: ToolContext, *lines: str) -> ToolResult:
@@ -96,10 +98,38 @@ async def test_a_directory_where_a_file_goes_stops_the_patch(project: Path, ctx:
     assert (project / "e.txt").read_text() == "e1\n" and (project / "b.txt").read_text() == "b\n"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
-async def test_a_directory_without_write_permission_stops_the_patch(project: Path, ctx: ToolContext) -> None:
+_PATCH_HELD_TO_PERMISSIONS = """
+import sys
+from pathlib import Path
+
+import anyio
+
+sys.path.insert(0, sys.argv[1])
+from tool_fakes import Asker, Updates
+
+from strata_core.llm import ModelInfo
+from strata_core.tool.builtin.apply_patch import ApplyPatchTool
+from strata_core.tool.contract import ToolContext, ToolFailure
+
+project = Path(sys.argv[2])
+asker = Asker()
+ctx = ToolContext(session_id="ses_test", message_id="msg_test", call_id="call_test", agent="build",
+                  ruleset=asker.rules, directory=project, worktree=project,
+                  model=ModelInfo(provider_id="mock", id="mock-model"), ask=asker, update_metadata=Updates())
+try:
+    anyio.run(ApplyPatchTool().execute, {"patchText": sys.argv[3]}, ctx)
+    print("applied")
+except ToolFailure as failure:
+    print(failure)
+"""
+
+
+def test_a_directory_without_write_permission_stops_the_patch(project: Path) -> None:
+    """Run where the mode bits apply (root without its override capabilities), as the tool would for a user."""
     (project / "e.txt").write_text("e1\n")
     (project / "locked").mkdir(mode=0o555)
-    with pytest.raises(ToolFailure, match=r"no permission to create files in .*/locked\. Nothing was changed\.$"):
-        await patch(ctx, "*** Update File: e.txt", "@@", "-e1", "+E1", "*** Add File: locked/x.txt", "+x")
+    text = "\n".join(["*** Begin Patch", "*** Update File: e.txt", "@@", "-e1", "+E1", "*** Add File: locked/x.txt",
+                      "+x", "*** End Patch"])  # fmt: skip
+    said = run_held_to_permissions(_PATCH_HELD_TO_PERMISSIONS, str(HELPERS), str(project), text)
+    assert re.search(r"no permission to create files in .*/locked\. Nothing was changed\.$", said.strip()), said
     assert (project / "e.txt").read_text() == "e1\n"
