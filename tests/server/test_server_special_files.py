@@ -4,10 +4,13 @@ opened for reading blocks until something writes to it, and enough such requests
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import httpx
-from server_harness import ServeFactory
+import pytest
+from cli_harness import STRATA
+from server_harness import ServeFactory, running_server
 
 REQUEST_TIMEOUT = 20.0
 """Only so a request that hangs fails the test instead of stalling it; no request here should wait at all."""
@@ -40,3 +43,19 @@ def test_a_fifo_is_refused_and_the_server_keeps_answering(serve: ServeFactory, p
     assert prompt.status_code == 400 and "FIFO (named pipe)" in prompt.json()["data"]["message"]
     assert messages.json() == []
     assert regular.json() == {"type": "text", "content": "hi\n"}
+
+
+def test_a_file_the_os_will_not_open_is_a_403_naming_why(project: Path, env: dict[str, str]) -> None:
+    """Served by a process the mode bits apply to (root without its override capabilities, as a user's is)."""
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() == 0 and setpriv is None:
+        pytest.skip("running as root without setpriv: nothing here can make the OS deny root access")
+    held = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"] if os.geteuid() == 0 and setpriv else []
+    (project / "locked.txt").write_text("secret\n")
+    (project / "locked.txt").chmod(0)
+    with running_server(project, env, command=[*held, str(STRATA), "serve", "--port", "0"]) as server:
+        locked = httpx.get(f"{server.url}/file/content", params={"path": "locked.txt"}, timeout=REQUEST_TIMEOUT)
+        readable = httpx.get(f"{server.url}/file/content", params={"path": "notes.txt"}, timeout=REQUEST_TIMEOUT)
+    assert (locked.status_code, locked.json()["name"]) == (403, "ForbiddenError"), locked.text
+    assert "permission denied" in locked.json()["data"]["message"].lower()
+    assert readable.json() == {"type": "text", "content": "hi\n"}

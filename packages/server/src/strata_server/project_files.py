@@ -24,6 +24,7 @@ from typing import Any
 
 from strata_core.project import ProjectInfo
 from strata_core.text import valid_text
+from strata_core.tool import ToolFailure
 from strata_core.tool.support import (
     ChangedWhileOpening,
     NotRegularFile,
@@ -106,6 +107,8 @@ def read_content(project: ProjectInfo, raw: str) -> dict[str, Any]:
         raise special_file(raw, error.kind) from error
     except ChangedWhileOpening as error:
         raise ApiError(409, "ConflictError", f"{raw} changed while it was being opened; try again.") from error
+    except ToolFailure as error:  # a lasting refusal of the OS: no permission, a symlink loop, ...
+        raise ApiError(403, "ForbiddenError", f"{raw} cannot be served: {error}") from error
     if len(data) > MAX_FILE_BYTES:
         raise ApiError(413, "PayloadTooLargeError", f"{raw} is over {MAX_FILE_BYTES} bytes; it is not served.")
     if is_binary(path, data[:4096]):
