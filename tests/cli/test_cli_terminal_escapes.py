@@ -7,11 +7,13 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from session_records import assistant_message
 
+from strata_cli.output import echo_table, visible
 from strata_cli.permission_prompt import describe_request
-from strata_cli.render import RunRenderer, visible
+from strata_cli.render import RunRenderer
 from strata_cli.transcript import conversation_lines
 from strata_core import bus as b
 from strata_core import message as m
@@ -93,3 +95,12 @@ def test_a_stored_sessions_transcript_shows_escapes() -> None:
     lines = conversation_lines([message], Path("/w"))
     assert "$ rm -f important.txt; : '␛[2K␛[1Gbash ls -la'" in lines
     assert not any(ESC in line for line in lines)
+
+
+def test_a_table_cell_such_as_a_session_title_is_shown_on_one_line_not_obeyed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    echo_table(["ID", "TITLE"], [("ses_1", "fix \x1b[2Jthe\nbuild\x07")])
+    shown = capsys.readouterr().out
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert shown.splitlines()[1] == "ses_1  fix \u241b[2Jthe\u240abuild\u2407"

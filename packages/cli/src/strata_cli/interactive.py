@@ -28,7 +28,7 @@ from strata_cli.errors import CliError, describe
 from strata_cli.interactive_view import TurnView
 from strata_cli.mentions import mentionable_agents, message_parts
 from strata_cli.model_choices import usable_models
-from strata_cli.output import one_line
+from strata_cli.output import one_line, visible
 from strata_cli.permission_prompt import ask_permission
 from strata_cli.run_session import expected_model
 from strata_cli.slash_actions import run_slash
@@ -170,7 +170,7 @@ class Interactive:
     async def show_resumed(self, turns: int = RESUMED_TURNS) -> None:
         """Say which session goes on, and show its last `turns` turns."""
         assert self.session is not None
-        self.console.print(f"Continuing [bold]{escape(self.session.title)}[/bold] ({self.session.id})")
+        self.console.print(f"Continuing [bold]{escape(visible(self.session.title))}[/bold] ({self.session.id})")
         await self.show_history(turns)
 
     async def show_history(self, turns: int) -> None:

@@ -19,8 +19,9 @@ from rich.markdown import Markdown
 from rich.text import Text
 
 from strata_cli.model_parts import ModelParts
+from strata_cli.output import visible
 from strata_cli.progress import LiveProgress, Progress
-from strata_cli.render import FinishedToolLines, markup, styled, visible
+from strata_cli.render import FinishedToolLines, markup, styled
 from strata_cli.tool_details import tool_details
 from strata_core import bus as b
 from strata_core import message as m

@@ -7,6 +7,21 @@ from typing import Any
 
 import click
 
+# Control characters shown as their Unicode pictures (ESC as `␛`), C1 controls and bidirectional overrides as
+# escapes: a terminal obeys them, so a command, file name or output holding them could move the cursor, erase
+# the line, set the window title or reorder what is read, and show something other than what it is.
+_SHOWN = {code: chr(0x2400 + code) for code in range(0x20)} | {0x7F: "\u2421"}
+_SHOWN |= {code: f"\\x{code:02x}" for code in range(0x80, 0xA0)}
+_SHOWN |= {code: f"\\u{code:04x}" for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+_SHOWN_IN_LINES = {code: shown for code, shown in _SHOWN.items() if chr(code) not in "\t\n"}
+_SHOWN_IN_LINE = {code: shown for code, shown in _SHOWN.items() if chr(code) != "\t"}
+
+
+def visible(text: str, *, newlines: bool = True) -> str:
+    """`text` as it may reach a terminal: every control character shown rather than obeyed (tabs kept, and
+    newlines unless `newlines` is False, for a line whose breaks would themselves mislead, like a question)."""
+    return text.translate(_SHOWN_IN_LINES if newlines else _SHOWN_IN_LINE)
+
 
 def echo_json(value: Any) -> None:
     """Pretty JSON on stdout, keys in the order given, non-ASCII kept readable."""
@@ -23,8 +38,9 @@ def echo_fields(fields: Mapping[str, object]) -> None:
 
 
 def echo_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
-    """A plain aligned table (no colours: it is often piped)."""
-    cells = [[str(c) for c in headers], *[[str(c) for c in row] for row in rows]]
+    """A plain aligned table (no colours: it is often piped), its cells `visible` on one line each (a session
+    title is the model's writing)."""
+    cells = [[str(c) for c in headers], *[[visible(str(c), newlines=False) for c in row] for row in rows]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     for row in cells:
         click.echo("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())

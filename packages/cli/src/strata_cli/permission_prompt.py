@@ -10,7 +10,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from rich.console import Console
 from rich.markup import escape
 
-from strata_cli.render import visible
+from strata_cli.output import visible
 from strata_cli.tool_lines import display_path
 from strata_core.bus import PermissionReply, PermissionRequest
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from attrs import define, field
 
 from strata_cli.model_parts import ModelParts
+from strata_cli.output import visible
 from strata_core import bus as b
 from strata_core import message as m
 
@@ -57,22 +58,6 @@ def _isatty(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-# Control characters shown as their Unicode pictures (ESC as `␛`), C1 controls and bidirectional overrides as
-# escapes: a terminal obeys them, so a command, file name or output holding them could move the cursor, erase
-# the line, set the window title or reorder what is read, and show something other than what it is.
-_SHOWN = {code: chr(0x2400 + code) for code in range(0x20)} | {0x7F: "\u2421"}
-_SHOWN |= {code: f"\\x{code:02x}" for code in range(0x80, 0xA0)}
-_SHOWN |= {code: f"\\u{code:04x}" for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-_SHOWN_IN_LINES = {code: shown for code, shown in _SHOWN.items() if chr(code) not in "\t\n"}
-_SHOWN_IN_LINE = {code: shown for code, shown in _SHOWN.items() if chr(code) != "\t"}
-
-
-def visible(text: str, *, newlines: bool = True) -> str:
-    """`text` as it may reach a terminal: every control character shown rather than obeyed (tabs kept, and
-    newlines unless `newlines` is False, for a line whose breaks would themselves mislead, like a question)."""
-    return text.translate(_SHOWN_IN_LINES if newlines else _SHOWN_IN_LINE)
 
 
 def _parts(segments: Iterable[Segment]) -> list[tuple[str, str]]:

@@ -7,7 +7,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from strata_cli.render import tool_line_for, visible
+from strata_cli.output import visible
+from strata_cli.render import tool_line_for
 from strata_cli.tool_details import tool_details
 from strata_cli.usage_line import usage_line
 from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, SubtaskPart, TextPart, ToolPart
