@@ -52,8 +52,12 @@ MISSING = object()
 def shown(value: object) -> str:
     """A config value as JSON, cut short: how the user wrote it, not how Python prints it."""
     import json
+    from datetime import date
 
     if value is MISSING:
         return "nothing"
+    if isinstance(value, date):
+        # Only YAML frontmatter has dates; shown as JSON they would read as if they were text.
+        return f"the date {value.isoformat()} (put it in quotes to keep it as text)"
     text = json.dumps(value, default=str, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."

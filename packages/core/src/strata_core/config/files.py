@@ -295,6 +295,8 @@ def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str,
     entries: dict[str, dict[str, Any]] = {}
     from wcmatch import glob  # wcmatch: ~6 ms to import, only when there is something to glob
 
+    from strata_core.config.yaml_values import json_values
+
     flags = glob.GLOBSTAR | glob.DOTGLOB | glob.FOLLOW | glob.BRACE
     for relative in sorted(glob.glob(pattern, flags=flags, root_dir=str(directory))):
         path = directory / relative
@@ -309,8 +311,8 @@ def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str,
         # The name is the path under agent(s)/ without `.md`; a `name` in the frontmatter wins, as in OpenCode.
         name = Path(relative).relative_to(Path(relative).parts[0]).with_suffix("").as_posix()
         entry = {"name": name, **document.data, "prompt": document.body}
-        structure_block(entry, AgentConfig, path)
-        entries[entry["name"]] = normalize_agent(entry)
+        structure_block(entry, AgentConfig, path)  # first, so a date where text belongs is refused as a date
+        entries[entry["name"]] = normalize_agent(json_values(entry, path))
     return entries
 
 

@@ -1,0 +1,24 @@
+"""Hostile agent frontmatter run through the real CLI: a clear one-line error or a working agent, never exit 70."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cli_harness import Cli, mock_provider_config, write_config
+
+from strata_providers.testing import ScriptedServer
+
+Scripted = Callable[[list[dict[str, Any]]], ScriptedServer]
+
+
+def test_an_agent_with_a_yaml_date_runs_and_sends_the_date_as_text(cli: Cli, scripted: Scripted) -> None:
+    server = scripted([{"text": "Dated."}])
+    write_config(cli.project, {**mock_provider_config(server.base_url), "model": "mock/gpt-4o-mock"})
+    agents = cli.project / ".opencode" / "agent"
+    agents.mkdir(parents=True)
+    (agents / "dated.md").write_text("---\ndescription: d\nmode: primary\nupdated: 2024-01-01\n---\nYou are dated.\n")
+    done = cli("run", "--agent", "dated", "hi")
+    assert done.returncode == 0, done.stderr
+    assert "Dated." in done.stdout
+    assert server.main_requests[0].body["updated"] == "2024-01-01T00:00:00.000Z"
