@@ -1,11 +1,12 @@
-"""The message for an import whose session is already stored: where it is, and the command that would work."""
+"""The message for an import whose session (or a message or part of it) is already stored: where it is, and the
+command that would work."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from strata_core.session import SessionExistsError
+    from strata_core.session import ImportIdsTakenError, SessionExistsError
 
 
 def import_conflict(error: SessionExistsError, source: str) -> str:
@@ -21,3 +22,8 @@ def import_conflict(error: SessionExistsError, source: str) -> str:
         f"Session {existing.id} ({existing.title}) is already stored, in another project ({existing.directory}). "
         f"Import a copy into this project under new ids: {copy}."
     )
+
+
+def ids_taken(error: ImportIdsTakenError, source: str) -> str:
+    """What to say when an import's message or part id is another session's (or the export's own, twice)."""
+    return f"{str(error).removesuffix('.')}: `strata session import --new-ids {source}`."

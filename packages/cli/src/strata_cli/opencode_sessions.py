@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from strata_cli.errors import CliError
-from strata_cli.import_conflict import import_conflict
+from strata_cli.import_conflict import ids_taken, import_conflict
 
 if TYPE_CHECKING:
     from strata_core.project import ProjectInfo
@@ -74,7 +74,7 @@ async def import_documents(
     runtime: Runtime, documents: Sequence[tuple[OpenCodeSession, dict[str, Any]]], *, new_ids: bool, every: bool
 ) -> list[str]:
     """Import each document; the report lines. With `every`, sessions Strata already has are skipped."""
-    from strata_core.session import SessionExistsError
+    from strata_core.session import ImportIdsTakenError, SessionExistsError
 
     lines: list[str] = []
     for found, document in documents:
@@ -85,5 +85,7 @@ async def import_documents(
             result = await runtime.sessions.import_session(document, new_ids=new_ids)
         except SessionExistsError as error:
             raise CliError(import_conflict(error, f"--from-opencode {found.id}")) from error
+        except ImportIdsTakenError as error:
+            raise CliError(ids_taken(error, f"--from-opencode {found.id}")) from error
         lines.append(f"Imported {result.info.id} ({result.info.title}): {result.messages} messages")
     return lines

@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from strata_core.session.migrations import SchemaTooNewError
     from strata_core.session.opencode_db import OpenCodeDatabaseError, OpenCodeSessionNotFoundError
     from strata_core.session.revert import RevertConflictError
+    from strata_core.session.record_ids import ImportIdsTakenError
     from strata_core.session.service import MessageNotFoundError, SessionExistsError, SessionService
     from strata_core.session.session import Session
     from strata_core.session.sqlite_store import SqliteSessionStore
@@ -158,6 +159,7 @@ __all__ = [
     "Ids",
     "ImageFitError",
     "Instruction",
+    "ImportIdsTakenError",
     "InstructionBlock",
     "InstructionFailure",
     "InstructionService",
@@ -364,6 +366,7 @@ __getattr__, __dir__ = lazy_exports(
             "strata_core.session.revert": ("RevertConflictError",),
             "strata_core.session.service": ("MessageNotFoundError", "SessionExistsError", "SessionService"),
             "strata_core.session.session": ("Session",),
+            "strata_core.session.record_ids": ("ImportIdsTakenError",),
             "strata_core.snapshot.git_snapshot": ("SnapshotError",),
             "strata_core.session.sqlite_store": ("SqliteSessionStore",),
             "strata_core.session.storage_errors": (

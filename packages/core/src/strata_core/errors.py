@@ -66,6 +66,7 @@ Strata and every other module can import it. The tree (kept true by
   - SessionNotFoundError [LookupError]                  strata_core.session.store
   - MessageNotFoundError [LookupError]                  strata_core.session.service
   - SessionExistsError [ValueError]                     strata_core.session.service
+  - ImportIdsTakenError [ValueError]                    strata_core.session.record_ids
   - SessionBusyError [RuntimeError]                     strata_core.session.lease
   - StoreClosedError [RuntimeError]                     strata_core.session.store
   - RecordOwnerError [ValueError]                       strata_core.session.store

@@ -244,7 +244,11 @@ def export(session_id: str, output: Path | None, sanitize: bool, directory: Path
 @click.argument("sources", metavar="FILE | ID...", nargs=-1)
 @click.option("--from-opencode", is_flag=True, help="Read the sessions from OpenCode's database (IDs, or --all).")
 @click.option("--all", "every", is_flag=True, help="With --from-opencode: every OpenCode session of this project.")
-@click.option("--new-ids", is_flag=True, help="Import a copy under new ids when the session is already stored.")
+@click.option(
+    "--new-ids",
+    is_flag=True,
+    help="Import a copy under new ids when the session (or a message of it) is already stored.",
+)
 @click.option("--any-project", is_flag=True, help="With --from-opencode: accept sessions of another project.")
 @options.directory
 @options.database
@@ -295,13 +299,15 @@ def _import_file(source: str, *, new_ids: bool, directory: Path | None) -> None:
     document = parse_export_text(text, "stdin" if source == "-" else source)
 
     async def store(runtime: Runtime) -> tuple[str, str, int]:
-        from strata_cli.import_conflict import import_conflict
-        from strata_core.session import SessionExistsError
+        from strata_cli.import_conflict import ids_taken, import_conflict
+        from strata_core.session import ImportIdsTakenError, SessionExistsError
 
         try:
             result = await runtime.sessions.import_session(document, new_ids=new_ids)
         except SessionExistsError as error:
             raise CliError(import_conflict(error, source)) from error
+        except ImportIdsTakenError as error:
+            raise CliError(ids_taken(error, source)) from error
         return result.info.id, result.info.title, result.messages
 
     imported, title, count = with_sessions(directory, store)

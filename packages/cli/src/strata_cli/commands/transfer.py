@@ -49,7 +49,11 @@ def export(
 
 @click.command("import", short_help="Store a session from an export file (`-`: stdin); as `opencode import`.")
 @click.argument("file", metavar="FILE")
-@click.option("--new-ids", is_flag=True, help="Import a copy under new ids when the session is already stored.")
+@click.option(
+    "--new-ids",
+    is_flag=True,
+    help="Import a copy under new ids when the session (or a message of it) is already stored.",
+)
 @options.directory
 @options.database
 @click.pass_context

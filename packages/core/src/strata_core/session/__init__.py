@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from strata_core.session.opencode_db import OpenCodeSession, default_database
     from strata_core.session.postgres_events import NotifyChannel, fits_one_notification
     from strata_core.session.postgres_store import PostgresSessionStore
+    from strata_core.session.record_ids import ImportIdsTakenError
     from strata_core.session.revert import RevertConflictError
     from strata_core.session.sanitize import sanitized
     from strata_core.session.service import MessageNotFoundError, SessionExistsError
@@ -41,6 +42,7 @@ __all__ = [
     "CopyReport",
     "DatabaseUnavailableError",
     "DatabaseUrlError",
+    "ImportIdsTakenError",
     "MessageNotFoundError",
     "NotifyChannel",
     "OpenCodeSession",
@@ -80,6 +82,7 @@ __getattr__, __dir__ = lazy_exports(
         "CopyReport": "strata_core.session.store_copy",
         "DatabaseUnavailableError": "strata_core.session.database_url",
         "DatabaseUrlError": "strata_core.session.database_url",
+        "ImportIdsTakenError": "strata_core.session.record_ids",
         "MessageNotFoundError": "strata_core.session.service",
         "NotifyChannel": "strata_core.session.postgres_events",
         "OpenCodeSession": "strata_core.session.opencode_db",

@@ -34,8 +34,9 @@ from strata_core.ids import Ids
 from strata_core.logging import get_logger
 from strata_core.session.export import export_data, parse_export_text, read_export
 from strata_core.session.lease import SessionBusyError
+from strata_core.session.record_ids import ImportIdsTakenError, copy_history, repeated_id
 from strata_core.session.revert import SessionReverter
-from strata_core.session.store import SessionNotFoundError, SessionStore
+from strata_core.session.store import RecordOwnerError, SessionNotFoundError, SessionStore
 from strata_core.session.summary import changes
 from strata_core.session_info import SessionInfo, SessionModel, SessionTime
 from strata_core.snapshot.contract import FileDiff, NoSnapshot, Snapshot
@@ -300,8 +301,9 @@ class SessionService:
         """Store a session from an export (a parsed document, or the text of a file), in this project.
 
         The session keeps its ids, so importing the export of a session that was deleted restores it as
-        it was. If the id is taken, this raises `SessionExistsError` rather than overwrite or merge; with
-        `new_ids=True` it imports a copy under fresh ids instead.
+        it was. If the session id is taken, this raises `SessionExistsError` rather than overwrite or merge;
+        if a message or part id is taken (or used twice by the export), `ImportIdsTakenError`. With
+        `new_ids=True` it imports a copy under fresh ids instead, in both cases.
         """
         document = parse_export_text(data) if isinstance(data, str) else data
         read = read_export(
@@ -309,20 +311,50 @@ class SessionService:
         )
         info, history, warnings = read.info, list(read.messages), list(read.warnings)
         existing = await self.store.get_session(info.id)
-        if existing is not None:
-            if not new_ids:
-                raise SessionExistsError(existing, here=existing.project_id == self.project_id)
-            info = evolve(info, id=self.ids.new("ses"))
-            history = copy_history(history, info.id, self.ids)
+        if existing is not None and not new_ids:
+            raise SessionExistsError(existing, here=existing.project_id == self.project_id)
+        repeated = repeated_id(history)
+        if repeated is not None and not new_ids:
+            raise ImportIdsTakenError(info.id, repeated, f"the export uses the id {repeated} twice")
+        if existing is not None or repeated is not None:
+            info, history = self._copy(info, history)
         if info.parent_id is not None and await self.store.get_session(info.parent_id) is None:
             warnings.append(f"the parent session {info.parent_id} is not here; imported as a top-level session")
             info = evolve(info, parent_id=None)
-        await self._write(info, history)
+        info, history = await self._write_import(info, history, new_ids=new_ids)
         self._publish(SessionCreated(info))
         for warning in warnings:
             log.notice("session.import.warning", session_id=info.id, warning=warning)
         parts = sum(len(message.parts) for message in history)
         return ImportResult(info, len(history), parts, tuple(warnings))
+
+    def _copy(
+        self, info: SessionInfo, history: Sequence[m.MessageWithParts]
+    ) -> tuple[SessionInfo, list[m.MessageWithParts]]:
+        copy = evolve(info, id=self.ids.new("ses"))
+        return copy, copy_history(history, copy.id, self.ids)
+
+    async def _write_import(
+        self, info: SessionInfo, history: list[m.MessageWithParts], *, new_ids: bool
+    ) -> tuple[SessionInfo, list[m.MessageWithParts]]:
+        """Store the import, or its copy under new ids if a record's id is another session's and `new_ids`.
+
+        The store refuses an id another owner holds (and the batch stores nothing); asking it is the one check
+        that holds against a write racing this one."""
+        try:
+            await self._write(info, history)
+        except RecordOwnerError as error:
+            if not new_ids:
+                raise await self._ids_taken(info.id, error.record_id) from error
+            info, history = self._copy(info, history)
+            await self._write(info, history)
+        return info, history
+
+    async def _ids_taken(self, session_id: str, record_id: str) -> ImportIdsTakenError:
+        holder = await self.store.message_session(record_id)
+        if holder is not None:
+            return ImportIdsTakenError(session_id, record_id, f"its message {record_id} is already stored in {holder}")
+        return ImportIdsTakenError(session_id, record_id, f"its part {record_id} is already stored in another message")
 
     async def _write(self, info: SessionInfo, history: Sequence[m.MessageWithParts]) -> None:
         async with self.store.batch():
@@ -348,27 +380,3 @@ def forked_title(title: str) -> str:
     if match:
         return f"{match.group(1)} (fork #{int(match.group(2)) + 1})"
     return f"{title} (fork #1)"
-
-
-def copy_history(history: Sequence[m.MessageWithParts], session_id: str, ids: Ids) -> list[m.MessageWithParts]:
-    """The messages and parts under new ids in `session_id`, in the same order, links remapped.
-
-    New ids are made in history order, so the copies sort as the originals did. An assistant's parent and a
-    compaction's tail start point at the copies; a link to a message outside the copied range is kept as is.
-    """
-    new_ids = {message.info.id: ids.new("msg") for message in history}
-    copies: list[m.MessageWithParts] = []
-    for message in history:
-        info = evolve(message.info, id=new_ids[message.info.id], session_id=session_id)
-        if isinstance(info, m.AssistantMessage):
-            info = evolve(info, parent_id=new_ids.get(info.parent_id, info.parent_id))
-        parts = [_copy_part(part, ids.new("prt"), info.id, session_id, new_ids) for part in message.parts]
-        copies.append(m.MessageWithParts(info, parts))
-    return copies
-
-
-def _copy_part(part: m.Part, part_id: str, message_id: str, session_id: str, new_ids: Mapping[str, str]) -> m.Part:
-    copy = evolve(part, id=part_id, message_id=message_id, session_id=session_id)
-    if isinstance(copy, m.CompactionPart) and copy.tail_start_id is not None:
-        copy = evolve(copy, tail_start_id=new_ids.get(copy.tail_start_id, copy.tail_start_id))
-    return copy
