@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 FIXTURE_SERVER = Path(__file__).with_name("mcp_fixture_server.py")
+MISBEHAVING_SERVER = Path(__file__).with_name("mcp_misbehaving_server.py")
 OWNER = "STRATA_TEST_MCP_OWNER"
 """Every server a test starts carries this variable (the test process's pid), so leftovers can be found."""
 
@@ -44,6 +45,13 @@ def fixture_server(**extra: Any) -> dict[str, Any]:
         "environment": environment,
         **extra,
     }
+
+
+def misbehaving_server(*words: str, **extra: Any) -> dict[str, Any]:
+    """`mcp_misbehaving_server.py`, breaking the protocol in the ways `words` name."""
+    environment = _marked(extra.pop("environment", None))
+    command = [sys.executable, str(MISBEHAVING_SERVER), *words]
+    return {"type": "local", "command": command, "environment": environment, **extra}
 
 
 def hanging_server(**extra: Any) -> dict[str, Any]:

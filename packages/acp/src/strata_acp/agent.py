@@ -304,7 +304,10 @@ class StrataAgent:
         call = command_call(parts)
         if call is not None and await self.runtime.container.commands().get(call[0]) is not None:
             prompts = self.runtime.container.command_prompts()
-            prepared = await prompts.prepare(call[0], call[1], agent=settings.mode, model=settings.model)
+            try:
+                prepared = await prompts.prepare(call[0], call[1], agent=settings.mode, model=settings.model)
+            except StrataError as error:  # its agent does not exist, or its MCP prompt failed: the client is told
+                raise RequestError.invalid_params({"sessionId": session_id, "reason": str(error)}) from None
             return PromptRequest(
                 session_id, prepared.parts, agent=prepared.agent, model=prepared.model or settings.model
             )

@@ -67,6 +67,7 @@ _SELF_EXPLAINING = frozenset(
         "SchemaTooNewError",
         "RevertConflictError",
         "SnapshotError",
+        "McpRequestError",
     }
 )
 

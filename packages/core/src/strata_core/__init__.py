@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from strata_core.llm.model import ModelNotFoundError
     from strata_core.lsp.jsonrpc import LanguageServerGoneError, LanguageServerReplyError
     from strata_core.markdown import MarkdownFrontmatterError
+    from strata_core.mcp.requests import McpRequestError
     from strata_core.message import AssistantMessage, MessageWithParts, Part, UserMessage
     from strata_core.permission.approval import Approval, Approver, NoAnswer, Refuser, Reject, approve_all
     from strata_core.permission.bus_approver import BusApprover
@@ -170,6 +171,7 @@ __all__ = [
     "LanguageServerReplyError",
     "Loop",
     "MarkdownFrontmatterError",
+    "McpRequestError",
     "MemorySessionStore",
     "MessageIdError",
     "MessageNotFoundError",
@@ -331,6 +333,7 @@ __getattr__, __dir__ = lazy_exports(
             "strata_core.llm.model": ("ModelNotFoundError",),
             "strata_core.lsp.jsonrpc": ("LanguageServerGoneError", "LanguageServerReplyError"),
             "strata_core.markdown": ("MarkdownFrontmatterError",),
+            "strata_core.mcp.requests": ("McpRequestError",),
             "strata_core.message": ("AssistantMessage", "MessageWithParts", "Part", "UserMessage"),
             "strata_core.permission.approval": ("Approval", "Approver", "NoAnswer", "Refuser", "Reject", "approve_all"),
             "strata_core.permission.bus_approver": ("BusApprover",),

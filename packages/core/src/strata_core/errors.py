@@ -96,6 +96,9 @@ Strata and every other module can import it. The tree (kept true by
   # carry on without its diagnostics).
   - LanguageServerGoneError                             strata_core.lsp.jsonrpc
   - LanguageServerReplyError                            strata_core.lsp.jsonrpc
+  # An MCP server that answered a request with an error, a malformed result or not in time (a `/server:prompt`
+  # command, a listing); the message names the server and the request.
+  - McpRequestError                                     strata_core.mcp.requests
   # A feature whose optional dependencies are not installed: the message names the extra to install.
   - MissingExtraError                                   strata_core.errors
   - NonLoopbackRequestError [httpx.TransportError]      strata_core.http

@@ -27,6 +27,7 @@ from strata_core.config.schema import McpLocalConfig, McpRemoteConfig
 from strata_core.extras import needing
 from strata_core.logging import get_logger
 from strata_core.mcp.launch import Contain, local_launch
+from strata_core.mcp.requests import McpRequestError, answering
 from strata_core.mcp.watched_stream import WatchedStream
 
 if TYPE_CHECKING:
@@ -164,7 +165,7 @@ class ServerConnection:
         """A prompt's messages with `arguments` filled in, their texts one per line (as OpenCode joins them)."""
         from mcp import types
 
-        with anyio.fail_after(self._seconds()):
+        with answering(self.name, f'prompts/get "{name}"', self.call_timeout_ms):
             result = await self._live().get_prompt(name, dict(arguments))
         return "\n".join(m.content.text if isinstance(m.content, types.TextContent) else "" for m in result.messages)
 
@@ -305,7 +306,7 @@ class ServerConnection:
 
     def _live(self) -> ClientSession:
         if self._session is None or self.status.status != "connected":
-            raise RuntimeError(f'MCP server "{self.name}" is not connected ({self.status.error or "closed"})')
+            raise McpRequestError(f'MCP server "{self.name}" is not connected ({self.status.error or "closed"})')
         return self._session
 
     def _seconds(self) -> float | None:

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from strata_core import ConfigError
+from strata_core import ConfigError, McpRequestError
 from strata_core.engine import PromptRequest, TurnChoice
 from strata_core.session import message_data, session_data
 from strata_server.errors import bad_request
@@ -70,7 +70,7 @@ async def command(request: Request) -> JSONResponse:
         prepared = await state.runtime.container.command_prompts().prepare(
             body["command"], body["arguments"], agent=body.get("agent"), model=model, files=files
         )
-    except ConfigError as error:  # no such command, or its agent does not exist
+    except (ConfigError, McpRequestError) as error:  # no such command, no such agent, or its MCP prompt failed
         raise bad_request(str(error)) from None
     turn_request = PromptRequest(
         target,
