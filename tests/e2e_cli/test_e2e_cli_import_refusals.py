@@ -28,12 +28,19 @@ def test_a_copy_whose_messages_are_stored_under_another_session_is_refused_with_
     for command in (("session", "import"), ("import",)):
         refused = cli(*command, str(copied))
         assert refused.returncode == 1, refused.stderr
-        message = document["messages"][0]["info"]["id"]
-        assert f"its message {message} is already stored in {json.loads(EXPORT.read_text())['info']['id']}" in (
-            refused.stderr
-        )
-        assert f"`strata session import --new-ids {copied}`" in refused.stderr and "internal error" not in refused.stderr
+        message, holder = document["messages"][0]["info"]["id"], json.loads(EXPORT.read_text())["info"]["id"]
+        assert f"its message {message} is already stored in {holder}" in refused.stderr
+        assert f"`strata session import --new-ids {copied}`" in refused.stderr
 
     done = cli("import", "--new-ids", str(copied))
     assert done.returncode == 0, done.stderr
     assert len(json.loads(cli("session", "list", "--json").stdout)) == 2
+
+
+def test_an_export_with_a_time_no_date_can_name_is_refused_saying_where(cli: Cli, tmp_path: Path) -> None:
+    document = json.loads(EXPORT.read_text())
+    document["info"]["time"]["updated"] = 10**30
+    refused = cli("session", "import", str(_write(tmp_path / "t.json", document)))
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stderr.startswith("Error: invalid time at info.time.updated: 1000000000000000000000000000000 ")
+    assert json.loads(cli("session", "list", "--json").stdout) == []

@@ -28,6 +28,11 @@ class ExportFormatError(StrataError, ValueError):
     """The data is not a session export; the message says what was expected."""
 
 
+MAX_TIME_MS = 253_402_300_799_999
+"""9999-12-31T23:59:59.999Z: the last instant a date can name. A time past it (or below 0) is no time at all,
+and would not fit the stores' 64-bit columns either."""
+
+
 @frozen
 class ReadExport:
     """A session read from an export, already assigned to this project, with what had to be guessed or skipped."""
@@ -144,6 +149,7 @@ def _session_info(
         session_id = ids.new("ses")
         warnings.append(f"the session has no id; imported as {session_id}")
     time: Mapping[str, Any] = _mapping(raw.get("time")) or {}
+    _check_times(time, "info.time")
     created = _number(time.get("created"), now)
     return SessionInfo(
         id=session_id,
@@ -194,6 +200,19 @@ def _permission(raw: Any, warnings: list[str]) -> list[dict[str, str]] | None:
     return None
 
 
+def _check_times(raw: Any, where: str) -> None:
+    """Refuse a `time` object holding a number that is not a time in milliseconds (too large, negative, NaN):
+    a wrong time would sort the session or message out of place, and a huge one overflows the database."""
+    if not isinstance(raw, Mapping):
+        return  # not a time object: the fields it should hold get their defaults
+    for key, value in raw.items():
+        if isinstance(value, int | float) and not isinstance(value, bool) and not 0 <= value <= MAX_TIME_MS:
+            raise ExportFormatError(
+                f"invalid time at {where}.{key}: {value!r} is not a time in milliseconds since 1970 "
+                f"(0 to {MAX_TIME_MS}, the end of the year 9999)"
+            )
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -221,6 +240,7 @@ def _messages(raw_messages: list[Any], session: SessionInfo, ids: Ids, warnings:
         if not isinstance(raw, Mapping):
             warnings.append(f"messages[{index}] has no `info` object; skipped")
             continue
+        _check_times(raw.get("time"), f"messages[{index}].info.time")
         defaults = _message_defaults(raw, session, last_user, next_model[index], ids)
         info = _structure(m.Message, {**raw, "sessionID": session.id}, defaults)
         if info is None:
@@ -231,7 +251,7 @@ def _messages(raw_messages: list[Any], session: SessionInfo, ids: Ids, warnings:
         if isinstance(info, m.UserMessage):
             last_user = info.id
         raw_parts = entry.get("parts") if isinstance(entry.get("parts"), list) else []
-        out.append(m.MessageWithParts(info, _parts(raw_parts, info, ids, warnings)))
+        out.append(m.MessageWithParts(info, _parts(raw_parts, info, f"messages[{index}].parts", ids, warnings)))
     return out
 
 
@@ -289,14 +309,15 @@ _STATE_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-def _parts(raw_parts: list[Any], message: m.Message, ids: Ids, warnings: list[str]) -> list[m.Part]:
+def _parts(raw_parts: list[Any], message: m.Message, where: str, ids: Ids, warnings: list[str]) -> list[m.Part]:
     parts: list[m.Part] = []
-    for raw in raw_parts:
+    for index, raw in enumerate(raw_parts):
         kind = raw.get("type") if isinstance(raw, Mapping) else None
         if kind not in _PART_DEFAULTS:
             warnings.append(f"message {message.id}: a part of type {kind!r} is not something Strata stores; skipped")
             continue
         assert isinstance(raw, Mapping)
+        _check_part_times(raw, f"{where}[{index}]")
         fixed = {**raw, "sessionID": message.session_id, "messageID": message.id}
         defaults = {"id": ids.new("prt"), **_PART_DEFAULTS[kind]}
         if kind == "tool":
@@ -308,6 +329,13 @@ def _parts(raw_parts: list[Any], message: m.Message, ids: Ids, warnings: list[st
         else:
             parts.append(part)
     return parts
+
+
+def _check_part_times(raw: Mapping[str, Any], where: str) -> None:
+    _check_times(raw.get("time"), f"{where}.time")
+    state = raw.get("state")
+    if isinstance(state, Mapping):  # a tool call's start and end
+        _check_times(state.get("time"), f"{where}.state.time")
 
 
 def _tool_state(raw: Any) -> Any:
