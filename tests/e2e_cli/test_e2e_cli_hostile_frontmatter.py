@@ -22,3 +22,17 @@ def test_an_agent_with_a_yaml_date_runs_and_sends_the_date_as_text(cli: Cli, scr
     assert done.returncode == 0, done.stderr
     assert "Dated." in done.stdout
     assert server.main_requests[0].body["updated"] == "2024-01-01T00:00:00.000Z"
+
+
+def test_an_agent_whose_yaml_aliases_explode_is_a_clear_error(cli: Cli) -> None:
+    agents = cli.project / ".opencode" / "agent"
+    agents.mkdir(parents=True)
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"a{n}: &a{n} [" + ",".join([f"*a{n - 1}"] * 9) + "]" for n in range(1, 8)]
+    bomb = agents / "bomb.md"
+    bomb.write_text("---\ndescription: laughs\nmode: primary\n" + "\n".join(lines) + "\n---\nbody\n")
+    for args in (["debug", "config"], ["run", "--agent", "bomb", "hi"], ["agent", "list"]):
+        done = cli(*args)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith(f"Error: {bomb}: invalid YAML frontmatter: its aliases (`*name`) repeat"), args
+        assert len(done.stderr.splitlines()) == 1

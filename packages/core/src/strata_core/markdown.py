@@ -76,12 +76,12 @@ def parse_markdown_text(text: str, path: Path) -> MarkdownDocument:
         return MarkdownDocument(data=simple, body=text[match.end() :].strip())
     _, yaml_error = _yaml()
     try:
-        return _parse_strict(text)
+        return _parse_strict(text, path)
     except yaml_error:
         pass
     sanitized, line_of = sanitize_frontmatter(text)
     try:
-        return _parse_strict(sanitized)
+        return _parse_strict(sanitized, path)
     except yaml_error as error:
         raise _frontmatter_error(path, error, line_of) from error
 
@@ -112,7 +112,7 @@ def simple_frontmatter(frontmatter: str) -> dict[str, str] | None:
     return data or None
 
 
-def _parse_strict(text: str) -> MarkdownDocument:
+def _parse_strict(text: str, path: Path) -> MarkdownDocument:
     match = _FRONTMATTER.match(text)
     assert match is not None  # checked by the caller; sanitizing keeps both delimiters
     frontmatter, body = match.group(1), text[match.end() :]
@@ -123,7 +123,59 @@ def _parse_strict(text: str) -> MarkdownDocument:
     if not isinstance(data, dict):
         # Raised as a YAML error so it gets the same lenient retry and the same error message.
         raise yaml_error(f"expected `key: value` lines, got a {type(data).__name__}")
+    problem = expansion_problem(data, limit=2 * len(frontmatter) + EXPANSION_ALLOWANCE)
+    if problem is not None:
+        raise MarkdownFrontmatterError(path, None, problem)
     return MarkdownDocument(data={str(k): v for k, v in data.items()}, body=body.strip())
+
+
+EXPANSION_ALLOWANCE = 1_000_000
+"""How much larger than its text (in values and characters) frontmatter may grow by repeating aliases."""
+MAX_FRONTMATTER_DEPTH = 256
+"""As for JSON config (`json_text.check_nesting`): code walking the values recurses once per level."""
+
+
+class _Refused(Exception):
+    """Why walking the parsed values stopped."""
+
+
+def expansion_problem(data: object, *, limit: int) -> str | None:
+    """What is wrong with parsed YAML as its aliases expand, or None.
+
+    PyYAML shares one object per anchor, so ten aliases to a list of ten aliases parse instantly, but anything
+    that walks the values (JSON encoding, merging, printing) meets every copy: eight such levels are 43 million
+    values. The size is counted once per shared object, so the count itself stays as small as the text.
+    """
+    try:
+        _expanded_size(data, 0, {}, set(), limit)
+    except _Refused as refused:
+        return str(refused)
+    return None
+
+
+def _expanded_size(value: object, depth: int, sizes: dict[int, int], open_ids: set[int], limit: int) -> int:
+    if isinstance(value, str | bytes):
+        return 1 + len(value)
+    if not isinstance(value, dict | list | tuple | set | frozenset):
+        return 1
+    if id(value) in sizes:
+        return sizes[id(value)]
+    if id(value) in open_ids:
+        raise _Refused("an alias (`*name`) refers to the value that contains it, so the value never ends")
+    if depth >= MAX_FRONTMATTER_DEPTH:
+        raise _Refused(f"values nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
+    open_ids.add(id(value))
+    total = 1
+    for item in [*value.keys(), *value.values()] if isinstance(value, dict) else value:
+        total += _expanded_size(item, depth + 1, sizes, open_ids, limit)
+        if total > limit:
+            raise _Refused(
+                "its aliases (`*name`) repeat values until it grows past a million values and characters; "
+                "write the repeated values out, or repeat less"
+            )
+    open_ids.discard(id(value))
+    sizes[id(value)] = total
+    return total
 
 
 def sanitize_frontmatter(text: str) -> tuple[str, list[int]]:
