@@ -10,6 +10,8 @@ import pytest
 from engine_harness import engine, scripted
 from mcp_servers import misbehaving_server
 
+from strata_core.mcp import McpStatus
+from strata_core.mcp.connection import MAX_PAGES
 from strata_core.mcp.requests import McpRequestError
 
 pytestmark = pytest.mark.anyio
@@ -31,3 +33,44 @@ async def test_a_prompt_the_server_fails_to_give_is_an_error_naming_the_server_t
         with anyio.fail_after(20), pytest.raises(McpRequestError) as raised:
             await runtime.container.command_prompts().prepare("bad:p1", "")
     assert str(raised.value).startswith(reason)
+
+
+async def test_a_server_whose_tool_listing_never_ends_fails_at_start_saying_so(
+    project: Path, env: dict[str, str]
+) -> None:
+    config = {"mcp": {"bad": misbehaving_server("endless-tools", timeout=20_000)}}
+    async with scripted([]) as server, engine(project, env, server, extra_config=config) as runtime:
+        assert runtime.mcp is not None
+        with anyio.fail_after(15):
+            statuses = await runtime.mcp.started()
+    assert statuses["bad"] == McpStatus(
+        "failed", f"had more than {MAX_PAGES} pages of tools/list; the listing was stopped"
+    )
+
+
+@pytest.mark.parametrize(
+    ("word", "listing", "reason"),
+    [
+        ("endless-prompts", "prompts", f"had more than {MAX_PAGES} pages of prompts/list; the listing was stopped"),
+        ("repeated-prompts", "prompts", "sent a prompts/list cursor a second time, so its listing never ends"),
+        (
+            "endless-resources",
+            "resources",
+            f"had more than {MAX_PAGES} pages of resources/list; the listing was stopped",
+        ),
+    ],
+)
+async def test_a_listing_that_never_ends_is_stopped_with_an_error_saying_so(
+    word: str, listing: str, reason: str, project: Path, env: dict[str, str]
+) -> None:
+    config = {"mcp": {"bad": misbehaving_server(word)}}
+    async with scripted([]) as server, engine(project, env, server, extra_config=config) as runtime:
+        assert runtime.mcp is not None
+        await runtime.mcp.started()
+        connection = runtime.mcp.connections["bad"]
+        with anyio.fail_after(15), pytest.raises(McpRequestError) as raised:
+            await (connection.prompts() if listing == "prompts" else connection.resources())
+        with anyio.fail_after(15):
+            commands = [command.name for command in await runtime.container.commands().list()]
+    assert str(raised.value) == f'MCP server "bad" {reason}'
+    assert "bad:p1" not in commands or listing == "resources"

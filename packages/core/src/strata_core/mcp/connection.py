@@ -41,6 +41,9 @@ log = get_logger(__name__)
 START_TIMEOUT_MS = 30_000
 """How long a server without a `timeout` may take to start (OpenCode's default)."""
 
+MAX_PAGES = 100
+"""How many pages a listing may have: a server that names a next page after that never stops naming one."""
+
 PING_SECONDS = 2.0
 """How long a server whose call failed has to answer a ping before it counts as gone."""
 
@@ -65,6 +68,8 @@ def failure_reason(error: BaseException) -> str:
     """A failure as one line: the first real exception of a group, its message or its type."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    if isinstance(error, McpRequestError):
+        return error.reason  # the status is the server's already: no need to name it again
     return str(error) or type(error).__name__
 
 
@@ -137,29 +142,42 @@ class ServerConnection:
 
     async def resources(self) -> list[types.Resource]:
         session = self._live()
-        pages = await self._every_page(lambda params: session.list_resources(params=params))
+        pages = await self._every_page("resources/list", lambda params: session.list_resources(params=params))
         return [resource for page in pages for resource in page.resources]
 
     async def resource_templates(self) -> list[types.ResourceTemplate]:
         session = self._live()
-        pages = await self._every_page(lambda params: session.list_resource_templates(params=params))
+        pages = await self._every_page(
+            "resources/templates/list", lambda params: session.list_resource_templates(params=params)
+        )
         return [template for page in pages for template in page.resource_templates]
 
     async def prompts(self) -> list[types.Prompt]:
         session = self._live()
-        pages = await self._every_page(lambda params: session.list_prompts(params=params))
+        pages = await self._every_page("prompts/list", lambda params: session.list_prompts(params=params))
         return [prompt for page in pages for prompt in page.prompts]
 
-    async def _every_page(self, fetch: Callable[[Cursor], Awaitable[Page]]) -> list[Page]:
-        """Every page of a paginated listing, each request bounded by the call timeout."""
+    async def _every_page(self, method: str, fetch: Callable[[Cursor], Awaitable[Page]]) -> list[Page]:
+        """Every page of a paginated listing, each request bounded by the call timeout.
+
+        A server that names a cursor it named before, or names a next page past `MAX_PAGES`, would keep the
+        loop (and its memory) growing for ever: either is an `McpRequestError` saying so."""
         pages: list[Page] = []
+        seen: set[str] = set()
         cursor: str | None = None
         while True:
-            with anyio.fail_after(self._seconds()):
+            with answering(self.name, method, self.call_timeout_ms):
                 page = await fetch(_page(cursor))
             pages.append(page)
             if (cursor := page.next_cursor) is None:
                 return pages
+            if cursor in seen:
+                raise McpRequestError(self.name, f"sent a {method} cursor a second time, so its listing never ends")
+            if len(pages) == MAX_PAGES:
+                raise McpRequestError(
+                    self.name, f"had more than {MAX_PAGES} pages of {method}; the listing was stopped"
+                )
+            seen.add(cursor)
 
     async def prompt_text(self, name: str, arguments: Mapping[str, str]) -> str:
         """A prompt's messages with `arguments` filled in, their texts one per line (as OpenCode joins them)."""
@@ -253,7 +271,7 @@ class ServerConnection:
         return self.status, self.tools_revision
 
     async def _list_tools(self, session: ClientSession) -> list[types.Tool]:
-        pages = await self._every_page(lambda params: session.list_tools(params=params))
+        pages = await self._every_page("tools/list", lambda params: session.list_tools(params=params))
         return [tool for page in pages for tool in page.tools]
 
     async def _local_streams(self, stack: AsyncExitStack) -> Any:
@@ -306,7 +324,7 @@ class ServerConnection:
 
     def _live(self) -> ClientSession:
         if self._session is None or self.status.status != "connected":
-            raise McpRequestError(f'MCP server "{self.name}" is not connected ({self.status.error or "closed"})')
+            raise McpRequestError(self.name, f"is not connected ({self.status.error or 'closed'})")
         return self._session
 
     def _seconds(self) -> float | None:

@@ -25,6 +25,15 @@ class McpRequestError(StrataError):
     """An MCP server answered a request with an error, with a malformed result, or not in time; the message
     names the server and the request."""
 
+    def __init__(self, server: str, reason: str) -> None:
+        super().__init__(f'MCP server "{server}" {reason}')
+        self.server = server
+        self.reason = reason
+        """What went wrong, without the server's name (a server's status says it)."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.server, self.reason))
+
 
 @contextmanager
 def answering(server: str, request: str, timeout_ms: int | None) -> Iterator[None]:
@@ -34,17 +43,16 @@ def answering(server: str, request: str, timeout_ms: int | None) -> Iterator[Non
     from mcp.shared.exceptions import MCPError
     from pydantic import ValidationError
 
-    where = f'MCP server "{server}"'
     try:
         with anyio.fail_after(timeout_ms / 1000 if timeout_ms is not None else None):
             yield
     except TimeoutError:
-        raise McpRequestError(f"{where} did not answer {request} within {timeout_ms} ms") from None
+        raise McpRequestError(server, f"did not answer {request} within {timeout_ms} ms") from None
     except MCPError as error:
-        raise McpRequestError(f"{where} answered {request} with an error: {error.message}") from error
+        raise McpRequestError(server, f"answered {request} with an error: {error.message}") from error
     except ValidationError as error:
         problems = "; ".join(_problem(detail) for detail in error.errors(include_url=False)[:3])
-        raise McpRequestError(f"{where} answered {request} with a malformed result ({problems})") from error
+        raise McpRequestError(server, f"answered {request} with a malformed result ({problems})") from error
 
 
 def _problem(detail: ErrorDetails) -> str:

@@ -14,11 +14,13 @@ from typing import Any, Protocol
 import anyio
 from attrs import frozen
 
-from strata_core.mcp.connection import ServerConnection
+from strata_core.logging import get_logger
+from strata_core.mcp.connection import ServerConnection, failure_reason
 from strata_core.mcp.results import listing_json, resource_contents
 from strata_core.tool.contract import JSONSchema, Tool, ToolContext, ToolFailure, ToolPermission, ToolResult, ToolTarget
 from strata_core.tool.descriptions import tool_description
 
+log = get_logger(__name__)
 LIST = "list_mcp_resources"
 LIST_TEMPLATES = "list_mcp_resource_templates"
 READ = "read_mcp_resource"
@@ -98,7 +100,8 @@ class _Listing:
         async def gather(connection: ServerConnection) -> None:
             try:
                 found[connection.name] = await self.fetch(connection)
-            except Exception:  # one server's failure leaves only its entries out
+            except Exception as error:  # one server's failure leaves only its entries out
+                log.warning("mcp.listing_failed", server=connection.name, tool=self.name, error=failure_reason(error))
                 found[connection.name] = ()
 
         async with anyio.create_task_group() as group:
