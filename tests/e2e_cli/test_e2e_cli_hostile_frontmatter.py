@@ -36,3 +36,19 @@ def test_an_agent_whose_yaml_aliases_explode_is_a_clear_error(cli: Cli) -> None:
         assert done.returncode == 1, done.stderr
         assert done.stderr.startswith(f"Error: {bomb}: invalid YAML frontmatter: its aliases (`*name`) repeat"), args
         assert len(done.stderr.splitlines()) == 1
+
+
+def test_an_agent_folder_linked_to_a_huge_tree_is_not_walked_to_the_end(cli: Cli) -> None:
+    huge = cli.project.parent / "huge"
+    for index in range(10_100):
+        (huge / f"d{index // 100}").mkdir(parents=True, exist_ok=True)
+        (huge / f"d{index // 100}" / f"f{index}").touch()
+    agents = cli.project / ".opencode" / "agent"
+    (agents / "sub").mkdir(parents=True)
+    (agents / "sub" / "a.md").write_text("---\ndescription: d\n---\nbody\n")
+    (agents / "sub" / "loop").symlink_to("..")
+    (agents / "huge").symlink_to(huge)
+    done = cli("agent", "list")
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines() if line.startswith("sub/")] == ["sub/a"]
+    assert f"{agents}: stopped looking for markdown files after 10,000 entries" in done.stderr

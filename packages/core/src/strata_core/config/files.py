@@ -281,24 +281,22 @@ def permission_object(value: Any) -> dict[str, Any]:
 
 def read_markdown_agents(directory: Path) -> dict[str, dict[str, Any]]:
     """Agent entries from the directory's markdown agents; a nested file keeps its path, e.g. `team/reviewer`."""
-    return _read_markdown_entries(directory, "{agent,agents}/**/*.md")
+    return _read_markdown_entries(directory, ("agent", "agents"), nested=True)
 
 
 def read_markdown_modes(directory: Path) -> dict[str, dict[str, Any]]:
     """Entries from the deprecated `{mode,modes}/*.md` files; `config.py` turns them into primary agents."""
-    return _read_markdown_entries(directory, "{mode,modes}/*.md")
+    return _read_markdown_entries(directory, ("mode", "modes"), nested=False)
 
 
-def _read_markdown_entries(directory: Path, pattern: str) -> dict[str, dict[str, Any]]:
+def _read_markdown_entries(directory: Path, folders: tuple[str, ...], *, nested: bool) -> dict[str, dict[str, Any]]:
     if not directory.is_dir():
         return {}
     entries: dict[str, dict[str, Any]] = {}
-    from wcmatch import glob  # wcmatch: ~6 ms to import, only when there is something to glob
-
+    from strata_core.config.markdown_files import markdown_files  # only when there is a directory to look in
     from strata_core.config.yaml_values import json_values
 
-    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.FOLLOW | glob.BRACE
-    for relative in sorted(glob.glob(pattern, flags=flags, root_dir=str(directory))):
+    for relative in markdown_files(directory, folders, nested=nested):
         path = directory / relative
         try:
             document = parse_markdown(path)

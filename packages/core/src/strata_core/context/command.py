@@ -40,7 +40,8 @@ from strata_core.markdown import MarkdownFrontmatterError, parse_markdown
 from strata_core.project import Project
 from strata_core.texts import read_prompt
 
-MARKDOWN_COMMANDS = "{command,commands}/**/*.md"
+MARKDOWN_COMMANDS = ("command", "commands")
+"""The folders of a config directory whose `**/*.md` files are commands."""
 BUILTIN_COMMANDS: dict[str, dict[str, Any]] = {
     "init": {"description": "guided AGENTS.md setup"},
     "review": {"description": "review changes [commit|branch|pr], defaults to uncommitted", "subtask": True},
@@ -173,12 +174,11 @@ def read_markdown_commands(directory: Path) -> dict[str, tuple[dict[str, Any], P
     """The command entries of one config directory's markdown files, with the file each came from."""
     if not directory.is_dir():
         return {}
-    from wcmatch import glob  # only when there is a directory to look in
+    from strata_core.config.markdown_files import markdown_files  # only when there is a directory to look in
 
-    flags = glob.GLOBSTAR | glob.DOTGLOB | glob.FOLLOW | glob.BRACE
     entries: dict[str, tuple[dict[str, Any], Path]] = {}
     keys = config_keys(CommandConfig)
-    for relative in sorted(glob.glob(MARKDOWN_COMMANDS, flags=flags, root_dir=str(directory))):
+    for relative in markdown_files(directory, MARKDOWN_COMMANDS, nested=True):
         path = directory / relative
         try:
             document = parse_markdown(path)
