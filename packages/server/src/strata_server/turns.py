@@ -113,13 +113,16 @@ class Turns:
                     await turn.done.wait()
 
     async def stop(self, session_id: str) -> None:
-        """Abort the session's running turn and wait until it has stored its end (before a delete, so the
-        aborted answer is not written into a session that is gone)."""
+        """Abort the session's running turn and wait until it has stored its end and given back its lease (before
+        a delete, so the aborted answer is not written into a session that is gone, and the delete, which
+        takes the lease, finds the session idle)."""
         loop = self.runtime.loop
         self.shells.cancel(session_id)
         await loop.cancel(session_id)
         with anyio.move_on_after(STOP_SECONDS):
             await loop.ended(session_id)
+            for turn in list(self._running.get(session_id, ())):
+                await turn.done.wait()
 
     def _launch(
         self, session_id: str, work: Callable[[], Awaitable[MessageWithParts]], lease: AsyncExitStack

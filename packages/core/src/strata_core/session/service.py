@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -210,17 +210,27 @@ class SessionService:
         return fork
 
     async def delete(self, session_id: str) -> None:
-        """Delete a session with its messages, and its child sessions (subagent runs) recursively."""
-        await self.get(session_id)
-        await self._delete_tree(session_id)
+        """Delete a session with its messages, and its child sessions (subagent runs) recursively.
 
-    async def _delete_tree(self, session_id: str) -> None:
+        A session of the tree with a turn running (here or in another process) is `SessionBusyError` and nothing
+        is deleted: the turn would go on writing its answer into a session that is gone. The leases are held
+        until every record is deleted, so no turn starts meanwhile."""
+        await self.get(session_id)
+        tree = await self._tree(session_id)
+        async with AsyncExitStack() as held:
+            for info in tree:
+                await held.enter_async_context(self._idle(info.id))
+            for info in tree:
+                await self.store.delete_session(info.id)
+                self._publish(SessionDeleted(info))
+
+    async def _tree(self, session_id: str) -> list[SessionInfo]:
+        """The session and its descendants, children before their parents (the order they are deleted in)."""
+        found: list[SessionInfo] = []
         for child in await self.store.children(session_id):
-            await self._delete_tree(child.id)
+            found.extend(await self._tree(child.id))
         info = await self.store.get_session(session_id)
-        await self.store.delete_session(session_id)
-        if info is not None:
-            self._publish(SessionDeleted(info))
+        return [*found, info] if info is not None else found
 
     async def delete_message(self, session_id: str, message_id: str) -> None:
         """Remove a message and its parts (OpenCode's `session.deleteMessage`; files it changed stay changed).

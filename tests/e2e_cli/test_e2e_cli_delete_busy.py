@@ -1,0 +1,46 @@
+"""`strata session delete` of a session a run is writing is refused (the run's answer is kept, nothing is left
+without a session); once the run ends, the delete goes through."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from cli_harness import RUN_TIMEOUT, Cli, mock_provider_config, write_config
+from hostile_server import HostileServer
+from test_e2e_cli_session_writer import background_run, held_answers, only_session, user_texts, wait_until
+
+
+def _row_counts(cli: Cli) -> tuple[int, int, int]:
+    database = Path(cli.env["XDG_DATA_HOME"]) / "strata" / "strata.db"
+    with sqlite3.connect(database) as conn:
+        counts = tuple(
+            conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("session", "message", "part")
+        )
+    return counts  # type: ignore[return-value]
+
+
+def test_deleting_a_session_while_a_run_writes_it_is_refused_and_the_run_keeps_its_answer(cli: Cli) -> None:
+    gate = threading.Event()
+    with HostileServer(held_answers(gate)) as server:
+        write_config(cli.project, mock_provider_config(server.base_url))
+        assert cli("run", "first").returncode == 0
+        session_id = only_session(cli)
+        with background_run(cli, "run", "-s", session_id, "slow one") as slow:
+            wait_until(lambda: server.model_requests == 2, "the slow run's request arrived")
+            refused = cli("session", "delete", session_id)
+            gate.set()
+            out, err = slow.communicate(timeout=RUN_TIMEOUT)
+
+    assert refused.returncode == 1
+    assert refused.stderr.startswith(f"Error: session is busy: {session_id} has a turn running")
+    assert slow.returncode == 0, err
+    assert "Answer 2." in out
+    assert user_texts(cli, session_id) == ["first", "slow one"]
+
+    deleted = cli("session", "delete", session_id)
+    assert deleted.returncode == 0, deleted.stderr
+    assert json.loads(cli("session", "list", "--json").stdout) == []
+    assert _row_counts(cli) == (0, 0, 0)
