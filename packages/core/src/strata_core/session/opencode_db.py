@@ -30,6 +30,9 @@ from attrs import frozen
 
 from strata_core import json_text
 from strata_core.errors import StrataError
+from strata_core.logging import get_logger
+
+log = get_logger(__name__)
 
 BUSY_TIMEOUT_S = 5.0
 
@@ -124,8 +127,23 @@ def project_sessions(conn: sqlite3.Connection, worktree: str, directory: str) ->
     OpenCode's own `project.worktree` is no guide: its `global` project (no git, or no commit yet) keeps
     the directory it was last used in.
     """
-    found = [OpenCodeSession(*row) for row in conn.execute(f"{_LISTING} ORDER BY s.time_created, s.id DESC")]
+    rows = conn.execute(f"{_LISTING} ORDER BY s.time_created, s.id DESC").fetchall()
+    found = [s for row in rows if (s := _listed(row)) is not None]
     return [s for s in found if _belongs(s.directory, worktree, directory)]
+
+
+def _listed(row: Sequence[Any]) -> OpenCodeSession | None:
+    """A listing row as a session, or None (with a notice naming it) if a column holds what OpenCode never
+    writes there: a damaged row costs that session, not the listing."""
+    session = OpenCodeSession(*row)
+    expected: dict[str, type] = {"title": str, "directory": str, "time_created": int, "time_updated": int}
+    values: dict[str, object] = {"title": session.title, "directory": session.directory}
+    values |= {"time_created": session.created, "time_updated": session.updated}
+    damaged = [f"{name} is {values[name]!r}" for name, kind in expected.items() if type(values[name]) is not kind]
+    if not damaged:
+        return session
+    log.notice("session.opencode.skipped", session_id=str(row[0]), reason=f"a damaged row: {', '.join(damaged)}")
+    return None
 
 
 def _belongs(session_directory: str, worktree: str, directory: str) -> bool:
@@ -138,7 +156,10 @@ def find_session(conn: sqlite3.Connection, session_id: str, path: Path) -> OpenC
     row = conn.execute(f"{_LISTING} WHERE s.id = ?", (session_id,)).fetchone()
     if row is None:
         raise OpenCodeSessionNotFoundError(session_id, path)
-    return OpenCodeSession(*row)
+    found = _listed(row)
+    if found is None:
+        raise OpenCodeDatabaseError(f"OpenCode's session {session_id} (in {path}) has a damaged row; not imported")
+    return found
 
 
 def export_document(conn: sqlite3.Connection, session_id: str, path: Path) -> dict[str, Any]:
@@ -151,24 +172,36 @@ def export_document(conn: sqlite3.Connection, session_id: str, path: Path) -> di
         messages = conn.execute(
             "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
         ).fetchall()
-        parts: dict[str, list[dict[str, Any]]] = {message["id"]: [] for message in messages}
+        infos = {m["id"]: data for m in messages if (data := _record(m["data"], session_id, m["id"])) is not None}
+        parts: dict[str, list[dict[str, Any]]] = {message_id: [] for message_id in infos}
         for part in conn.execute(
             "SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id", (session_id,)
         ):
             bucket = parts.get(part["message_id"])
-            if bucket is not None:
-                bucket.append(
-                    {**_json(part["data"]), "id": part["id"], "sessionID": session_id, "messageID": part["message_id"]}
-                )
+            data = _record(part["data"], session_id, part["id"]) if bucket is not None else None
+            if bucket is not None and data is not None:
+                bucket.append({**data, "id": part["id"], "sessionID": session_id, "messageID": part["message_id"]})
     finally:
         conn.row_factory = None
     return {
         "info": session_info(dict(row)),
         "messages": [
-            {"info": {**_json(m["data"]), "id": m["id"], "sessionID": session_id}, "parts": parts[m["id"]]}
-            for m in messages
+            {"info": {**data, "id": message_id, "sessionID": session_id}, "parts": parts[message_id]}
+            for message_id, data in infos.items()
         ],
     }
+
+
+def _record(text: Any, session_id: str, record_id: str) -> dict[str, Any] | None:
+    """A message's or part's `data` column as the JSON object OpenCode writes there, or None (with a notice
+    naming the record, as the export reader names a part it cannot store) if the row is damaged."""
+    data = _json(text)
+    if isinstance(data, Mapping):
+        return dict(data)
+    log.notice(
+        "session.opencode.skipped", session_id=session_id, record=record_id, reason="its data is not a JSON object"
+    )
+    return None
 
 
 def session_info(row: Mapping[str, Any]) -> dict[str, Any]:
