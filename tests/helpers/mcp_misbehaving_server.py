@@ -6,6 +6,7 @@ not), one way per word in argv: `python mcp_misbehaving_server.py WORD...`.
 - `endless-prompts`, `endless-resources`, `endless-tools`: the listing always names a next page, a new cursor
   each time; `repeated-prompts`: it names the same cursor again;
 - `explain-and-exit`: writes why it cannot start to stderr and exits before answering anything;
+  `flood-and-exit`: first writes 10,000 lines and one of 100,000 characters (and escape sequences);
 - `array-schema`: one of its tools has an `inputSchema` of type `array`.
 
 It offers prompts (`p1`), resources (`mem://a`) and tools (`t0`, `t1`, and `bad` with `array-schema`).
@@ -69,7 +70,9 @@ def answer(method: str, params: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def main() -> None:
-    if "explain-and-exit" in MODES:
+    if "flood-and-exit" in MODES:
+        sys.stderr.write("".join(f"line {number}\n" for number in range(10_000)) + "\x1b[31m" + "x" * 100_000 + "\n")
+    if "explain-and-exit" in MODES or "flood-and-exit" in MODES:
         sys.stderr.write("".join(f"{line}\n" for line in EXPLANATION))
         sys.exit(3)
     for line in sys.stdin:

@@ -74,3 +74,30 @@ async def test_a_listing_that_never_ends_is_stopped_with_an_error_saying_so(
             commands = [command.name for command in await runtime.container.commands().list()]
     assert str(raised.value) == f'MCP server "bad" {reason}'
     assert "bad:p1" not in commands or listing == "resources"
+
+
+async def test_a_local_server_that_explains_on_stderr_why_it_exits_is_failed_with_its_last_lines(
+    project: Path, env: dict[str, str]
+) -> None:
+    config = {"mcp": {"bad": misbehaving_server("explain-and-exit"), "flood": misbehaving_server("flood-and-exit")}}
+    async with scripted([]) as server, engine(project, env, server, extra_config=config) as runtime:
+        assert runtime.mcp is not None
+        with anyio.fail_after(20):
+            statuses = await runtime.mcp.started()
+    said = "starting the server | reading settings from /etc/nothing.toml | fatal: the API token is missing"
+    assert statuses["bad"] == McpStatus("failed", f"Connection closed; its stderr ended with: {said}")
+    flood = statuses["flood"].error or ""
+    assert flood.startswith("Connection closed; its stderr ended with: line 9999 | ?[31mxxx")
+    assert flood.endswith(f"x | {said}") and len(flood) < 600  # the last lines, each cut short
+
+
+async def test_a_tool_with_an_array_input_schema_fails_its_server_with_a_plain_reason(
+    project: Path, env: dict[str, str]
+) -> None:
+    config = {"mcp": {"bad": misbehaving_server("array-schema")}}
+    async with scripted([]) as server, engine(project, env, server, extra_config=config) as runtime:
+        assert runtime.mcp is not None
+        with anyio.fail_after(20):
+            statuses = await runtime.mcp.started()
+    reason = "answered tools/list with a malformed result (tools[2].inputSchema.type: Input should be 'object')"
+    assert statuses["bad"] == McpStatus("failed", reason)

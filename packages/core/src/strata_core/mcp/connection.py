@@ -13,7 +13,6 @@ raises into its task group; a failure is its `status`.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -28,6 +27,7 @@ from strata_core.extras import needing
 from strata_core.logging import get_logger
 from strata_core.mcp.launch import Contain, local_launch
 from strata_core.mcp.requests import McpRequestError, answering
+from strata_core.mcp.stderr_tail import StderrTail
 from strata_core.mcp.watched_stream import WatchedStream
 
 if TYPE_CHECKING:
@@ -43,6 +43,9 @@ START_TIMEOUT_MS = 30_000
 
 MAX_PAGES = 100
 """How many pages a listing may have: a server that names a next page after that never stops naming one."""
+
+STDERR_WAIT_SECONDS = 2.0
+"""How long a failed local server's stderr may take to reach its end before the reason is given without it."""
 
 PING_SECONDS = 2.0
 """How long a server whose call failed has to answer a ping before it counts as gone."""
@@ -95,6 +98,7 @@ class ServerConnection:
     tools_revision: int = field(default=0, init=False)
     """Counts the times the tools were listed again (the server said they changed)."""
     _group: TaskGroup | None = field(default=None, init=False)
+    _stderr: StderrTail | None = field(default=None, init=False)
 
     @property
     def start_timeout_ms(self) -> int:
@@ -112,8 +116,10 @@ class ServerConnection:
             with self._scope:
                 try:
                     await self._serve()
+                    reason = "Connection closed"  # its stream ended: a local server exited
                 except Exception as error:  # a broken server is a status, never a crash of the runtime
-                    self._settle(McpStatus("failed", failure_reason(error)))
+                    reason = failure_reason(error)
+                self._fail(await self._with_stderr(reason))
             group.cancel_scope.cancel()
         self._group = None
         self._session = None
@@ -282,12 +288,18 @@ class ServerConnection:
         if self.contain is not None:
             launch, finish = await anyio.to_thread.run_sync(self.contain, launch)
             stack.callback(finish)  # after the SDK has ended the server (callbacks run last in, first out)
-        # The server's stderr is its own log; OpenCode pipes it away from the terminal too.
-        errlog = stack.enter_context(open(os.devnull, "w"))  # noqa: SIM115, ASYNC230 (opening /dev/null does not block)
+        # The server's stderr is its own log, kept off the terminal as OpenCode does; its last lines say why it
+        # failed, when it does.
+        assert self._group is not None
+        self._stderr = tail = StderrTail()
+        self._group.start_soon(tail.run)
+        stack.callback(tail.close_writer)  # also when it cannot be spawned: the reader then ends
         parameters = StdioServerParameters(
             command=launch.argv[0], args=list(launch.argv[1:]), env=dict(launch.env), cwd=launch.cwd
         )
-        return await stack.enter_async_context(stdio_client(parameters, errlog=errlog))
+        streams = await stack.enter_async_context(stdio_client(parameters, errlog=tail.writer))
+        tail.close_writer()  # the server holds its own copy: its exit ends the reader
+        return streams
 
     async def _streamable_http_streams(self, stack: AsyncExitStack) -> Any:
         from mcp.client.streamable_http import streamable_http_client
@@ -316,6 +328,21 @@ class ServerConnection:
             self.status = McpStatus("failed", "Connection closed")
             self._session = None
             self._scope.cancel()
+
+    def _fail(self, reason: str) -> None:
+        """Failed for `reason`, whether it was starting or connected."""
+        if self.status.status == "connected":
+            self.status = McpStatus("failed", reason)
+        self._settle(McpStatus("failed", reason))
+
+    async def _with_stderr(self, reason: str) -> str:
+        """`reason` and what a local server last wrote to its stderr (often why it gave up), once it has ended."""
+        if self._stderr is None:
+            return reason
+        with anyio.move_on_after(STDERR_WAIT_SECONDS):
+            await self._stderr.done.wait()
+        said = self._stderr.text()
+        return f"{reason}; its stderr ended with: {said}" if said else reason
 
     def _settle(self, status: McpStatus) -> None:
         if not self._settled.is_set():
