@@ -9,7 +9,7 @@ in that file, never a bare YAML traceback.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -123,9 +123,7 @@ def _parse_strict(text: str, path: Path) -> MarkdownDocument:
     if not isinstance(data, dict):
         # Raised as a YAML error so it gets the same lenient retry and the same error message.
         raise yaml_error(f"expected `key: value` lines, got a {type(data).__name__}")
-    problem = expansion_problem(data, limit=2 * len(frontmatter) + EXPANSION_ALLOWANCE)
-    if problem is not None:
-        raise MarkdownFrontmatterError(path, None, problem)
+    check_expansion(data, path, limit=2 * len(frontmatter) + EXPANSION_ALLOWANCE)
     return MarkdownDocument(data={str(k): v for k, v in data.items()}, body=body.strip())
 
 
@@ -135,25 +133,28 @@ MAX_FRONTMATTER_DEPTH = 256
 """As for JSON config (`json_text.check_nesting`): code walking the values recurses once per level."""
 
 
-class _Refused(Exception):
-    """Why walking the parsed values stopped."""
-
-
-def expansion_problem(data: object, *, limit: int) -> str | None:
-    """What is wrong with parsed YAML as its aliases expand, or None.
+def check_expansion(data: object, path: Path, *, limit: int) -> None:
+    """Refuse parsed YAML that grows past `limit` as its aliases expand, never ends, or nests too deeply.
 
     PyYAML shares one object per anchor, so ten aliases to a list of ten aliases parse instantly, but anything
     that walks the values (JSON encoding, merging, printing) meets every copy: eight such levels are 43 million
     values. The size is counted once per shared object, so the count itself stays as small as the text.
     """
-    try:
-        _expanded_size(data, 0, {}, set(), limit)
-    except _Refused as refused:
-        return str(refused)
-    return None
+
+    def refuse(problem: str) -> MarkdownFrontmatterError:
+        return MarkdownFrontmatterError(path, None, problem)
+
+    _expanded_size(data, 0, {}, set(), limit, refuse)
 
 
-def _expanded_size(value: object, depth: int, sizes: dict[int, int], open_ids: set[int], limit: int) -> int:
+def _expanded_size(
+    value: object,
+    depth: int,
+    sizes: dict[int, int],
+    open_ids: set[int],
+    limit: int,
+    refuse: Callable[[str], Exception],
+) -> int:
     if isinstance(value, str | bytes):
         return 1 + len(value)
     if not isinstance(value, dict | list | tuple | set | frozenset):
@@ -161,15 +162,15 @@ def _expanded_size(value: object, depth: int, sizes: dict[int, int], open_ids: s
     if id(value) in sizes:
         return sizes[id(value)]
     if id(value) in open_ids:
-        raise _Refused("an alias (`*name`) refers to the value that contains it, so the value never ends")
+        raise refuse("an alias (`*name`) refers to the value that contains it, so the value never ends")
     if depth >= MAX_FRONTMATTER_DEPTH:
-        raise _Refused(f"values nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
+        raise refuse(f"values nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
     open_ids.add(id(value))
     total = 1
     for item in [*value.keys(), *value.values()] if isinstance(value, dict) else value:
-        total += _expanded_size(item, depth + 1, sizes, open_ids, limit)
+        total += _expanded_size(item, depth + 1, sizes, open_ids, limit, refuse)
         if total > limit:
-            raise _Refused(
+            raise refuse(
                 "its aliases (`*name`) repeat values until it grows past a million values and characters; "
                 "write the repeated values out, or repeat less"
             )
