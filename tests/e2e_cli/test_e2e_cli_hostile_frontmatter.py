@@ -1,7 +1,9 @@
-"""Hostile agent frontmatter run through the real CLI: a clear one-line error or a working agent, never exit 70."""
+"""Hostile agent frontmatter and file references through the real CLI: a one-line error or a working agent."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -52,3 +54,15 @@ def test_an_agent_folder_linked_to_a_huge_tree_is_not_walked_to_the_end(cli: Cli
     assert done.returncode == 0, done.stderr
     assert [line.split()[0] for line in done.stdout.splitlines() if line.startswith("sub/")] == ["sub/a"]
     assert f"{agents}: stopped looking for markdown files after 10,000 entries" in done.stderr
+
+
+def test_a_file_reference_to_a_fifo_is_a_clear_error_not_a_hang(cli: Cli) -> None:
+    os.mkfifo(cli.project / "pipe")
+    config = cli.project / "opencode.json"
+    config.write_text(json.dumps({"username": "{file:pipe}"}))
+    done = cli("debug", "config")
+    assert done.returncode == 1
+    assert done.stderr == (
+        f'Error: {config}:1: bad file reference "{{file:pipe}}": {cli.project / "pipe"} is not a regular file'
+        " (it is a FIFO)\n"
+    )

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
@@ -138,21 +140,42 @@ def _file_value(
     target = home / raw[2:] if raw.startswith("~/") else base_dir / raw
     if outside is not None and not outside.allows(target, f"{match.group(0)} in {source}:{line}"):
         return ""
+    where = f'{source}:{line}: bad file reference "{match.group(0)}"'
     try:
-        content = target.read_text(encoding="utf-8").strip()
+        data = read_referenced_file(target, lambda problem: ConfigError(f"{where}: {problem}", path=source, line=line))
+        content = data.decode("utf-8").strip()
     except FileNotFoundError as error:
-        raise ConfigError(
-            f'{source}:{line}: bad file reference "{match.group(0)}": {target} does not exist', path=source, line=line
-        ) from error
+        raise ConfigError(f"{where}: {target} does not exist", path=source, line=line) from error
     except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(
-            f'{source}:{line}: bad file reference "{match.group(0)}": cannot read {target}: {error}',
-            path=source,
-            line=line,
-        ) from error
+        raise ConfigError(f"{where}: cannot read {target}: {error}", path=source, line=line) from error
     redaction.remember(content, credential=False)  # under a credential key it is remembered as one after parsing
     # Escaped as the inside of a JSON string, so the token can sit between quotes.
     return json.dumps(content, ensure_ascii=False)[1:-1]
+
+
+FILE_REFERENCE_LIMIT = 10 * 1024 * 1024
+"""Most a `{file:}` reference reads: more than any prompt or key, and a device like /dev/zero never ends."""
+
+
+def read_referenced_file(target: Path, refuse: Callable[[str], Exception]) -> bytes:
+    """The bytes of a `{file:}` target; `refuse(why)` is raised unless it is a regular file of at most
+    `FILE_REFERENCE_LIMIT` bytes."""
+    # Non-blocking, so that opening a FIFO returns at once (a blocking open waits for a writer, for ever).
+    fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode  # of what was opened, so it cannot change between the check and the read
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise refuse(f"{target} is not a regular file (it is {_file_kind(mode)})")
+    with os.fdopen(fd, "rb") as file:
+        data = file.read(FILE_REFERENCE_LIMIT + 1)
+    if len(data) > FILE_REFERENCE_LIMIT:
+        raise refuse(f"{target} is larger than {FILE_REFERENCE_LIMIT // (1024 * 1024)} MB")
+    return data
+
+
+def _file_kind(mode: int) -> str:
+    kinds = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a FIFO", stat.S_ISCHR: "a device", stat.S_ISBLK: "a device"}
+    return next((kind for test, kind in kinds.items() if test(mode)), "a socket or other special file")
 
 
 def parse_jsonc(text: str, source: Path) -> Any:
