@@ -97,8 +97,8 @@ if TYPE_CHECKING:
     from strata_core.session.memory_store import MemorySessionStore
     from strata_core.session.migrations import SchemaTooNewError
     from strata_core.session.opencode_db import OpenCodeDatabaseError, OpenCodeSessionNotFoundError
-    from strata_core.session.revert import RevertConflictError
     from strata_core.session.record_ids import ImportIdsTakenError
+    from strata_core.session.revert import RevertConflictError
     from strata_core.session.service import MessageNotFoundError, SessionExistsError, SessionService
     from strata_core.session.session import Session
     from strata_core.session.sqlite_store import SqliteSessionStore
@@ -159,8 +159,8 @@ __all__ = [
     "FrozenClock",
     "Ids",
     "ImageFitError",
-    "Instruction",
     "ImportIdsTakenError",
+    "Instruction",
     "InstructionBlock",
     "InstructionFailure",
     "InstructionService",
@@ -366,10 +366,10 @@ __getattr__, __dir__ = lazy_exports(
             "strata_core.session.memory_store": ("MemorySessionStore",),
             "strata_core.session.migrations": ("SchemaTooNewError",),
             "strata_core.session.opencode_db": ("OpenCodeDatabaseError", "OpenCodeSessionNotFoundError"),
+            "strata_core.session.record_ids": ("ImportIdsTakenError",),
             "strata_core.session.revert": ("RevertConflictError",),
             "strata_core.session.service": ("MessageNotFoundError", "SessionExistsError", "SessionService"),
             "strata_core.session.session": ("Session",),
-            "strata_core.session.record_ids": ("ImportIdsTakenError",),
             "strata_core.snapshot.git_snapshot": ("SnapshotError",),
             "strata_core.session.sqlite_store": ("SqliteSessionStore",),
             "strata_core.session.storage_errors": (
