@@ -44,3 +44,9 @@ def test_an_escaped_surrogate_pair_is_one_character_as_in_javascript() -> None:
     # json5 leaves two lone surrogates, which no request body or header could encode; OpenCode (JavaScript)
     # reads the character.
     assert parse_jsonc('{"name": "\\ud83d\\ude00"}', SOURCE) == {"name": "\U0001f600"}
+
+
+def test_a_number_too_long_to_read_is_named_as_such_without_pythons_advice() -> None:
+    with pytest.raises(ConfigError) as refused:
+        parse_jsonc('{"experimental": {"mcp_timeout": 1' + "0" * 5000 + "}}", SOURCE)
+    assert str(refused.value) == f"{SOURCE}: invalid JSON: a number has more than 4,300 digits"

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import stat
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
@@ -200,7 +201,7 @@ def parse_jsonc(text: str, source: Path) -> Any:
     except ValueError as error:
         found = _JSON5_POSITION.match(str(error))
         if found is None:
-            raise ConfigError(f"{source}: invalid JSON: {error}", path=source) from error
+            raise ConfigError(f"{source}: invalid JSON: {_unpositioned(error)}", path=source) from error
         line, problem, column = int(found.group(1)), found.group(2), int(found.group(3))
         raise ConfigError(
             f"{source}:{line}:{column}: invalid JSON: {problem}; expected JSON with comments and trailing commas",
@@ -208,6 +209,14 @@ def parse_jsonc(text: str, source: Path) -> Any:
             line=line,
             column=column,
         ) from error
+
+
+def _unpositioned(error: ValueError) -> str:
+    """A decoder's complaint without a position, in the user's terms (Python's integer-digits guard otherwise
+    advises calling `sys.set_int_max_str_digits`)."""
+    if "integer string conversion" in str(error):
+        return f"a number has more than {sys.get_int_max_str_digits():,} digits"
+    return str(error)
 
 
 # ---------------------------------------------------------------------------------------------------------
