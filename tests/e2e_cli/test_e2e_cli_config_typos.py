@@ -46,6 +46,18 @@ def test_the_strict_flag_refuses_the_unknown_key_as_the_variable_does(
     assert server.main_requests == []
 
 
+def test_a_huge_unknown_key_is_quoted_in_part(
+    cli: Cli, scripted: Callable[[list[dict[str, Any]]], ScriptedServer]
+) -> None:
+    server = scripted([{"text": "hello"}])
+    write_config(cli.project, {**mock_provider_config(server.base_url), "k" * 100_000: 1})
+    result = cli("run", "say hello")
+    assert result.returncode == 0, result.stderr
+    (warning,) = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert f'unknown config key "{"k" * 80}... (100,000 characters)"; Strata does not use it' in warning
+    assert len(warning) < 400
+
+
 def line_of(cli: Cli, key: str) -> int:
     lines = (cli.project / "opencode.json").read_text().splitlines()
     return next(number for number, line in enumerate(lines, 1) if f'"{key}"' in line)

@@ -240,19 +240,24 @@ def check_config(
     return data
 
 
+SHOWN_KEY_LENGTH = 80
+"""How much of an unknown key a warning quotes (a hostile or mangled file's key may be any length)."""
+
+
 def unknown_key(key: str, source: Path, text: str | None, *, strict: bool) -> None:
     """One readable warning for a top-level key no OpenCode version defines, with the closest known key and
     where it is; with `strict` (`STRATA_CONFIG_STRICT=1`) a `ConfigError` instead, as OpenCode would refuse."""
     position = locate(text, [key]) if text is not None else None
     where = f"{source}:{position[0]}:{position[1]}" if position else str(source)
-    close = closest_key(key)
+    close = closest_key(key) if len(key) <= SHOWN_KEY_LENGTH else None
     hint = f' (did you mean "{close}"?)' if close else ""
+    shown = key if len(key) <= SHOWN_KEY_LENGTH else f"{key[:SHOWN_KEY_LENGTH]}... ({len(key):,} characters)"
     if strict:
         line, column = position or (None, None)
         raise ConfigError(
-            f'{where}: unknown config key "{key}"{hint}', path=source, line=line, column=column, key_path=key
+            f'{where}: unknown config key "{shown}"{hint}', path=source, line=line, column=column, key_path=key
         )
-    says = f'{where}: unknown config key "{key}"{hint}; Strata does not use it (OpenCode would refuse the file)'
+    says = f'{where}: unknown config key "{shown}"{hint}; Strata does not use it (OpenCode would refuse the file)'
     found: dict[str, object] = {"line": position[0], "column": position[1]} if position else {}
     found.update({"did_you_mean": close} if close else {})
     log.notice("config.unknown_key", key=key, file=str(source), **found, says=says)
