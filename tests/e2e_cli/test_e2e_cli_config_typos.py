@@ -61,3 +61,14 @@ def test_a_huge_unknown_key_is_quoted_in_part(
 def line_of(cli: Cli, key: str) -> int:
     lines = (cli.project / "opencode.json").read_text().splitlines()
     return next(number for number, line in enumerate(lines, 1) if f'"{key}"' in line)
+
+
+def test_an_agent_without_a_name_is_left_out_with_a_warning(
+    cli: Cli, scripted: Callable[[list[dict[str, Any]]], ScriptedServer]
+) -> None:
+    server = scripted([{"text": "hello"}])
+    write_config(cli.project, {**mock_provider_config(server.base_url), "agent": {"": {"prompt": "x"}, " ": {}}})
+    listed = cli("agent", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert all(line.strip() for line in listed.stdout.splitlines())
+    assert listed.stderr.count("has no name to choose it by; it is left out") == 2

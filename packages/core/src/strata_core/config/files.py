@@ -236,8 +236,19 @@ def check_config(
     structure_block(data, ConfigBlocks, source, text=text)
     for section in ("agent", "mode"):
         if data.get(section) is not None:
-            data[section] = {name: normalize_agent(entry) for name, entry in data[section].items()}
+            data[section] = {
+                name: normalize_agent(entry) for name, entry in data[section].items() if _named(name, section, source)
+            }
     return data
+
+
+def _named(name: str, section: str, source: Path) -> bool:
+    """Whether an agent (or mode) entry has a name to be chosen by; one without is left out, with a warning."""
+    if name.strip():
+        return True
+    says = f'{source}: {section} "{name}" has no name to choose it by; it is left out'
+    log.notice("config.agent_unnamed", file=str(source), section=section, says=says)
+    return False
 
 
 SHOWN_KEY_LENGTH = 80
