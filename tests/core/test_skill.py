@@ -97,6 +97,25 @@ async def test_discovery_order_is_global_then_project_then_config_dirs_then_skil
 
 
 @pytest.mark.anyio
+async def test_a_linked_skill_folder_loads_once_and_a_loop_or_a_huge_linked_tree_is_not_walked_round(
+    setup: Setup, tmp_path: Path
+) -> None:
+    skills = setup.repo / ".claude" / "skills"
+    skill_file(skills, "local")
+    skill_file(setup.repo / "shared", "linked")  # in the project: one linked from outside needs a permission
+    (skills / "linked").symlink_to(setup.repo / "shared" / "linked")
+    (skills / "local" / "loop").symlink_to(skills)  # back up the tree
+    huge = tmp_path / "huge"
+    for index in range(11_000):
+        (huge / f"d{index // 100}").mkdir(parents=True, exist_ok=True)
+        (huge / f"d{index // 100}" / f"f{index}").touch()
+    (skills / "usr").symlink_to(huge)
+    with capture_events() as events:
+        assert await setup.names() == [BUILTIN_SKILL_NAME, "linked", "local"]
+    assert any(e.get("event") == "config.markdown_walk_stopped" for e in events)
+
+
+@pytest.mark.anyio
 async def test_project_external_dirs_are_searched_from_the_directory_up_to_the_worktree(setup: Setup) -> None:
     skill_file(setup.repo / ".agents" / "skills", "outer")
     skill_file(setup.repo / "pkg" / ".agents" / "skills", "inner")

@@ -1,4 +1,5 @@
-"""Where a config directory's markdown agents, modes and commands are: `agent/**/*.md` and the like.
+"""Where a config directory's markdown agents, modes, commands and skills are: `agent/**/*.md`,
+`skills/**/SKILL.md` and the like.
 
 OpenCode globs them with symlinks followed (`Glob.scan(..., {symlink: true})`), so an agent file or folder
 linked in from a dotfiles repository works; Strata follows them too. But a link back up the tree (`sub/loop ->
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 
 from strata_core.logging import get_logger
@@ -25,14 +27,22 @@ MAX_ENTRIES = 10_000
 def markdown_files(directory: Path, folders: tuple[str, ...], *, nested: bool) -> list[str]:
     """The `*.md` paths, relative to `directory` and sorted, under each of its `folders` (at any depth when
     `nested`, else directly inside)."""
+    return files_named(directory, folders, lambda name: name.endswith(".md"), nested=nested)
+
+
+def files_named(
+    directory: Path, folders: tuple[str, ...], wanted: Callable[[str], bool], *, nested: bool, hidden: bool = True
+) -> list[str]:
+    """The paths whose file names are `wanted`, relative to `directory` and sorted, under each of its `folders`
+    ("." for `directory` itself), at any depth when `nested`; into hidden folders only when `hidden`."""
     found: list[str] = []
     for folder in folders:
         if (directory / folder).is_dir():
-            found += _walk(directory, folder, nested=nested)
+            found += _walk(directory, folder, wanted, nested=nested, hidden=hidden)
     return sorted(found)
 
 
-def _walk(directory: Path, folder: str, *, nested: bool) -> list[str]:
+def _walk(directory: Path, folder: str, wanted: Callable[[str], bool], *, nested: bool, hidden: bool) -> list[str]:
     found: list[str] = []
     seen, too_deep = 0, False
     # Each folder to visit: its path relative to `directory`, and the real paths of the folders above it.
@@ -45,10 +55,10 @@ def _walk(directory: Path, folder: str, *, nested: bool) -> list[str]:
             if seen > MAX_ENTRIES:
                 _stopped(directory / folder, f"after {MAX_ENTRIES:,} entries")
                 return found
-            path = f"{relative}/{entry.name}"
-            if entry.name.endswith(".md"):
+            path = entry.name if relative == "." else f"{relative}/{entry.name}"
+            if wanted(entry.name):
                 found.append(path)  # whatever it is: one that cannot be read is named in a warning
-            if nested and _is_dir(entry):
+            if nested and (hidden or not entry.name.startswith(".")) and _is_dir(entry):
                 real = os.path.realpath(entry.path)
                 if real in above:
                     continue  # a link back to a folder it is in: every file there is already found

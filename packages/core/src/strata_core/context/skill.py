@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 import anyio
 import anyio.to_thread
 from attrs import define, field, frozen
 
 from strata_core.config.flags import env_flag
+from strata_core.config.markdown_files import files_named
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config, ConfigInfo
 from strata_core.context.skill_pull import pull_skill_dirs
@@ -41,9 +42,14 @@ BUILTIN_SKILL_NAME = "customize-strata"
 BUILTIN_SKILL_PROMPT = "skills/customize-strata.md"
 BUILTIN_LOCATION = "<built-in>"
 NO_SKILLS = "No skills are currently available."
-EXTERNAL_PATTERN = "skills/**/SKILL.md"
-CONFIG_DIR_PATTERN = "{skill,skills}/**/SKILL.md"
-ANY_DEPTH_PATTERN = "**/SKILL.md"
+SKILL_FILE = "SKILL.md"
+Folders: TypeAlias = tuple[str, ...]
+EXTERNAL_FOLDERS: Folders = ("skills",)
+"""`skills/**/SKILL.md` under `~/.claude`, `~/.agents` and the project's own."""
+CONFIG_DIR_FOLDERS: Folders = ("skill", "skills")
+"""`{skill,skills}/**/SKILL.md` under each config directory."""
+ANY_DEPTH: Folders = (".",)
+"""`**/SKILL.md` under a `skills.paths` entry or a pulled skill set."""
 
 
 @frozen
@@ -140,18 +146,13 @@ def format_skills_markdown(skills: Iterable[SkillInfo]) -> str:
 # Discovery and parsing (blocking; the service runs these in a worker thread)
 
 
-def _skill_files(root: Path, pattern: str, *, dot: bool) -> list[Path]:
+def _skill_files(root: Path, folders: Folders, *, dot: bool) -> list[Path]:
+    """The SKILL.md files under `root`'s `folders`, symlinks followed as OpenCode's glob follows them, but no
+    loop walked round and no linked-in tree walked past `markdown_files`' limits; into hidden folders if `dot`."""
     if not root.is_dir():
         return []
-    from wcmatch import glob as wcglob  # wcmatch: ~6 ms to import, only when there is something to glob
-
-    flags = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.NODIR | wcglob.FOLLOW | (wcglob.DOTGLOB if dot else 0)
-    try:
-        matches = wcglob.glob(pattern, root_dir=str(root), flags=flags)
-    except OSError as error:
-        log.notice("skill directory could not be scanned", directory=str(root), error=str(error))
-        return []
-    return sorted(root / match for match in matches)
+    found = files_named(root, folders, lambda name: name == SKILL_FILE, nested=True, hidden=dot)
+    return [root / path for path in found if (root / path).is_file()]
 
 
 def _external_dir_names(env: Mapping[str, str]) -> list[str]:
@@ -178,9 +179,10 @@ def skill_search_plan(
     env: Mapping[str, str],
     config: ConfigInfo,
     pulled: Sequence[Path] = (),
-) -> list[tuple[Path, str, bool]]:
-    """Every `(root, pattern, dot files)` to search, in discovery order; `pulled` are downloaded skill dirs."""
-    return [(root, pattern, dot) for root, pattern, dot, _ in _search_plan(project, paths, env, config, pulled)]
+) -> list[tuple[Path, Folders, bool]]:
+    """Every `(root, folders under it, hidden folders too)` to search for SKILL.md files, in discovery order;
+    `pulled` are downloaded skill dirs."""
+    return [(root, folders, dot) for root, folders, dot, _ in _search_plan(project, paths, env, config, pulled)]
 
 
 def _search_plan(
@@ -189,21 +191,21 @@ def _search_plan(
     env: Mapping[str, str],
     config: ConfigInfo,
     pulled: Sequence[Path] = (),
-) -> list[tuple[Path, str, bool, bool]]:
+) -> list[tuple[Path, Folders, bool, bool]]:
     """`skill_search_plan`, each root also saying whether it is the user's own (global: no consent needed)."""
     names = _external_dir_names(env)
-    plan = [(paths.home / name, EXTERNAL_PATTERN, True, True) for name in names]
-    plan += [(root, EXTERNAL_PATTERN, True, False) for root in _project_external_dirs(project, names)]
+    plan: list[tuple[Path, Folders, bool, bool]] = [(paths.home / name, EXTERNAL_FOLDERS, True, True) for name in names]
+    plan += [(root, EXTERNAL_FOLDERS, True, False) for root in _project_external_dirs(project, names)]
     globals_ = set(paths.global_config_dirs)
-    plan += [(directory, CONFIG_DIR_PATTERN, False, directory in globals_) for directory in config.config_dirs]
+    plan += [(directory, CONFIG_DIR_FOLDERS, False, directory in globals_) for directory in config.config_dirs]
     for entry in config.skills.paths:
         expanded = paths.home / entry[2:] if entry.startswith("~/") else Path(entry)
         root = expanded if expanded.is_absolute() else project.directory / expanded
         if not root.is_dir():
             log.notice("skill path not found", path=str(root))
             continue
-        plan.append((root, ANY_DEPTH_PATTERN, False, False))
-    plan += [(directory, ANY_DEPTH_PATTERN, False, True) for directory in pulled]
+        plan.append((root, ANY_DEPTH, False, False))
+    plan += [(directory, ANY_DEPTH, False, True) for directory in pulled]
     return plan
 
 
@@ -224,8 +226,8 @@ def discover_skill_files(
     outside = OutsideContent.build(roots, config.data.get("permission"), paths.home)
     found = [
         p
-        for root, pattern, dot, trusted in _search_plan(project, paths, env, config, pulled)
-        for p in _skill_files(root, pattern, dot=dot)
+        for root, folders, dot, trusted in _search_plan(project, paths, env, config, pulled)
+        for p in _skill_files(root, folders, dot=dot)
         if trusted or outside.allows(p, "skill")
     ]
     return list(dict.fromkeys(found))
