@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import anyio
-from acp import run_agent
+from acp import AgentSideConnection, stdio_streams
+from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 
 from strata_acp.agent import StrataAgent
 from strata_acp.permission import ClientApprover
+from strata_acp.wire import StdioWire
 
 if TYPE_CHECKING:
     from strata_core.runtime import Runtime
@@ -16,10 +18,19 @@ if TYPE_CHECKING:
 
 async def serve_stdio(runtime: Runtime, approver: ClientApprover, *, version: str = "0.1.0") -> None:
     """Answer the editor on stdio with `runtime` (opened with `approver=approver`) until stdin closes."""
-    # fork, resume and close are still "unstable" methods in the library: without the flag it answers them
-    # "Method not found", though editors (and opencode acp) use them.
+    reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
+    wire = StdioWire(reader, writer)
     async with anyio.create_task_group() as background:
         agent = StrataAgent(runtime, approver, background, version=version)
         agent.mcp.install()
-        await run_agent(agent, use_unstable_protocol=True)
-        background.cancel_scope.cancel()
+        # fork, resume and close are still "unstable" methods in the library: without the flag it answers them
+        # "Method not found", though editors (and opencode acp) use them.
+        connection = AgentSideConnection(agent, wire, listening=False, use_unstable_protocol=True)
+        try:
+            await connection.listen()
+        finally:
+            # At the end of input the connection cancels the requests still running; their answers have
+            # nowhere to go, and the wire refuses them rather than wait for a writer that is gone.
+            with anyio.CancelScope(shield=True):
+                await connection.close()
+            background.cancel_scope.cancel()

@@ -1,0 +1,76 @@
+"""The JSON-RPC wire on stdio: newline-delimited messages, guarded before they reach the `acp` library.
+
+The library's own stdio transport trusts its peer: a message sent
+after the connection closed waits forever for a writer that is gone (here it is dropped). `StdioWire` is the library's
+`Transport` with those holes closed, so a misbehaving editor gets JSON-RPC errors, not a dead agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from acp.task import MessageSender, TaskSupervisor
+
+from strata_core.logging import get_logger
+
+log = get_logger(__name__)
+
+
+class StdioWire:
+    """One end of the conversation with the editor: decoded messages in, messages out."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._reader = reader
+        self._tasks = TaskSupervisor(source="strata_acp.wire")
+        self._sender = MessageSender(writer, self._tasks)
+        self._closed = False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self._closed:
+            # The writer's queue is no longer read: waiting for it would hang whoever sends (a request's
+            # answer after the editor left), and raising would fail the connection's shutdown.
+            log.info("acp.dropped_after_close", id=message.get("id"), method=message.get("method"))
+            return
+        await self._sender.send(message)
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next message that is a JSON object; `None` at the end of input."""
+        while True:
+            line = await self._read_line()
+            if not line:
+                return None
+            message = await self._message(line.strip())
+            if message is not None:
+                return message
+
+    async def close(self) -> None:
+        self._closed = True
+        await self._sender.close()
+        await self._tasks.shutdown()
+
+    async def _message(self, line: bytes) -> dict[str, Any] | None:
+        """The line's message, or `None` when it is not one."""
+        if not line:
+            return None
+        try:
+            value: dict[str, Any] = json.loads(line)
+        except ValueError as error:  # bad JSON or bad UTF-8
+            log.warning("acp.bad_message", error=str(error))
+            return None
+        return value
+
+    async def _read_line(self) -> bytes:
+        """One line however long (the reader's limit only bounds each chunk); what is left at the end."""
+        chunks: list[bytes] = []
+        try:
+            while True:
+                try:
+                    chunks.append(await self._reader.readuntil(b"\n"))
+                    return b"".join(chunks)
+                except asyncio.LimitOverrunError as overrun:
+                    chunks.append(await self._reader.readexactly(overrun.consumed))
+        except asyncio.IncompleteReadError as end:
+            chunks.append(end.partial)
+            return b"".join(chunks)

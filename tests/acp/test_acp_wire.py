@@ -1,0 +1,61 @@
+"""`strata acp` against clients that misbehave on the wire: stdin closed mid-turn, lines that are not
+messages, error answers that are not objects. Driven raw (`acp_raw`), since the library's client cannot."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp_client import STRATA_ACP, configure
+from acp_raw import RawAgent
+
+from strata_providers.testing import ScriptedServer
+
+pytestmark = pytest.mark.anyio
+
+INITIALIZE = b'{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1}}'
+SLEEP = [{"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 123", "description": "wait"}}]}]
+
+
+async def started(agent: RawAgent, project: Path) -> str:
+    await agent.result("initialize", {"protocolVersion": 1, "clientCapabilities": {"fs": {"writeTextFile": True}}})
+    session = await agent.result("session/new", {"cwd": str(project), "mcpServers": []})
+    return str(session["sessionId"])
+
+
+def prompt(agent: RawAgent, session_id: str, text: str) -> asyncio.Future[dict[str, Any]]:
+    return agent.start("session/prompt", {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]})
+
+
+async def never(message: dict[str, Any]) -> dict[str, Any] | None:
+    return None
+
+
+async def exits_soon(agent: RawAgent) -> int:
+    return await asyncio.wait_for(agent.process.wait(), 10)
+
+
+async def test_closing_stdin_while_a_tool_runs_ends_the_agent(project: Path, env: dict[str, str]) -> None:
+    with ScriptedServer(SLEEP, done_text="Done.") as server:
+        configure(project, server.base_url)
+        async with RawAgent(STRATA_ACP, cwd=project, env=env) as agent:
+            session_id = await started(agent, project)
+            prompt(agent, session_id, "wait")
+            await agent.until(lambda: any(u.get("status") == "in_progress" for u in agent.updates(session_id)))
+            agent.close_stdin()
+            assert await exits_soon(agent) == 0
+
+
+async def test_closing_stdin_while_a_permission_question_is_open_ends_the_agent(
+    project: Path, env: dict[str, str]
+) -> None:
+    with ScriptedServer(SLEEP, done_text="Done.") as server:
+        configure(project, server.base_url)
+        async with RawAgent(STRATA_ACP, cwd=project, env=env, answer=never) as agent:
+            session_id = await started(agent, project)
+            prompt(agent, session_id, "wait")
+            await agent.until(lambda: bool(agent.requests("session/request_permission")))
+            agent.close_stdin()
+            assert await exits_soon(agent) == 0
