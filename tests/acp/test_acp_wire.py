@@ -59,3 +59,31 @@ async def test_closing_stdin_while_a_permission_question_is_open_ends_the_agent(
             await agent.until(lambda: bool(agent.requests("session/request_permission")))
             agent.close_stdin()
             assert await exits_soon(agent) == 0
+
+
+@pytest.mark.parametrize("method", ["session/request_permission", "fs/write_text_file"])
+async def test_an_error_answer_that_is_not_an_object_fails_that_request_only(
+    method: str, project: Path, env: dict[str, str]
+) -> None:
+    async def boom(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["method"] == method:
+            return {"error": "boom"}
+        return {"result": {"outcome": {"outcome": "selected", "optionId": "once"}}}
+
+    target = project / "new.txt"
+    script = [{"tool_calls": [{"name": "write", "arguments": {"filePath": str(target), "content": "fresh\n"}}]}]
+    with ScriptedServer(script, done_text="Wrote it.") as server:
+        configure(project, server.base_url)
+        async with RawAgent(STRATA_ACP, cwd=project, env=env, answer=boom) as agent:
+            session_id = await started(agent, project)
+            answer = await asyncio.wait_for(prompt(agent, session_id, "write it"), 30)
+            assert answer["result"]["stopReason"] == "end_turn"
+            assert "result" in await agent.request("session/list", {})
+            agent.close_stdin()
+            assert await exits_soon(agent) == 0
+
+    statuses = [u.get("status") for u in agent.updates(session_id) if u["sessionUpdate"] == "tool_call_update"]
+    # A failed permission answer is a "no": the write does not happen. A failed write notice changes nothing.
+    rejected = method == "session/request_permission"
+    assert statuses[-1] == ("failed" if rejected else "completed")
+    assert target.exists() is not rejected

@@ -3,7 +3,8 @@
 The question names the tool call it holds up (its `toolCallId`, kind and files) and offers OpenCode's three
 options, allow once / always allow / reject; the answer goes back to the permission service as `"once"`,
 `"always"` (the request's patterns are then allowed for the rest of the session) or `"reject"`. A client
-that cancels the question (its outcome `cancelled`, as on `session/cancel`) rejects it. An edit's question
+that cancels the question (its outcome `cancelled`, as on `session/cancel`) rejects it, and so does an answer
+that fails (an error, a malformed result, the connection closing). An edit's question
 carries its diff as ACP diff content, so the editor can show the change before it is made.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from acp import RequestError
 from acp.schema import (
     AllowedOutcome,
     ContentToolCallContent,
@@ -22,8 +24,10 @@ from acp.schema import (
     ToolCallUpdate,
 )
 from attrs import define
+from pydantic import ValidationError
 
 from strata_acp.updates import tool_kind
+from strata_core.logging import get_logger
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -38,6 +42,8 @@ OPTIONS = [
 ]
 ANSWERS: Mapping[str, Approval] = {"once": "once", "always": "always", "reject": "reject"}
 
+log = get_logger(__name__)
+
 
 @define
 class ClientApprover:
@@ -51,9 +57,14 @@ class ClientApprover:
     async def __call__(self, request: PermissionRequest) -> Approval:
         if self.client is None:
             return "reject"
-        answer = await self.client.request_permission(
-            session_id=request.session_id, tool_call=question_of(request), options=OPTIONS
-        )
+        try:
+            answer = await self.client.request_permission(
+                session_id=request.session_id, tool_call=question_of(request), options=OPTIONS
+            )
+        except (RequestError, ValidationError, ConnectionError) as error:
+            # An error answer, one that is no answer, or an editor that left: nobody said yes.
+            log.warning("acp.permission_failed", session_id=request.session_id, error=str(error))
+            return "reject"
         outcome = answer.outcome
         if isinstance(outcome, AllowedOutcome):
             return ANSWERS.get(outcome.option_id, "reject")

@@ -1,6 +1,7 @@
 """The JSON-RPC wire on stdio: newline-delimited messages, guarded before they reach the `acp` library.
 
-The library's own stdio transport trusts its peer: a message sent
+The library's own stdio transport trusts its peer: a response whose `error` is not an object kills its
+receive loop, and a message sent
 after the connection closed waits forever for a writer that is gone (here it is dropped). `StdioWire` is the library's
 `Transport` with those holes closed, so a misbehaving editor gets JSON-RPC errors, not a dead agent.
 """
@@ -59,7 +60,7 @@ class StdioWire:
         except ValueError as error:  # bad JSON or bad UTF-8
             log.warning("acp.bad_message", error=str(error))
             return None
-        return value
+        return _with_error_object(value)
 
     async def _read_line(self) -> bytes:
         """One line however long (the reader's limit only bounds each chunk); what is left at the end."""
@@ -74,3 +75,11 @@ class StdioWire:
         except asyncio.IncompleteReadError as end:
             chunks.append(end.partial)
             return b"".join(chunks)
+
+
+def _with_error_object(message: dict[str, Any]) -> dict[str, Any]:
+    """A response's `error` as the object JSON-RPC says it is: anything else still fails the request."""
+    error = message.get("error")
+    if "error" not in message or (isinstance(error, dict) and isinstance(error.get("code", 0), int)):
+        return message
+    return {**message, "error": {"code": -32603, "message": f"Internal error: the client answered {error!r}"}}
