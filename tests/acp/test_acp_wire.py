@@ -61,6 +61,26 @@ async def test_closing_stdin_while_a_permission_question_is_open_ends_the_agent(
             assert await exits_soon(agent) == 0
 
 
+@pytest.mark.parametrize("line", [b"[" + INITIALIZE + b"]", b"[]", b'"a string"', b"123", b"true", b"null"])
+async def test_a_line_that_is_not_an_object_is_an_invalid_request_and_the_agent_serves_on(
+    line: bytes, project: Path, env: dict[str, str]
+) -> None:
+    async with RawAgent(STRATA_ACP, cwd=project, env=env) as agent:
+        await agent.send_line(line)
+        answer = await agent.request("initialize", {"protocolVersion": 1})
+        assert answer["result"]["protocolVersion"] == 1
+        assert [(e["id"], e["error"]["code"]) for e in agent.errors()] == [(None, -32600)]
+        agent.close_stdin()
+        assert await exits_soon(agent) == 0
+
+
+async def test_a_line_that_does_not_parse_is_a_parse_error(project: Path, env: dict[str, str]) -> None:
+    async with RawAgent(STRATA_ACP, cwd=project, env=env) as agent:
+        await agent.send_line(b'{"jsonrpc": "2.0", "id": 1,')
+        await agent.request("initialize", {"protocolVersion": 1})
+        assert [(e["id"], e["error"]["code"]) for e in agent.errors()] == [(None, -32700)]
+
+
 @pytest.mark.parametrize("method", ["session/request_permission", "fs/write_text_file"])
 async def test_an_error_answer_that_is_not_an_object_fails_that_request_only(
     method: str, project: Path, env: dict[str, str]

@@ -1,7 +1,7 @@
 """The JSON-RPC wire on stdio: newline-delimited messages, guarded before they reach the `acp` library.
 
-The library's own stdio transport trusts its peer: a response whose `error` is not an object kills its
-receive loop, and a message sent
+The library's own stdio transport trusts its peer: a line that is JSON but not an object crashes its receive
+loop (`null` reads as end of input), a response whose `error` is not an object kills it, and a message sent
 after the connection closed waits forever for a writer that is gone (here it is dropped). `StdioWire` is the library's
 `Transport` with those holes closed, so a misbehaving editor gets JSON-RPC errors, not a dead agent.
 """
@@ -12,6 +12,7 @@ import asyncio
 import json
 from typing import Any
 
+from acp import RequestError
 from acp.task import MessageSender, TaskSupervisor
 
 from strata_core.logging import get_logger
@@ -52,15 +53,23 @@ class StdioWire:
         await self._tasks.shutdown()
 
     async def _message(self, line: bytes) -> dict[str, Any] | None:
-        """The line's message, or `None` when it is not one."""
+        """The line's message, or `None` (after telling the editor why) when it is not one."""
         if not line:
             return None
         try:
-            value: dict[str, Any] = json.loads(line)
+            value = json.loads(line)
         except ValueError as error:  # bad JSON or bad UTF-8
-            log.warning("acp.bad_message", error=str(error))
+            await self._refuse(RequestError.parse_error({"details": str(error)}))
+            return None
+        if not isinstance(value, dict):
+            # Batches are not part of ACP, and a bare value is no message at all.
+            await self._refuse(RequestError.invalid_request({"details": "a message must be a JSON object"}))
             return None
         return _with_error_object(value)
+
+    async def _refuse(self, error: RequestError) -> None:
+        log.warning("acp.bad_message", code=error.code, data=error.data)
+        await self.send({"jsonrpc": "2.0", "id": None, "error": error.to_error_obj()})
 
     async def _read_line(self) -> bytes:
         """One line however long (the reader's limit only bounds each chunk); what is left at the end."""
