@@ -107,3 +107,28 @@ async def test_an_error_answer_that_is_not_an_object_fails_that_request_only(
     rejected = method == "session/request_permission"
     assert statuses[-1] == ("failed" if rejected else "completed")
     assert target.exists() is not rejected
+
+
+async def test_an_unanswered_file_write_notice_holds_up_neither_the_turn_nor_the_session(
+    project: Path, env: dict[str, str]
+) -> None:
+    async def no_write_answer(message: dict[str, Any]) -> dict[str, Any] | None:
+        if message["method"] == "fs/write_text_file":
+            return None
+        return {"result": {"outcome": {"outcome": "selected", "optionId": "once"}}}
+
+    target = project / "new.txt"
+    script = [{"tool_calls": [{"name": "write", "arguments": {"filePath": str(target), "content": "fresh\n"}}]}]
+    with ScriptedServer([*script, {"text": "Wrote it."}], done_text="Again.") as server:
+        configure(project, server.base_url)
+        async with RawAgent(STRATA_ACP, cwd=project, env=env, answer=no_write_answer) as agent:
+            session_id = await started(agent, project)
+            first = await asyncio.wait_for(prompt(agent, session_id, "write it"), 30)
+            second = await asyncio.wait_for(prompt(agent, session_id, "again"), 30)
+            closed = await agent.request("session/close", {"sessionId": session_id})
+
+    assert first["result"]["stopReason"] == second["result"]["stopReason"] == "end_turn"
+    assert "result" in closed
+    # The notice went out during the turn that wrote the file, before that turn's response.
+    order = [m.get("method") or m["id"] for m in agent.received if m.get("method") != "session/update"]
+    assert order.index("fs/write_text_file") < order.index(first["id"])

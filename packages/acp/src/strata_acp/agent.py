@@ -54,6 +54,7 @@ from acp.schema import (
 from attrs import Factory, define, field
 
 from strata_acp.commands import available_commands, command_call
+from strata_acp.editor_writes import EditorWrites
 from strata_acp.options import SessionSettings, config_options, default_settings
 from strata_acp.permission import ClientApprover
 from strata_acp.prompt_blocks import prompt_parts
@@ -87,7 +88,6 @@ STOP_REASONS: dict[TurnEnd, StopReason] = {
 }
 """A failed turn (the model's error, stored with the answer) is a refusal: the client's one stop reason for a
 turn that ended without doing what was asked."""
-WRITING_TOOLS = frozenset({"write", "edit", "multiedit", "apply_patch", "patch"})
 
 
 @define
@@ -104,14 +104,15 @@ class StrataAgent:
     """The MCP servers the client gave each session (`install` it in the runtime's registry)."""
     client: Client | None = None
     settings: dict[str, SessionSettings] = field(factory=dict)
-    writes_files: bool = False
-    """The editor offers `fs/write_text_file`: it is told each file an edit wrote."""
+    writes: EditorWrites = field(default=Factory(lambda self: EditorWrites(self.background), takes_self=True))
+    """The editor is told each file an edit wrote, if it offers `fs/write_text_file`."""
     _assistant_messages: set[str] = field(factory=set, init=False)
     _reasoning_parts: set[str] = field(factory=set, init=False)
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
         self.approver.connect(conn)
+        self.writes.client = conn
 
     async def initialize(
         self,
@@ -121,7 +122,7 @@ class StrataAgent:
         **kwargs: Any,
     ) -> InitializeResponse:
         fs = getattr(client_capabilities, "fs", None)
-        self.writes_files = bool(fs and fs.write_text_file)
+        self.writes.enabled = bool(fs and fs.write_text_file)
         return InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=AgentCapabilities(
@@ -369,21 +370,9 @@ class StrataAgent:
             if isinstance(part, ReasoningPart):
                 self._reasoning_parts.add(part.id)
             if isinstance(part, ToolPart) and isinstance(part.state, ToolStateCompleted):
-                await self._tell_written(session_id, part)
+                await self.writes.tell(session_id, part)
             for update in stream.part(part):
                 await self._send(session_id, update)
-
-    async def _tell_written(self, session_id: str, part: ToolPart) -> None:
-        """After an edit the agent made itself, hand the editor the file's new content (`fs/write_text_file`),
-        as OpenCode does, so an open buffer shows it."""
-        path = part.state.metadata.get("filepath") if isinstance(part.state, ToolStateCompleted) else None
-        if not (self.writes_files and self.client and part.tool in WRITING_TOOLS and isinstance(path, str)):
-            return
-        try:
-            content = await anyio.Path(path).read_text()
-            await self.client.write_text_file(session_id=session_id, path=path, content=content)
-        except (OSError, RequestError) as error:
-            log.warning("acp.write_text_file_failed", path=path, error=str(error))
 
     async def _send(self, session_id: str, update: SessionUpdate) -> None:
         if self.client is not None:
