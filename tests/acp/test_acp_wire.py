@@ -4,6 +4,7 @@ messages, error answers that are not objects. Driven raw (`acp_raw`), since the 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,28 @@ async def test_an_unanswered_file_write_notice_holds_up_neither_the_turn_nor_the
     # The notice went out during the turn that wrote the file, before that turn's response.
     order = [m.get("method") or m["id"] for m in agent.received if m.get("method") != "session/update"]
     assert order.index("fs/write_text_file") < order.index(first["id"])
+
+
+async def test_two_prompts_sent_together_run_one_turn_and_refuse_the_second(project: Path, env: dict[str, str]) -> None:
+    script = [{"text": "one two three", "chunk_size": 4, "delay": 0.05}]
+    with ScriptedServer(script, done_text="Again.") as server:
+        configure(project, server.base_url)
+        async with RawAgent(STRATA_ACP, cwd=project, env=env) as agent:
+            session_id = await started(agent, project)
+            lines = [
+                json.dumps({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": params}).encode()
+                for id, params in [
+                    (501, {"sessionId": session_id, "prompt": [{"type": "text", "text": "first"}]}),
+                    (502, {"sessionId": session_id, "prompt": [{"type": "text", "text": "second"}]}),
+                ]
+            ]
+            await agent.send_line(b"\n".join(lines))
+            await agent.until(lambda: {501, 502} <= {m.get("id") for m in agent.received})
+
+    answers = {m["id"]: m for m in agent.received if m.get("id") in (501, 502)}
+    assert answers[501]["result"]["stopReason"] == "end_turn"
+    assert answers[502]["error"]["code"] == -32600
+    assert answers[502]["error"]["data"]["reason"] == "a prompt is already running"
+    chunks = [u["content"]["text"] for u in agent.updates(session_id) if u["sessionUpdate"] == "agent_message_chunk"]
+    assert "".join(chunks) == "one two three"
+    assert [r.body["messages"][-1]["content"] for r in server.main_requests] == ["first"]

@@ -106,6 +106,8 @@ class StrataAgent:
     settings: dict[str, SessionSettings] = field(factory=dict)
     writes: EditorWrites = field(default=Factory(lambda self: EditorWrites(self.background), takes_self=True))
     """The editor is told each file an edit wrote, if it offers `fs/write_text_file`."""
+    _prompting: set[str] = field(factory=set, init=False)
+    """Sessions with a `session/prompt` being answered."""
     _assistant_messages: set[str] = field(factory=set, init=False)
     _reasoning_parts: set[str] = field(factory=set, init=False)
 
@@ -241,11 +243,17 @@ class StrataAgent:
 
     async def prompt(self, session_id: str, prompt: list[PromptBlock], **kwargs: Any) -> PromptResponse:
         settings = await self._settings(session_id)
-        if self.runtime.loop.is_running(session_id):
+        # Checked and claimed with no await between: a second prompt sent with the first is refused, even
+        # before the first reaches the loop.
+        if session_id in self._prompting or self.runtime.loop.is_running(session_id):
             raise RequestError.invalid_request({"sessionId": session_id, "reason": "a prompt is already running"})
-        request = await self._request(session_id, settings, prompt_parts(prompt, self.runtime.project.directory))
-        with turn_of(session_id):
-            answer = await self._run_turn(request)
+        self._prompting.add(session_id)
+        try:
+            request = await self._request(session_id, settings, prompt_parts(prompt, self.runtime.project.directory))
+            with turn_of(session_id):
+                answer = await self._run_turn(request)
+        finally:
+            self._prompting.discard(session_id)
         info = answer.info
         assert isinstance(info, AssistantMessage)
         tokens = info.tokens
