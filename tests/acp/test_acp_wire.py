@@ -43,10 +43,12 @@ async def test_closing_stdin_while_a_tool_runs_ends_the_agent(project: Path, env
         configure(project, server.base_url)
         async with RawAgent(STRATA_ACP, cwd=project, env=env) as agent:
             session_id = await started(agent, project)
-            prompt(agent, session_id, "wait")
+            answer = prompt(agent, session_id, "wait")
             await agent.until(lambda: any(u.get("status") == "in_progress" for u in agent.updates(session_id)))
             agent.close_stdin()
             assert await exits_soon(agent) == 0
+            # The prompt it was answering is answered before it goes, as cancelled.
+            assert (await asyncio.wait_for(answer, 5))["result"]["stopReason"] == "cancelled"
 
 
 async def test_closing_stdin_while_a_permission_question_is_open_ends_the_agent(
@@ -56,10 +58,11 @@ async def test_closing_stdin_while_a_permission_question_is_open_ends_the_agent(
         configure(project, server.base_url)
         async with RawAgent(STRATA_ACP, cwd=project, env=env, answer=never) as agent:
             session_id = await started(agent, project)
-            prompt(agent, session_id, "wait")
+            answer = prompt(agent, session_id, "wait")
             await agent.until(lambda: bool(agent.requests("session/request_permission")))
             agent.close_stdin()
             assert await exits_soon(agent) == 0
+            assert (await asyncio.wait_for(answer, 5))["result"]["stopReason"] == "cancelled"
 
 
 @pytest.mark.parametrize("line", [b"[" + INITIALIZE + b"]", b"[]", b'"a string"', b"123", b"true", b"null"])

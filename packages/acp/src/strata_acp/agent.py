@@ -11,6 +11,7 @@ error; nothing reaches stdout but protocol messages.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -287,6 +288,11 @@ class StrataAgent:
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         await self.runtime.loop.cancel(session_id)
 
+    async def cancel_all(self) -> None:
+        """Cancel every prompt being answered (the editor has gone)."""
+        for session_id in list(self._prompting):
+            await self.runtime.loop.cancel(session_id)
+
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(method)
 
@@ -384,7 +390,8 @@ class StrataAgent:
 
     async def _send(self, session_id: str, update: SessionUpdate) -> None:
         if self.client is not None:
-            await self.client.session_update(session_id=session_id, update=update)
+            with suppress(ConnectionError):  # the editor has gone: there is nobody left to tell
+                await self.client.session_update(session_id=session_id, update=update)
 
 
 def _iso(ms: int) -> str:

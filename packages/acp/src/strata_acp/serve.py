@@ -15,6 +15,9 @@ from strata_acp.wire import StdioWire
 if TYPE_CHECKING:
     from strata_core.runtime import Runtime
 
+ANSWER_GRACE = 5.0
+"""Seconds the requests read before the end of input have to be answered before the process exits."""
+
 
 async def serve_stdio(runtime: Runtime, approver: ClientApprover, *, version: str = "0.1.0") -> None:
     """Answer the editor on stdio with `runtime` (opened with `approver=approver`) until stdin closes."""
@@ -29,8 +32,16 @@ async def serve_stdio(runtime: Runtime, approver: ClientApprover, *, version: st
         try:
             await connection.listen()
         finally:
-            # At the end of input the connection cancels the requests still running; their answers have
-            # nowhere to go, and the wire refuses them rather than wait for a writer that is gone.
             with anyio.CancelScope(shield=True):
+                await _end(agent, wire)
                 await connection.close()
             background.cancel_scope.cancel()
+
+
+async def _end(agent: StrataAgent, wire: StdioWire) -> None:
+    """At the end of input: stop the turns, and give the requests already read a moment to be answered
+    (`echo '...' | strata acp` gets its answers). Closing the connection then cancels what is left; what
+    that still sends is dropped by the wire, not waited for."""
+    await agent.cancel_all()
+    with anyio.move_on_after(ANSWER_GRACE):
+        await wire.all_answered()

@@ -28,6 +28,9 @@ class StdioWire:
         self._tasks = TaskSupervisor(source="strata_acp.wire")
         self._sender = MessageSender(writer, self._tasks)
         self._closed = False
+        self._unanswered: set[Any] = set()
+        """Ids of the editor's requests handed to the library and not answered yet."""
+        self._answered = asyncio.Event()
 
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed:
@@ -35,6 +38,9 @@ class StdioWire:
             # answer after the editor left), and raising would fail the connection's shutdown.
             log.info("acp.dropped_after_close", id=message.get("id"), method=message.get("method"))
             return
+        if "method" not in message and message.get("id") in self._unanswered:
+            self._unanswered.discard(message.get("id"))
+            self._answered.set()
         await self._sender.send(message)
 
     async def receive(self) -> dict[str, Any] | None:
@@ -45,7 +51,15 @@ class StdioWire:
                 return None
             message = await self._message(line.strip())
             if message is not None:
+                if "method" in message and "id" in message:
+                    self._unanswered.add(message["id"])
                 return message
+
+    async def all_answered(self) -> None:
+        """Return once every request read so far has its answer on the way out."""
+        while self._unanswered:
+            self._answered.clear()
+            await self._answered.wait()
 
     async def close(self) -> None:
         self._closed = True
