@@ -54,15 +54,16 @@ from acp.schema import (
 )
 from attrs import Factory, define, field
 
-from strata_acp.commands import available_commands, command_call
+from strata_acp.commands import available_commands, prompt_request
 from strata_acp.editor_writes import EditorWrites
 from strata_acp.options import SessionSettings, config_options, default_settings
 from strata_acp.permission import ClientApprover
 from strata_acp.prompt_blocks import prompt_parts
 from strata_acp.session_mcp import SessionMcp, turn_of
 from strata_acp.updates import SessionUpdate, UpdateStream
+from strata_acp.working_directory import checked_cwd
 from strata_core.bus import Bus, BusEvent, MessageUpdated, PartDelta, PartUpdated
-from strata_core.engine import PromptPart, PromptRequest, TurnEnd
+from strata_core.engine import PromptRequest, TurnEnd
 from strata_core.errors import StrataError
 from strata_core.logging import get_logger
 from strata_core.message import AssistantMessage, MessageWithParts, ReasoningPart, ToolPart, ToolStateCompleted
@@ -159,6 +160,7 @@ class StrataAgent:
         mcp_servers: McpServers | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
+        await checked_cwd(cwd)
         info = await self.runtime.sessions.create()
         settings = await self._settings(info.id)
         await self.mcp.open(info.id, mcp_servers or [])
@@ -173,6 +175,7 @@ class StrataAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
+        await checked_cwd(cwd)
         settings = await self._settings(session_id)
         await self.mcp.open(session_id, mcp_servers or [])
         await self._replay(session_id)
@@ -187,6 +190,7 @@ class StrataAgent:
         mcp_servers: McpServers | None = None,
         **kwargs: Any,
     ) -> ResumeSessionResponse:
+        await checked_cwd(cwd)
         settings = await self._settings(session_id)
         await self.mcp.open(session_id, mcp_servers or [])
         self._announce_commands(session_id)
@@ -200,6 +204,7 @@ class StrataAgent:
         mcp_servers: McpServers | None = None,
         **kwargs: Any,
     ) -> ForkSessionResponse:
+        await checked_cwd(cwd)
         await self._settings(session_id)
         forked = await self.runtime.sessions.fork(session_id)
         settings = await self._settings(forked.id)
@@ -250,7 +255,8 @@ class StrataAgent:
             raise RequestError.invalid_request({"sessionId": session_id, "reason": "a prompt is already running"})
         self._prompting.add(session_id)
         try:
-            request = await self._request(session_id, settings, prompt_parts(prompt, self.runtime.project.directory))
+            parts = prompt_parts(prompt, self.runtime.project.directory)
+            request = await prompt_request(self.runtime, session_id, settings, parts)
             with turn_of(session_id):
                 answer = await self._run_turn(request)
         finally:
@@ -313,20 +319,6 @@ class StrataAgent:
             ) from None
         settings = self.settings[session_id] = await default_settings(self.runtime)
         return settings
-
-    async def _request(self, session_id: str, settings: SessionSettings, parts: list[PromptPart]) -> PromptRequest:
-        """The loop's request: the parts as given, or what a `/command` at their start makes of them."""
-        call = command_call(parts)
-        if call is not None and await self.runtime.container.commands().get(call[0]) is not None:
-            prompts = self.runtime.container.command_prompts()
-            try:
-                prepared = await prompts.prepare(call[0], call[1], agent=settings.mode, model=settings.model)
-            except StrataError as error:  # its agent does not exist, or its MCP prompt failed: the client is told
-                raise RequestError.invalid_params({"sessionId": session_id, "reason": str(error)}) from None
-            return PromptRequest(
-                session_id, prepared.parts, agent=prepared.agent, model=prepared.model or settings.model
-            )
-        return PromptRequest(session_id, parts, agent=settings.mode, model=settings.model)
 
     def _announce_commands(self, session_id: str) -> None:
         async def announce() -> None:

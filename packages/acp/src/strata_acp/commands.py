@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from acp import RequestError
 from acp.schema import AvailableCommand, AvailableCommandsUpdate
 
-from strata_core.engine import PromptPart, TextInput
+from strata_core.engine import PromptPart, PromptRequest, TextInput
+from strata_core.errors import StrataError
 
 if TYPE_CHECKING:
+    from strata_acp.options import SessionSettings
     from strata_core.runtime import Runtime
 
 
@@ -34,3 +37,19 @@ def command_call(parts: list[PromptPart]) -> tuple[str, str] | None:
         return None
     name, _, arguments = first.text[1:].partition(" ")
     return (name, arguments.strip()) if name else None
+
+
+async def prompt_request(
+    runtime: Runtime, session_id: str, settings: SessionSettings, parts: list[PromptPart]
+) -> PromptRequest:
+    """The loop's request: the parts as given, or what a `/command` at their start makes of them."""
+    call = command_call(parts)
+    if call is not None and await runtime.container.commands().get(call[0]) is not None:
+        try:
+            prepared = await runtime.container.command_prompts().prepare(
+                call[0], call[1], agent=settings.mode, model=settings.model
+            )
+        except StrataError as error:  # its agent does not exist, or its MCP prompt failed: the client is told
+            raise RequestError.invalid_params({"sessionId": session_id, "reason": str(error)}) from None
+        return PromptRequest(session_id, prepared.parts, agent=prepared.agent, model=prepared.model or settings.model)
+    return PromptRequest(session_id, parts, agent=settings.mode, model=settings.model)
