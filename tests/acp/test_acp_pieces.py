@@ -47,7 +47,7 @@ def test_prompt_blocks_become_text_files_and_attachments(tmp_path: Path) -> None
     assert parts[:5] == [
         TextInput("look"),
         FileInput(Path("/p/notes.txt")),
-        FileInput(Path("/p/b.txt")),
+        TextInput("[/p/b.txt]\nbee"),
         TextInput("https://example.invalid/doc\n\nthe doc"),
         FileInput(tmp_path / "src/app.py"),
     ]

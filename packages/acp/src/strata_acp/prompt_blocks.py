@@ -1,7 +1,7 @@
 """The editor's prompt content blocks as the loop's prompt parts.
 
-Text is text; a resource link to a `file://` path, or an embedded resource with one, is the file (read as
-`strata run --file` reads it); an embedded resource with another URI is its text, headed by the URI; an
+Text is text; a resource link to a `file://` path is the file (read as `strata run --file` reads it); an
+embedded resource is the text the editor sent (its buffer), headed by the path or the URI; an
 image is written to a temporary file and attached (the loop reads attachments from disk).
 """
 
@@ -55,7 +55,9 @@ def _resource(uri: str, text: str | None, directory: Path) -> PromptPart:
     parsed = urlparse(uri)
     if parsed.scheme in ("file", ""):
         path = Path(unquote(parsed.path))
-        return FileInput(path if path.is_absolute() else directory / path)
+        path = path if path.is_absolute() else directory / path
+        # The editor's buffer, which may differ from the disk (unsaved edits), as OpenCode sends it.
+        return TextInput(f"[{path}]\n{text}") if text is not None else FileInput(path)
     return TextInput(f"{uri}\n\n{text}" if text is not None else uri)
 
 
