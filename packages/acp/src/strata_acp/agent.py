@@ -58,7 +58,7 @@ from strata_acp.commands import available_commands, prompt_request
 from strata_acp.editor_writes import EditorWrites
 from strata_acp.options import SessionSettings, config_options, default_settings
 from strata_acp.permission import ClientApprover
-from strata_acp.prompt_blocks import prompt_parts
+from strata_acp.prompt_blocks import prompt_input
 from strata_acp.session_mcp import SessionMcp, turn_of
 from strata_acp.updates import SessionUpdate, UpdateStream
 from strata_acp.working_directory import checked_cwd
@@ -255,9 +255,8 @@ class StrataAgent:
             raise RequestError.invalid_request({"sessionId": session_id, "reason": "a prompt is already running"})
         self._prompting.add(session_id)
         try:
-            parts = prompt_parts(prompt, self.runtime.project.directory)
-            request = await prompt_request(self.runtime, session_id, settings, parts)
-            with turn_of(session_id):
+            with prompt_input(prompt, self.runtime.project.directory) as parts, turn_of(session_id):
+                request = await prompt_request(self.runtime, session_id, settings, parts)
                 answer = await self._run_turn(request)
         finally:
             self._prompting.discard(session_id)
