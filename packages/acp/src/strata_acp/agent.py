@@ -1,12 +1,13 @@
-"""`StrataAgent`: the ACP agent methods over one open runtime (the one the CLI and the server use).
+"""`StrataAgent`: the ACP agent methods over the runtimes of the sessions' working directories (`Projects`).
 
-Sessions are Strata's own (the store's): `session/new` creates one, `session/load` replays a stored one as
-updates, list, fork, resume and close work on the store. `session/prompt` stores the user's message and
-runs the turn through the runtime's loop, forwarding the bus's events for that session as they come (an
-`UpdateStream`); the answer's end becomes the stop reason (`end_turn`, `cancelled` after `session/cancel`,
-`refusal` when the turn failed). The MCP servers a client gives a session (new, load, resume, fork) start
-for it alone (`SessionMcp`) and close with it. Bad input (an unknown session, a prompt while one runs) is a JSON-RPC
-error; nothing reaches stdout but protocol messages.
+Sessions are Strata's own (the store's), each served by the runtime of its `cwd`: `session/new` creates one,
+`session/load` replays a stored one as updates, list, fork, resume and close work on the store.
+`session/prompt` stores the user's message and runs the turn through the runtime's loop, forwarding the bus's
+events for that session as they come (an `UpdateStream`); the answer's end becomes the stop reason
+(`end_turn`, `cancelled` after `session/cancel`, `refusal` when the turn failed). The MCP servers a client
+gives a session (new, load, resume, fork) start for it alone (its project's `SessionMcp`) and close with it.
+Bad input (an unknown session, a prompt while one runs, a cwd that is no directory) is a JSON-RPC error;
+nothing reaches stdout but protocol messages.
 """
 
 from __future__ import annotations
@@ -16,12 +17,10 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import anyio
-from acp import PROTOCOL_VERSION, RequestError
+from acp import RequestError
 from acp.schema import (
     AcpMcpServer,
-    AgentCapabilities,
     AudioContentBlock,
-    AuthMethodAgent,
     ClientCapabilities,
     CloseSessionResponse,
     EmbeddedResourceContentBlock,
@@ -32,19 +31,14 @@ from acp.schema import (
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    McpCapabilities,
     McpServerStdio,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
     ResumeSessionResponse,
-    SessionCapabilities,
-    SessionCloseCapabilities,
-    SessionForkCapabilities,
+    SessionConfigOptionBoolean,
+    SessionConfigOptionSelect,
     SessionInfo,
-    SessionListCapabilities,
-    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     SseMcpServer,
@@ -54,14 +48,15 @@ from acp.schema import (
 )
 from attrs import Factory, define, field
 
+from strata_acp.capabilities import initialize_response
 from strata_acp.commands import available_commands, prompt_request
 from strata_acp.editor_writes import EditorWrites
 from strata_acp.options import SessionSettings, config_options, default_settings
 from strata_acp.permission import ClientApprover
+from strata_acp.projects import Projects
 from strata_acp.prompt_blocks import prompt_input
-from strata_acp.session_mcp import SessionMcp, turn_of
+from strata_acp.session_mcp import turn_of
 from strata_acp.updates import SessionUpdate, UpdateStream
-from strata_acp.working_directory import checked_cwd
 from strata_core.bus import Bus, BusEvent, MessageUpdated, PartDelta, PartUpdated
 from strata_core.engine import PromptRequest, TurnEnd
 from strata_core.errors import StrataError
@@ -82,7 +77,6 @@ PromptBlock: TypeAlias = (
     TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock | EmbeddedResourceContentBlock
 )
 
-AGENT_NAME = "Strata"
 STOP_REASONS: dict[TurnEnd, StopReason] = {
     TurnEnd.FINISHED: "end_turn",
     TurnEnd.ABORTED: "cancelled",
@@ -96,14 +90,12 @@ turn that ended without doing what was asked."""
 class StrataAgent:
     """The agent side of one editor connection."""
 
-    runtime: Runtime
+    projects: Projects
+    """The runtime (and client-given MCP servers) of each session's working directory."""
     approver: ClientApprover
     background: TaskGroup
-    """Where notifications that follow a response run (the command list after `session/new`), and where the
-    sessions' MCP servers are held open."""
+    """Where notifications that follow a response run (the command list after `session/new`)."""
     version: str = "0.1.0"
-    mcp: SessionMcp = field(default=Factory(lambda self: SessionMcp(self.runtime, self.background), takes_self=True))
-    """The MCP servers the client gave each session (`install` it in the runtime's registry)."""
     client: Client | None = None
     settings: dict[str, SessionSettings] = field(factory=dict)
     writes: EditorWrites = field(default=Factory(lambda self: EditorWrites(self.background), takes_self=True))
@@ -127,26 +119,7 @@ class StrataAgent:
     ) -> InitializeResponse:
         fs = getattr(client_capabilities, "fs", None)
         self.writes.enabled = bool(fs and fs.write_text_file)
-        return InitializeResponse(
-            protocol_version=PROTOCOL_VERSION,
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(embedded_context=True, image=True),
-                mcp_capabilities=McpCapabilities(http=True, sse=True),
-                session_capabilities=SessionCapabilities(
-                    close=SessionCloseCapabilities(),
-                    fork=SessionForkCapabilities(),
-                    list=SessionListCapabilities(),
-                    resume=SessionResumeCapabilities(),
-                ),
-            ),
-            auth_methods=[
-                AuthMethodAgent(
-                    id="strata-login", name="Provider keys", description="Set your provider's API key (strata models)"
-                )
-            ],
-            agent_info=Implementation(name=AGENT_NAME, version=self.version),
-        )
+        return initialize_response(self.version)
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
         return None
@@ -160,12 +133,13 @@ class StrataAgent:
         mcp_servers: McpServers | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
-        await checked_cwd(cwd)
-        info = await self.runtime.sessions.create()
+        project = await self.projects.at(cwd)
+        info = await project.runtime.sessions.create()
+        self.projects.bind(info.id, project)
         settings = await self._settings(info.id)
-        await self.mcp.open(info.id, mcp_servers or [])
+        await project.mcp.open(info.id, mcp_servers or [])
         self._announce_commands(info.id)
-        return NewSessionResponse(session_id=info.id, config_options=await config_options(self.runtime, settings))
+        return NewSessionResponse(session_id=info.id, config_options=await self._options(info.id, settings))
 
     async def load_session(
         self,
@@ -175,12 +149,10 @@ class StrataAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
-        await checked_cwd(cwd)
-        settings = await self._settings(session_id)
-        await self.mcp.open(session_id, mcp_servers or [])
+        settings = await self._open(session_id, cwd, mcp_servers)
         await self._replay(session_id)
         self._announce_commands(session_id)
-        return LoadSessionResponse(config_options=await config_options(self.runtime, settings))
+        return LoadSessionResponse(config_options=await self._options(session_id, settings))
 
     async def resume_session(
         self,
@@ -190,11 +162,9 @@ class StrataAgent:
         mcp_servers: McpServers | None = None,
         **kwargs: Any,
     ) -> ResumeSessionResponse:
-        await checked_cwd(cwd)
-        settings = await self._settings(session_id)
-        await self.mcp.open(session_id, mcp_servers or [])
+        settings = await self._open(session_id, cwd, mcp_servers)
         self._announce_commands(session_id)
-        return ResumeSessionResponse(config_options=await config_options(self.runtime, settings))
+        return ResumeSessionResponse(config_options=await self._options(session_id, settings))
 
     async def fork_session(
         self,
@@ -204,19 +174,22 @@ class StrataAgent:
         mcp_servers: McpServers | None = None,
         **kwargs: Any,
     ) -> ForkSessionResponse:
-        await checked_cwd(cwd)
         await self._settings(session_id)
-        forked = await self.runtime.sessions.fork(session_id)
-        settings = await self._settings(forked.id)
-        await self.mcp.open(forked.id, mcp_servers or [])
+        project = await self.projects.at(cwd)
+        forked = await project.runtime.sessions.fork(session_id)
+        settings = await self._open(forked.id, cwd, mcp_servers)
         await self._replay(forked.id)
         self._announce_commands(forked.id)
-        return ForkSessionResponse(session_id=forked.id, config_options=await config_options(self.runtime, settings))
+        return ForkSessionResponse(session_id=forked.id, config_options=await self._options(forked.id, settings))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
-        infos = await self.runtime.sessions.list_sessions()
+        # A directory's sessions are in its project's store (none for one that is not a directory).
+        if cwd is not None and not await anyio.Path(cwd).is_dir():
+            return ListSessionsResponse(sessions=[])
+        runtime = (await self.projects.at(cwd)).runtime if cwd is not None else self.projects.home.runtime
+        infos = await runtime.sessions.list_sessions()
         return ListSessionsResponse(
             sessions=[
                 SessionInfo(
@@ -229,9 +202,10 @@ class StrataAgent:
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         await self._settings(session_id)
-        await self.runtime.loop.cancel(session_id)
-        await self.runtime.loop.ended(session_id)
-        await self.mcp.close(session_id)
+        project = self.projects.of(session_id)
+        await project.runtime.loop.cancel(session_id)
+        await project.runtime.loop.ended(session_id)
+        await project.mcp.close(session_id)
         self.settings.pop(session_id, None)
         return CloseSessionResponse()
 
@@ -243,21 +217,22 @@ class StrataAgent:
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
         settings = await self._choose(session_id, config_id, str(value))
-        return SetSessionConfigOptionResponse(config_options=await config_options(self.runtime, settings))
+        return SetSessionConfigOptionResponse(config_options=await self._options(session_id, settings))
 
     # -- turns ----------------------------------------------------------------------------------------
 
     async def prompt(self, session_id: str, prompt: list[PromptBlock], **kwargs: Any) -> PromptResponse:
         settings = await self._settings(session_id)
+        runtime = self.projects.of(session_id).runtime
         # Checked and claimed with no await between: a second prompt sent with the first is refused, even
         # before the first reaches the loop.
-        if session_id in self._prompting or self.runtime.loop.is_running(session_id):
+        if session_id in self._prompting or runtime.loop.is_running(session_id):
             raise RequestError.invalid_request({"sessionId": session_id, "reason": "a prompt is already running"})
         self._prompting.add(session_id)
         try:
-            with prompt_input(prompt, self.runtime.project.directory) as parts, turn_of(session_id):
-                request = await prompt_request(self.runtime, session_id, settings, parts)
-                answer = await self._run_turn(request)
+            with prompt_input(prompt, runtime.project.directory) as parts, turn_of(session_id):
+                request = await prompt_request(runtime, session_id, settings, parts)
+                answer = await self._run_turn(runtime, request)
         finally:
             self._prompting.discard(session_id)
         info = answer.info
@@ -270,15 +245,15 @@ class StrataAgent:
         )
         return PromptResponse(stop_reason=STOP_REASONS[TurnEnd.of(info)], usage=usage)
 
-    async def _run_turn(self, request: PromptRequest) -> MessageWithParts:
+    async def _run_turn(self, runtime: Runtime, request: PromptRequest) -> MessageWithParts:
         """The loop's answer, with the session's bus events forwarded to the client while it runs."""
-        stream = UpdateStream(str(self.runtime.project.directory))
+        stream = UpdateStream(str(runtime.project.directory))
         refused: StrataError | None = None
-        async with self.runtime.bus.subscribe() as events:
+        async with runtime.bus.subscribe() as events:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._forward, events, request.session_id, stream)
                 try:
-                    answer = await self.runtime.loop.prompt(request)
+                    answer = await runtime.loop.prompt(request)
                 except StrataError as error:
                     refused = error
                 finally:
@@ -291,12 +266,12 @@ class StrataAgent:
         return answer
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
-        await self.runtime.loop.cancel(session_id)
+        await self.projects.of(session_id).runtime.loop.cancel(session_id)
 
     async def cancel_all(self) -> None:
         """Cancel every prompt being answered (the editor has gone)."""
         for session_id in list(self._prompting):
-            await self.runtime.loop.cancel(session_id)
+            await self.projects.of(session_id).runtime.loop.cancel(session_id)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(method)
@@ -310,32 +285,47 @@ class StrataAgent:
         """The session's settings; an id the store does not hold is the client's error."""
         if session_id in self.settings:
             return self.settings[session_id]
+        runtime = self.projects.of(session_id).runtime
         try:
-            await self.runtime.sessions.get(session_id)
+            await runtime.sessions.get(session_id)
         except SessionNotFoundError:
             raise RequestError(
                 -32602, f"Invalid params: session not found: {session_id}", {"sessionId": session_id}
             ) from None
-        settings = self.settings[session_id] = await default_settings(self.runtime)
+        settings = self.settings[session_id] = await default_settings(runtime)
         return settings
+
+    async def _open(self, session_id: str, cwd: str, mcp_servers: McpServers | None) -> SessionSettings:
+        """Serve a stored session from the project of `cwd`, with the MCP servers the client gives it."""
+        project = await self.projects.at(cwd)
+        self.projects.bind(session_id, project)
+        settings = await self._settings(session_id)
+        await project.mcp.open(session_id, mcp_servers or [])
+        return settings
+
+    async def _options(
+        self, session_id: str, settings: SessionSettings
+    ) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
+        return await config_options(self.projects.of(session_id).runtime, settings)
 
     def _announce_commands(self, session_id: str) -> None:
         async def announce() -> None:
-            await self._send(session_id, await available_commands(self.runtime))
+            await self._send(session_id, await available_commands(self.projects.of(session_id).runtime))
 
         # After the response that names the session, as OpenCode sends it: the client knows the id by then.
         self.background.start_soon(announce)
 
     async def _choose(self, session_id: str, config_id: str, value: str) -> SessionSettings:
         settings = await self._settings(session_id)
+        runtime = self.projects.of(session_id).runtime
         if config_id == "mode":
-            agent = await self.runtime.agents.get(value)
+            agent = await runtime.agents.get(value)
             if agent is None or agent.mode == "subagent":
                 raise RequestError.invalid_params({"modeId": value, "reason": "no such primary agent"})
             settings.mode = value
         elif config_id == "model":
             try:
-                self.runtime.models.resolve(value)
+                runtime.models.resolve(value)
             except Exception as error:  # the catalogue's own error says what is wrong with the reference
                 raise RequestError.invalid_params({"value": value, "reason": str(error)}) from None
             settings.model = value
@@ -344,8 +334,9 @@ class StrataAgent:
         return settings
 
     async def _replay(self, session_id: str) -> None:
-        stream = UpdateStream(str(self.runtime.project.directory))
-        for message in await self.runtime.sessions.messages(session_id):
+        runtime = self.projects.of(session_id).runtime
+        stream = UpdateStream(str(runtime.project.directory))
+        for message in await runtime.sessions.messages(session_id):
             user = not isinstance(message.info, AssistantMessage)
             for part in message.parts:
                 for update in stream.user_text(part) if user else stream.part(part):

@@ -10,6 +10,7 @@ from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
 
 from strata_acp.agent import StrataAgent
 from strata_acp.permission import ClientApprover
+from strata_acp.projects import ProjectOpener, Projects, project_of
 from strata_acp.wire import StdioWire
 
 if TYPE_CHECKING:
@@ -19,13 +20,18 @@ ANSWER_GRACE = 5.0
 """Seconds the requests read before the end of input have to be answered before the process exits."""
 
 
-async def serve_stdio(runtime: Runtime, approver: ClientApprover, *, version: str = "0.1.0") -> None:
-    """Answer the editor on stdio with `runtime` (opened with `approver=approver`) until stdin closes."""
+async def serve_stdio(
+    runtime: Runtime, approver: ClientApprover, *, version: str = "0.1.0", open_project: ProjectOpener | None = None
+) -> None:
+    """Answer the editor on stdio with `runtime` (opened with `approver=approver`) until stdin closes.
+
+    A session whose `cwd` is another directory works in the runtime `open_project` opens for it (with the same
+    approver); without it, every session works in `runtime`."""
     reader, writer = await stdio_streams(limit=DEFAULT_STDIO_BUFFER_LIMIT_BYTES)
     wire = StdioWire(reader, writer)
     async with anyio.create_task_group() as background:
-        agent = StrataAgent(runtime, approver, background, version=version)
-        agent.mcp.install()
+        projects = Projects(project_of(runtime, background), background, open_project)
+        agent = StrataAgent(projects, approver, background, version=version)
         # fork, resume and close are still "unstable" methods in the library: without the flag it answers them
         # "Method not found", though editors (and opencode acp) use them.
         connection = AgentSideConnection(agent, wire, listening=False, use_unstable_protocol=True)
