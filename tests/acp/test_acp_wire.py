@@ -78,11 +78,19 @@ async def test_a_line_that_is_not_an_object_is_an_invalid_request_and_the_agent_
         assert await exits_soon(agent) == 0
 
 
-async def test_a_line_that_does_not_parse_is_a_parse_error(project: Path, env: dict[str, str]) -> None:
+@pytest.mark.parametrize("line", [b'{"jsonrpc": "2.0", "id": 1,', b"[" * 100_000 + b"]" * 100_000])
+async def test_a_line_that_does_not_parse_is_a_parse_error(line: bytes, project: Path, env: dict[str, str]) -> None:
     async with RawAgent(STRATA_ACP, cwd=project, env=env) as agent:
-        await agent.send_line(b'{"jsonrpc": "2.0", "id": 1,')
+        await agent.send_line(line)
         await agent.request("initialize", {"protocolVersion": 1})
         assert [(e["id"], e["error"]["code"]) for e in agent.errors()] == [(None, -32700)]
+
+
+async def test_a_request_whose_id_is_an_object_is_an_invalid_request(project: Path, env: dict[str, str]) -> None:
+    async with RawAgent(STRATA_ACP, cwd=project, env=env) as agent:
+        await agent.send({"id": {"a": 1}, "method": "initialize", "params": {"protocolVersion": 1}})
+        await agent.request("initialize", {"protocolVersion": 1})
+        assert [(e["id"], e["error"]["code"]) for e in agent.errors()] == [(None, -32600)]
 
 
 @pytest.mark.parametrize("method", ["session/request_permission", "fs/write_text_file"])

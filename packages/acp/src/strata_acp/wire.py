@@ -1,9 +1,10 @@
 """The JSON-RPC wire on stdio: newline-delimited messages, guarded before they reach the `acp` library.
 
-The library's own stdio transport trusts its peer: a line that is JSON but not an object crashes its receive
-loop (`null` reads as end of input), a response whose `error` is not an object kills it, and a message sent
-after the connection closed waits forever for a writer that is gone (here it is dropped). `StdioWire` is the library's
-`Transport` with those holes closed, so a misbehaving editor gets JSON-RPC errors, not a dead agent.
+The library's own stdio transport trusts its peer: a line that is JSON but not an object, or a request whose
+id is an object, crashes its receive loop (`null` reads as end of input); a response whose `error` is not an
+object kills it; a message sent after the connection closed waits forever for a writer that is gone. Here
+such lines get JSON-RPC errors (-32700, -32600), such errors become objects, and late messages are dropped;
+requests read are counted until answered, so the end of input can wait for their answers (`all_answered`).
 """
 
 from __future__ import annotations
@@ -72,12 +73,15 @@ class StdioWire:
             return None
         try:
             value = json.loads(line)
-        except ValueError as error:  # bad JSON or bad UTF-8
+        except (ValueError, RecursionError) as error:  # bad JSON, bad UTF-8, nesting too deep to decode
             await self._refuse(RequestError.parse_error({"details": str(error)}))
             return None
         if not isinstance(value, dict):
             # Batches are not part of ACP, and a bare value is no message at all.
             await self._refuse(RequestError.invalid_request({"details": "a message must be a JSON object"}))
+            return None
+        if not _valid_id(value.get("id")):
+            await self._refuse(RequestError.invalid_request({"details": "an id must be a string, number or null"}))
             return None
         return _with_error_object(value)
 
@@ -106,3 +110,8 @@ def _with_error_object(message: dict[str, Any]) -> dict[str, Any]:
     if "error" not in message or (isinstance(error, dict) and isinstance(error.get("code", 0), int)):
         return message
     return {**message, "error": {"code": -32603, "message": f"Internal error: the client answered {error!r}"}}
+
+
+def _valid_id(value: object) -> bool:
+    """JSON-RPC's id: a string, a number or null (the library keys its tables by it)."""
+    return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
