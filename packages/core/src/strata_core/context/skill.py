@@ -25,7 +25,6 @@ import anyio.to_thread
 from attrs import define, field, frozen
 
 from strata_core.config.flags import env_flag
-from strata_core.config.markdown_files import files_named
 from strata_core.config.paths import StrataPaths
 from strata_core.config.service import Config, ConfigInfo
 from strata_core.context.skill_pull import pull_skill_dirs
@@ -151,6 +150,8 @@ def _skill_files(root: Path, folders: Folders, *, dot: bool) -> list[Path]:
     loop walked round and no linked-in tree walked past `markdown_files`' limits; into hidden folders if `dot`."""
     if not root.is_dir():
         return []
+    from strata_core.config.markdown_files import files_named  # only when there is a folder to look in
+
     found = files_named(root, folders, lambda name: name == SKILL_FILE, nested=True, hidden=dot)
     return [root / path for path in found if (root / path).is_file()]
 
