@@ -10,7 +10,7 @@ from pathlib import Path
 
 from cli_harness import RUN_TIMEOUT, Cli, mock_provider_config, write_config
 from hostile_server import HostileServer
-from test_e2e_cli_session_writer import background_run, held_answers, only_session, user_texts, wait_until
+from session_runs import background_run, held_answers, only_session, user_texts, wait_until
 
 
 def _row_counts(cli: Cli) -> tuple[int, int, int]:
@@ -19,7 +19,7 @@ def _row_counts(cli: Cli) -> tuple[int, int, int]:
         counts = tuple(
             conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] for table in ("session", "message", "part")
         )
-    return counts  # type: ignore[return-value]
+    return counts
 
 
 def test_deleting_a_session_while_a_run_writes_it_is_refused_and_the_run_keeps_its_answer(cli: Cli) -> None:
