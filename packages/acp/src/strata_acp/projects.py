@@ -35,33 +35,33 @@ ProjectOpener: TypeAlias = Callable[[Path], AbstractAsyncContextManager["Runtime
 
 
 @define
-class Project:
+class ProjectRuntime:
     """One directory's runtime and the client-given MCP servers of its sessions."""
 
     runtime: Runtime
     mcp: SessionMcp
 
 
-def project_of(runtime: Runtime, background: TaskGroup) -> Project:
+def project_of(runtime: Runtime, background: TaskGroup) -> ProjectRuntime:
     mcp = SessionMcp(runtime, background)
     mcp.install()
-    return Project(runtime, mcp)
+    return ProjectRuntime(runtime, mcp)
 
 
 @define
 class Projects:
     """The projects of one connection's sessions."""
 
-    home: Project
+    home: ProjectRuntime
     background: TaskGroup
     """Where opened runtimes are held open (a runtime is left by the task that entered it)."""
     opener: ProjectOpener | None = None
     """None: every session works in the home project (an embedder that opened one runtime)."""
-    _by_directory: dict[Path, Project] = field(factory=dict, init=False)
-    _by_session: dict[str, Project] = field(factory=dict, init=False)
+    _by_directory: dict[Path, ProjectRuntime] = field(factory=dict, init=False)
+    _by_session: dict[str, ProjectRuntime] = field(factory=dict, init=False)
     _opening: anyio.Lock = field(factory=anyio.Lock, init=False)
 
-    async def at(self, cwd: str) -> Project:
+    async def at(self, cwd: str) -> ProjectRuntime:
         """The project of the working directory `cwd` (an absolute directory, else the client's error)."""
         directory = await checked_cwd(cwd)
         if self.opener is None or directory == self.home.runtime.project.directory:
@@ -72,14 +72,14 @@ class Projects:
                 self._by_directory[directory] = project_of(runtime, self.background)
         return self._by_directory[directory]
 
-    def of(self, session_id: str) -> Project:
+    def of(self, session_id: str) -> ProjectRuntime:
         """The project serving `session_id`."""
         return self._by_session.get(session_id, self.home)
 
-    def bind(self, session_id: str, project: Project) -> None:
+    def bind(self, session_id: str, project: ProjectRuntime) -> None:
         self._by_session[session_id] = project
 
-    def all(self) -> list[Project]:
+    def all(self) -> list[ProjectRuntime]:
         return [self.home, *self._by_directory.values()]
 
     async def _open(self, directory: Path) -> Runtime:

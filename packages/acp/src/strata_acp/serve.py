@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import anyio
-from acp import AgentSideConnection, stdio_streams
-from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES
+from acp import stdio_streams
+
+# `acp.run_agent`'s own class, from its module: the package's name for it warns that it is deprecated.
+from acp.core import DEFAULT_STDIO_BUFFER_LIMIT_BYTES, AgentSideConnection
 
 from strata_acp.agent import StrataAgent
 from strata_acp.permission import ClientApprover
