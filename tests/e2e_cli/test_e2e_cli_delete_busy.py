@@ -8,9 +8,9 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from cli_harness import RUN_TIMEOUT, Cli, mock_provider_config, write_config
+from cli_harness import RUN_TIMEOUT, Cli
 from hostile_server import HostileServer
-from session_runs import background_run, held_answers, only_session, user_texts, wait_until
+from session_runs import held_answers, second_run_held, user_texts
 
 
 def _row_counts(cli: Cli) -> tuple[int, int, int]:
@@ -24,15 +24,10 @@ def _row_counts(cli: Cli) -> tuple[int, int, int]:
 
 def test_deleting_a_session_while_a_run_writes_it_is_refused_and_the_run_keeps_its_answer(cli: Cli) -> None:
     gate = threading.Event()
-    with HostileServer(held_answers(gate)) as server:
-        write_config(cli.project, mock_provider_config(server.base_url))
-        assert cli("run", "first").returncode == 0
-        session_id = only_session(cli)
-        with background_run(cli, "run", "-s", session_id, "slow one") as slow:
-            wait_until(lambda: server.model_requests == 2, "the slow run's request arrived")
-            refused = cli("session", "delete", session_id)
-            gate.set()
-            out, err = slow.communicate(timeout=RUN_TIMEOUT)
+    with HostileServer(held_answers(gate)) as server, second_run_held(cli, server) as (session_id, slow):
+        refused = cli("session", "delete", session_id)
+        gate.set()
+        out, err = slow.communicate(timeout=RUN_TIMEOUT)
 
     assert refused.returncode == 1
     assert refused.stderr.startswith(f"Error: session is busy: {session_id} has a turn running")

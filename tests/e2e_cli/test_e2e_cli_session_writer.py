@@ -14,7 +14,7 @@ from typing import Any
 
 from cli_harness import RUN_TIMEOUT, STRATA, Cli, mock_provider_config, write_config
 from hostile_server import HostileServer
-from session_runs import background_run, held_answers, only_session, user_texts, wait_until
+from session_runs import background_run, held_answers, only_session, second_run_held, user_texts, wait_until
 
 from strata_providers.testing import ScriptedServer
 
@@ -23,16 +23,11 @@ Scripted = Callable[[list[dict[str, Any]]], ScriptedServer]
 
 def test_a_second_run_on_a_busy_session_fails_at_once_and_never_interleaves(cli: Cli) -> None:
     gate = threading.Event()
-    with HostileServer(held_answers(gate)) as server:
-        write_config(cli.project, mock_provider_config(server.base_url))
-        assert cli("run", "first").returncode == 0
-        session_id = only_session(cli)
-        with background_run(cli, "run", "-s", session_id, "slow one") as slow:
-            wait_until(lambda: server.model_requests == 2, "the slow run's request arrived")
-            second = cli("run", "-s", session_id, "interloper")
-            third = cli("run", "-c", "interloper")
-            gate.set()
-            out, err = slow.communicate(timeout=RUN_TIMEOUT)
+    with HostileServer(held_answers(gate)) as server, second_run_held(cli, server) as (session_id, slow):
+        second = cli("run", "-s", session_id, "interloper")
+        third = cli("run", "-c", "interloper")
+        gate.set()
+        out, err = slow.communicate(timeout=RUN_TIMEOUT)
     assert slow.returncode == 0, err
     assert "Answer 2." in out
     for busy in (second, third):

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from cli_harness import RUN_TIMEOUT, STRATA, Cli
-from hostile_server import Behaviour, Wire, sse
+from cli_harness import RUN_TIMEOUT, STRATA, Cli, mock_provider_config, write_config
+from hostile_server import Behaviour, HostileServer, Wire, sse
 
 
 @contextmanager
@@ -76,3 +76,15 @@ def held_answers(gate: threading.Event) -> Behaviour:
         yield sse("[DONE]")
 
     return behaviour
+
+
+@contextmanager
+def second_run_held(cli: Cli, server: HostileServer) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """A first run, then `run -s` on its session in the background, held mid-answer (`server` plays
+    `held_answers`): the session id and that run, once its request has arrived."""
+    write_config(cli.project, mock_provider_config(server.base_url))
+    assert cli("run", "first").returncode == 0
+    session_id = only_session(cli)
+    with background_run(cli, "run", "-s", session_id, "slow one") as slow:
+        wait_until(lambda: server.model_requests == 2, "the slow run's request arrived")
+        yield session_id, slow
