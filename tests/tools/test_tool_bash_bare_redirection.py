@@ -59,7 +59,7 @@ def test_cd_alone_still_asks_no_bash_permission() -> None:
         ("echo x && echo y > victim.txt", ("echo x", "echo y > victim.txt")),
         ("a | b 2>&1 | c > d", ("a", "b 2>&1", "c > d")),
         ("! rm x > y", ("rm x > y",)),
-        ("> out echo hi", ("> out echo hi",)),
+        ("> out echo hi", ("> out echo hi", "echo hi")),  # a redirection first hides the name: asked plainly too
     ],
 )
 def test_a_redirection_after_a_list_is_asked_about_with_the_command_bash_gives_it_to(

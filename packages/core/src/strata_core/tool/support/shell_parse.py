@@ -7,7 +7,9 @@ to ask about: its source text is the `bash` permission pattern, and its arity pr
 
 Unlike OpenCode, a line never runs unasked for want of a simple command: a redirection no command owns
 (`> file` empties the file) is asked about by its own text, and a line with nothing the grammar calls a
-command by the whole line.
+command by the whole line. And a command spelled so that its text hides its name (`X=1 rm f`, `'rm' f`,
+`r\\m f`, `command rm f`, `time rm f`, `/bin/rm f`) is also asked about as `rm f`: every pattern must pass,
+so a rule such as `rm *: deny` holds for each spelling, and an allow rule allows no more than before.
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ CWD_COMMANDS = frozenset({"cd", "chdir", "popd", "pushd"})
 """Commands that only move the shell: asked about as paths, never as commands."""
 FILE_COMMANDS = CWD_COMMANDS | {"rm", "cp", "mv", "mkdir", "touch", "chmod", "chown", "cat"}
 _WORD_TYPES = frozenset({"command_name", "word", "string", "raw_string", "concatenation"})
+WRAPPERS = frozenset({"builtin", "command", "env", "exec", "nice", "nohup", "time"})
+"""Words that run the command after them: `command rm f` removes `f` as `rm f` does."""
+_QUOTES_AND_ESCAPES = re.compile(r"""\\(.)|['"]""", re.DOTALL)
 
 
 def arity_prefix(tokens: Sequence[str]) -> list[str]:
@@ -183,6 +188,25 @@ class CommandScan:
     always: tuple[str, ...]
 
 
+def plain_words(words: Sequence[str]) -> list[str]:
+    """The words as bash runs them, for matching rules: quotes and backslashes removed, wrappers (`command`,
+    `time`, `env VAR=x`, ...) and their options dropped, and the command named without its directory."""
+    plain = [_QUOTES_AND_ESCAPES.sub(lambda found: found.group(1) or "", word) for word in words]
+    while plain and plain[0] in WRAPPERS:
+        plain = plain[1:]
+        while plain and (plain[0].startswith("-") or "=" in plain[0]):
+            plain = plain[1:]
+    if plain and plain[0].startswith("/"):  # `/bin/rm`; `./build.sh` stays the project's own script
+        plain[0] = plain[0].rsplit("/", 1)[-1] or plain[0]
+    return plain
+
+
+def _disguised(simple: SimpleCommand, plain: list[str]) -> bool:
+    """Whether the command's text hides its name (an assignment or a redirection before it, quotes, escapes,
+    a wrapper, a directory): then it is asked about as `plain_words` spells it too."""
+    return bool(plain) and not (simple.words[0] == plain[0] and simple.source.startswith(plain[0]))
+
+
 def _remembered(simple: SimpleCommand) -> str:
     """What "always allow" keeps: the arity prefix for a command, the exact text for a bare redirection."""
     return " ".join(arity_prefix(simple.words)) + " *" if simple.words else simple.source
@@ -198,15 +222,20 @@ def scan(command: str, cwd: Path, home: Path, inside: Callable[[Path], bool]) ->
         # as a whole, so that rules such as `*: deny` hold for every line that runs.
         found = [SimpleCommand(command.strip(), ())]
     for simple in found:
-        name = simple.words[0] if simple.words else None
+        plain = plain_words(simple.words)
+        name = plain[0] if plain else None
         if name in FILE_COMMANDS:
             for argument in path_arguments(simple):
                 path = argument_path(argument, cwd, home)
                 if path is not None and not inside(path) and path not in outside:
                     outside.append(path)
         if name not in CWD_COMMANDS:
-            if simple.source not in patterns:
-                patterns.append(simple.source)
-            if _remembered(simple) not in always:
-                always.append(_remembered(simple))
+            disguised = _disguised(simple, plain)
+            for pattern in (simple.source, *([" ".join(plain)] if disguised else [])):
+                if pattern not in patterns:
+                    patterns.append(pattern)
+            # "Always" covers both spellings, or the plain one would ask again every time.
+            for remembered in (_remembered(simple), *([" ".join(arity_prefix(plain)) + " *"] if disguised else [])):
+                if remembered not in always:
+                    always.append(remembered)
     return CommandScan(tuple(outside), tuple(patterns), tuple(always))
