@@ -47,7 +47,7 @@ STRATA_PROBES = {
     "strata-python-environ": f"python3 -c \"print(open('/proc/{STRATA_PID}/environ', 'rb').read())\"",
     "strata-memory": f'python3 -c "{ENVIRONMENT_IN_MEMORY}" {STRATA_PID}',
 }
-# Reads the permission layer already sees leave the project (`/bin/cat ../outside/x`, `c\\at`, `env cat`: an
+# Reads the permission layer already sees leave the project (`/bin/cat ../outside/x`, `c\at`, `env cat`: an
 # `external_directory` question, which a headless run without --auto cannot answer, so it would end the run)
 # are left to `test_sandbox_escapes.py`, which runs them in the sandbox directly: here every call must get
 # past the rules to show what the sandbox alone holds back.
