@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 from cli_harness import RUN_TIMEOUT, STRATA, Cli
+from process_probe import end_stranded_sandboxes
 from server_harness import ServeFactory, wait_until
 
 SLEEP = {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30", "description": "Wait a while"}}]}
@@ -71,6 +72,7 @@ def test_a_call_cut_off_by_a_crash_reads_interrupted_right_after_the_restart(
     finally:
         os.killpg(live.pid, signal.SIGKILL)
         live.wait(RUN_TIMEOUT)
+        end_stranded_sandboxes(project.parent)  # the two kills' `sleep` calls (bubblewrap's race, see there)
 
     assert settled["status"] == "error"
     assert settled["error"] == "Tool execution aborted"
