@@ -26,6 +26,8 @@ from typing import Protocol
 
 from attrs import define, field, frozen
 
+from strata_core.snapshot.file_names import split_nul
+
 Signature = tuple[int, int, int, int, int, int]
 """Device, inode, mode, size, mtime and ctime (ns) of a path."""
 
@@ -170,8 +172,7 @@ class UntrackedCache:
         listed = await git(
             "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--", self.scope
         )
-        names = listed.decode(errors="surrogateescape").split("\0")
-        return {str(self.worktree / name.rstrip("/")) for name in names if name.endswith("/")}
+        return {str(self.worktree / name.rstrip("/")) for name in split_nul(listed) if name.endswith("/")}
 
     async def _config_files(self, git: Git, exclude: Path | None) -> list[str]:
         """The files outside the worktree that decide what git ignores (`_find_config_files`), found again
@@ -195,7 +196,7 @@ class UntrackedCache:
         if exclude is not None:
             files.append(str(exclude))
         listed = await git("config", "--list", "--show-origin", "--includes", "-z", git_dir_only=True)
-        items = [item for item in listed.decode(errors="surrogateescape").split("\0") if item]
+        items = split_nul(listed)
         for origin, entry in zip(items[::2], items[1::2], strict=False):
             key, _, value = entry.partition("\n")
             source = Path(origin.removeprefix("file:")) if origin.startswith("file:") else None

@@ -15,6 +15,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from strata_core.project import ProjectInfo
+from strata_core.snapshot import name_bytes, split_nul
 from strata_core.text import valid_text
 from strata_core.tool import ToolFailure
 from strata_core.tool.support import Search, SearchError, real, walk_files
@@ -134,13 +135,13 @@ async def _ignored(project: ProjectInfo, directory: Path) -> set[str]:
     names = await anyio.to_thread.run_sync(_entries, project, directory) if project.vcs == "git" else []
     if not names:
         return set()
-    # NUL-separated, each name with its own bytes (`surrogateescape` undoes how Python decoded a name that is
-    # not UTF-8): the answer is compared with the same names, and a newline in a name cannot split it.
-    listed = b"".join(name.encode(errors="surrogateescape") + b"\0" for name in names)
+    # NUL-separated, each name with its own bytes (a name that is not UTF-8 as the file system has it): the
+    # answer is compared with the same names, and a newline in a name cannot split it.
+    listed = b"".join(name_bytes(name) + b"\0" for name in names)
     done = await anyio.run_process(
         ["git", "-C", str(project.directory), "check-ignore", "-z", "--stdin"], input=listed, check=False
     )
-    return {name for name in done.stdout.decode(errors="surrogateescape").split("\0") if name}
+    return set(split_nul(done.stdout))
 
 
 def _entries(project: ProjectInfo, directory: Path) -> list[str]:
