@@ -39,7 +39,6 @@ _EVERY_VALUE_UNDER = frozenset({"headers", "environment", "env"})
 _PATTERN_KEYED = frozenset({"permission"})
 """Keys under these are file or command patterns, not names: a rule for `*.key` or `*secret*` holds no secret
 (its `deny` must not be hidden, nor remembered as a credential)."""
-_URL_PASSWORD = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]*:[^/\s@]+@")
 _AUTH_SCHEME = re.compile(r"(?:Bearer|Basic|Token|Bot)\s+(\S+)", re.IGNORECASE)
 """`Authorization: Bearer <token>`: the token alone is a credential too (an output may show it without it)."""
 _USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/\s:@]*(?::[^/\s@]*)?)@")
@@ -157,9 +156,14 @@ def _remember_settings(settings: Any) -> None:
         _remember_strings(settings, credential=False)
 
 
+def _has_url_password(text: str) -> bool:
+    """Whether `text` holds a URL with a password in its userinfo (`postgres://user:pw@host`)."""
+    return any(found["userinfo"].partition(":")[2] for found in _USERINFO.finditer(text))
+
+
 def _remember_strings(value: Any, *, credential: bool) -> None:
     if isinstance(value, str):
-        credential = credential or _URL_PASSWORD.search(value) is not None
+        credential = credential or _has_url_password(value)
         remember(value, credential=credential)
         scheme = _AUTH_SCHEME.fullmatch(value.strip()) if credential else None
         if scheme is not None:
